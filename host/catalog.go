@@ -1,0 +1,159 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// Caller runs a tool: a plugin process, an upstream server or an in-process
+// group.
+type Caller interface {
+	Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error)
+}
+
+// Entry is one tool in the catalog: its spec, where it comes from, and the
+// resolved input schema that arguments are validated against.
+type Entry struct {
+	Spec      sdk.ToolSpec
+	Group     string
+	GroupMode sdk.GroupMode
+	// ReplacedBy is set for legacy groups.
+	ReplacedBy string
+	// Plugin is the name of the plugin serving the tool.
+	Plugin string
+
+	caller Caller
+	schema *jsonschema.Resolved
+}
+
+// Hints are the entry's resolved annotations.
+func (e *Entry) Hints() sdk.Hints { return e.Spec.Hints() }
+
+// Validate checks arguments (a JSON object; empty means {}) against the
+// entry's input schema. The error says what is wrong in words a model can
+// act on.
+func (e *Entry) Validate(args json.RawMessage) error {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Errorf("arguments are not valid JSON: %w", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("arguments must be a JSON object")
+	}
+	if err := e.schema.Validate(v); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Catalog holds every described tool, mounted or not, by name. It is safe
+// for concurrent use.
+type Catalog struct {
+	mu      sync.RWMutex
+	entries map[string]*Entry
+}
+
+func newCatalog() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
+
+// add adds every tool of a plugin's description, or none: a tool whose name
+// is taken, a bad name or an invalid schema rejects the whole plugin.
+func (c *Catalog) add(plugin string, desc *sdk.Description, caller Caller) error {
+	var batch []*Entry
+	seen := map[string]bool{}
+	for _, g := range desc.Groups {
+		for _, t := range g.Tools {
+			e, err := newEntry(plugin, g, t, caller)
+			if err != nil {
+				return err
+			}
+			if seen[t.Name] {
+				return fmt.Errorf("tool %q is declared twice", t.Name)
+			}
+			seen[t.Name] = true
+			batch = append(batch, e)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range batch {
+		if prev, dup := c.entries[e.Spec.Name]; dup {
+			return fmt.Errorf("tool %q is already served by plugin %q", e.Spec.Name, prev.Plugin)
+		}
+	}
+	for _, e := range batch {
+		c.entries[e.Spec.Name] = e
+	}
+	return nil
+}
+
+func newEntry(plugin string, g sdk.GroupSpec, t sdk.ToolSpec, caller Caller) (*Entry, error) {
+	if !toolNameOK(t.Name) {
+		return nil, fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to 128)", t.Name)
+	}
+	if len(t.InputSchema) == 0 {
+		return nil, fmt.Errorf("tool %q: no input schema", t.Name)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(t.InputSchema, &s); err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("tool %q: input schema root must have type \"object\"", t.Name)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
+	}
+	if len(t.OutputSchema) > 0 && !json.Valid(t.OutputSchema) {
+		return nil, fmt.Errorf("tool %q: output schema is not JSON", t.Name)
+	}
+	return &Entry{
+		Spec: t, Group: g.Name, GroupMode: g.Mode, ReplacedBy: g.ReplacedBy, Plugin: plugin,
+		caller: caller, schema: resolved,
+	}, nil
+}
+
+func toolNameOK(name string) bool {
+	if name == "" || len(name) > 128 {
+		return false
+	}
+	return strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
+	}) < 0
+}
+
+// Get returns the entry of a tool.
+func (c *Catalog) Get(name string) (*Entry, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.entries[name]
+	return e, ok
+}
+
+// All returns every entry, sorted by group then name.
+func (c *Catalog) All() []*Entry {
+	c.mu.RLock()
+	out := make([]*Entry, 0, len(c.entries))
+	for _, e := range c.entries {
+		out = append(out, e)
+	}
+	c.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Group != out[j].Group {
+			return out[i].Group < out[j].Group
+		}
+		return out[i].Spec.Name < out[j].Spec.Name
+	})
+	return out
+}

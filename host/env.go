@@ -1,0 +1,49 @@
+package host
+
+import "strings"
+
+// envAllowed are the host environment variables passed to plugins. The host
+// environment may hold secrets (API keys, tokens) that plugins have no need
+// of, so everything else is left out unless named in Config.PluginEnv.
+var envAllowed = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+	"SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	"GOCOVERDIR", "GORACE", "GOTRACEBACK", "RAMABANA_LOG_LEVEL",
+}
+
+// envAllowedPrefixes pass whole families: locale settings.
+var envAllowedPrefixes = []string{"LC_"}
+
+// pluginEnv filters environ (KEY=VALUE entries) down to the allow-list plus
+// extra names.
+func pluginEnv(environ []string, extra []string) []string {
+	allowed := map[string]bool{}
+	for _, k := range envAllowed {
+		allowed[k] = true
+	}
+	for _, k := range extra {
+		allowed[k] = true
+	}
+	var out []string
+	for _, kv := range environ {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if allowed[k] || hasAnyPrefix(k, envAllowedPrefixes) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,155 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// MetaKey is the _meta key of the task tags (001_fc2aff96529d39f8.txt).
+const MetaKey = "mcp_server"
+
+// NewMCPServer builds the MCP server over the host: one tool per mounted
+// catalog entry with the plugin's own schema and description, annotations
+// from the entry, and _meta.mcp_server task tags. A tool that is not
+// mounted is absent, and calling it is the SDK's unknown-tool error.
+func (h *Host) NewMCPServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{
+		Name:    "ramabana",
+		Title:   "Ramabana",
+		Version: h.cfg.Version,
+	}, &mcp.ServerOptions{
+		Instructions: Instructions,
+		Logger:       h.logger,
+	})
+	for _, e := range h.Mounted() {
+		s.AddTool(mcpTool(e), h.toolHandler(e.Spec.Name))
+	}
+	return s
+}
+
+// mcpTool is the MCP form of a catalog entry.
+func mcpTool(e *Entry) *mcp.Tool {
+	hints := e.Hints()
+	t := &mcp.Tool{
+		Name:        e.Spec.Name,
+		Title:       e.Spec.Title,
+		Description: e.Spec.Description,
+		InputSchema: json.RawMessage(e.Spec.InputSchema),
+		Annotations: &mcp.ToolAnnotations{
+			Title:           e.Spec.Title,
+			ReadOnlyHint:    hints.ReadOnly,
+			DestructiveHint: &hints.Destructive,
+			IdempotentHint:  hints.Idempotent,
+			OpenWorldHint:   &hints.OpenWorld,
+		},
+		Meta: mcp.Meta{MetaKey: TaskMeta(e.Spec)},
+	}
+	if len(e.Spec.OutputSchema) > 0 {
+		t.OutputSchema = json.RawMessage(e.Spec.OutputSchema)
+	}
+	if e.GroupMode == sdk.ModeLegacy {
+		t.Meta["deprecated"] = map[string]any{"replaced_by": e.ReplacedBy}
+	}
+	return t
+}
+
+// TaskMeta is the _meta.mcp_server value of a tool: task always,
+// as_user_message for context tools, mode for skill tools.
+func TaskMeta(s sdk.ToolSpec) map[string]any {
+	m := map[string]any{"task": string(s.EffectiveTask())}
+	switch s.EffectiveTask() {
+	case sdk.TaskContext:
+		m["as_user_message"] = s.AsUserMessage
+	case sdk.TaskSkill:
+		mode := s.Mode
+		if mode == "" {
+			mode = sdk.SkillAuto
+		}
+		m["mode"] = string(mode)
+	}
+	return m
+}
+
+// toolHandler calls the tool through the host's one call path and turns the
+// outcome into an MCP result. A plugin failure is a tool error naming the
+// group, so the client's model sees it; only protocol faults are Go errors.
+func (h *Host) toolHandler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), logger: name}
+		res, err := h.Call(ctx, name, req.Params.Arguments, events)
+		if errors.Is(err, ErrUnknownTool) {
+			return nil, err
+		}
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+		}
+		return mcpResult(res), nil
+	}
+}
+
+func mcpResult(r *sdk.Result) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError, Content: make([]mcp.Content, 0, len(r.Content))}
+	for _, c := range r.Content {
+		switch {
+		case c.Image != nil:
+			out.Content = append(out.Content, &mcp.ImageContent{Data: c.Image.Data, MIMEType: c.Image.MIMEType})
+		case c.Resource != nil:
+			out.Content = append(out.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+				URI: c.Resource.URI, MIMEType: c.Resource.MIMEType, Text: c.Resource.Text, Blob: c.Resource.Blob,
+			}})
+		default:
+			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+		}
+	}
+	if len(r.Structured) > 0 {
+		out.StructuredContent = json.RawMessage(r.Structured)
+	}
+	return out
+}
+
+// sessionEvents forwards a call's events to the MCP client: progress as
+// progress notifications when the client sent a progress token, logs as
+// logging notifications (which the session filters by the client's level).
+type sessionEvents struct {
+	ctx     context.Context
+	session *mcp.ServerSession
+	token   any
+	logger  string
+
+	mu   sync.Mutex
+	last float64
+}
+
+func (e *sessionEvents) Progress(progress, total float64, message string) {
+	if e.token == nil || e.session == nil {
+		return
+	}
+	// MCP requires progress to increase; drop what would go backwards.
+	e.mu.Lock()
+	if progress <= e.last && e.last != 0 {
+		e.mu.Unlock()
+		return
+	}
+	e.last = progress
+	e.mu.Unlock()
+	_ = e.session.NotifyProgress(e.ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: e.token, Progress: progress, Total: total, Message: message,
+	})
+}
+
+var mcpLevels = map[sdk.LogLevel]mcp.LoggingLevel{
+	sdk.LevelDebug: "debug", sdk.LevelInfo: "info", sdk.LevelWarning: "warning", sdk.LevelError: "error",
+}
+
+func (e *sessionEvents) Log(level sdk.LogLevel, message string) {
+	if e.session == nil {
+		return
+	}
+	_ = e.session.Log(e.ctx, &mcp.LoggingMessageParams{Level: mcpLevels[level], Data: message, Logger: e.logger})
+}

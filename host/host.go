@@ -1,0 +1,258 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// Config is everything the host is started with; cmd/ramabana-mcp builds it
+// from flags.
+type Config struct {
+	// Roots are the served folders. At least one; each must exist.
+	Roots []string
+	// Write mounts write tools for the client.
+	Write bool
+	// ReadOutside lets read tools take paths outside the roots.
+	ReadOutside bool
+	// Web allows tools that reach the network.
+	Web bool
+	// Groups opts groups in ("exhash") or out ("-shell").
+	Groups []string
+	// PluginDirs are searched for ramabana-plugin-<name> binaries, in order.
+	PluginDirs []string
+	// Self is the host binary, re-executed as `Self plugin serve <name>` for
+	// each name in Bundled.
+	Self    string
+	Bundled []string
+	// ConfigDir is the user's ramabana config dir.
+	ConfigDir string
+	// StartTimeout bounds a plugin's handshake and Describe; 0 means 10s.
+	StartTimeout time.Duration
+	// PluginEnv names host environment variables passed to plugins beyond
+	// the built-in allow-list.
+	PluginEnv []string
+	// Version is the host's version, sent to plugins and clients.
+	Version string
+	// Logger receives the host's and plugins' logs; nil means slog.Default.
+	Logger *slog.Logger
+}
+
+// Host owns the plugin processes and the catalog.
+type Host struct {
+	cfg     Config
+	policy  Policy
+	logger  *slog.Logger
+	roots   []string
+	catalog *Catalog
+
+	mu      sync.Mutex
+	plugins map[string]*Plugin
+	skipped map[string]string // plugin name → why it is not served
+}
+
+// ErrUnknownTool is returned for a tool that is not mounted.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// New checks the config and resolves the roots. It starts nothing.
+func New(cfg Config) (*Host, error) {
+	if len(cfg.Roots) == 0 {
+		return nil, errors.New("no folder to serve")
+	}
+	roots := make([]string, 0, len(cfg.Roots))
+	for _, r := range cfg.Roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			return nil, fmt.Errorf("root %q: %w", r, err)
+		}
+		abs, err = filepath.EvalSymlinks(abs)
+		if err != nil {
+			return nil, fmt.Errorf("root %q: %w", r, err)
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return nil, fmt.Errorf("root %q: %w", r, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("root %q: not a directory", r)
+		}
+		roots = append(roots, abs)
+	}
+	optIn, optOut, err := ParseGroups(cfg.Groups)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Host{
+		cfg:     cfg,
+		policy:  Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut},
+		logger:  cfg.Logger,
+		roots:   roots,
+		catalog: newCatalog(),
+		plugins: map[string]*Plugin{},
+		skipped: map[string]string{},
+	}, nil
+}
+
+// Roots are the served folders, absolute with symlinks resolved.
+func (h *Host) Roots() []string { return h.roots }
+
+// Policy is the serving policy.
+func (h *Host) Policy() Policy { return h.policy }
+
+// Start discovers the plugins and launches them in parallel. A plugin that
+// fails to start, describe or register is skipped with one log line; the
+// rest are served. Start fails only when ctx ends.
+func (h *Host) Start(ctx context.Context) error {
+	sources, errs := Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
+	for _, err := range errs {
+		h.logger.Warn("plugin skipped", "error", err)
+	}
+	cfg := launchConfig{
+		host: sdk.Host{
+			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
+			ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
+		},
+		env:          pluginEnv(os.Environ(), h.cfg.PluginEnv),
+		startTimeout: h.cfg.StartTimeout,
+		logger:       h.logger,
+	}
+	var wg sync.WaitGroup
+	results := make([]error, len(sources))
+	plugins := make([]*Plugin, len(sources))
+	for i, src := range sources {
+		if h.policy.OptOut[src.Name] && src.Bundled {
+			continue // a whole bundled plugin opted out is not started at all
+		}
+		plugins[i] = newPlugin(src, cfg)
+		wg.Go(func() { results[i] = plugins[i].start(ctx) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		for _, p := range plugins {
+			if p != nil {
+				p.Stop()
+			}
+		}
+		return err
+	}
+	// Register in name order so that which of two plugins declaring the
+	// same tool wins does not depend on launch timing.
+	for i, p := range plugins {
+		if p == nil {
+			continue
+		}
+		err := results[i]
+		if err == nil {
+			err = h.catalog.add(p.Name(), p.Description(), p)
+		}
+		if err != nil {
+			p.Stop()
+			h.skip(p.src, err)
+			continue
+		}
+		h.mu.Lock()
+		h.plugins[p.Name()] = p
+		h.mu.Unlock()
+		h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.src.String(), "pid", p.Pid())
+	}
+	return nil
+}
+
+func (h *Host) skip(src Source, err error) {
+	h.mu.Lock()
+	h.skipped[src.Name] = err.Error()
+	h.mu.Unlock()
+	h.logger.Warn("plugin skipped", "plugin", src.Name, "source", src.String(), "error", err)
+}
+
+// Plugins returns the served plugins by name.
+func (h *Host) Plugins() map[string]*Plugin {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]*Plugin, len(h.plugins))
+	for k, v := range h.plugins {
+		out[k] = v
+	}
+	return out
+}
+
+// Skipped returns the plugins that are not served, with why.
+func (h *Host) Skipped() map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]string, len(h.skipped))
+	for k, v := range h.skipped {
+		out[k] = v
+	}
+	return out
+}
+
+// Mounted returns the entries the client sees, sorted by group and name.
+func (h *Host) Mounted() []*Entry {
+	var out []*Entry
+	for _, e := range h.catalog.All() {
+		if ok, _ := h.policy.Mounted(e); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Catalog is every described tool, mounted or not.
+func (h *Host) Catalog() *Catalog { return h.catalog }
+
+// Call runs a mounted tool: it validates the arguments against the tool's
+// schema, then calls its source. A bad argument is a tool error result
+// (the model can correct it); an unmounted tool is ErrUnknownTool; a plugin
+// that dies mid-call is an error wrapping ErrPluginDied.
+func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	e, ok := h.catalog.Get(name)
+	if ok {
+		ok, _ = h.policy.Mounted(e)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	if err := e.Validate(args); err != nil {
+		return sdk.Errorf("invalid arguments for %s: %v", name, err), nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args}, events)
+	if err != nil {
+		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
+	}
+	return res, nil
+}
+
+// Close stops every plugin and its process group. It is safe to call more
+// than once.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	plugins := make([]*Plugin, 0, len(h.plugins))
+	for _, p := range h.plugins {
+		plugins = append(plugins, p)
+	}
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range plugins {
+		wg.Go(p.Stop)
+	}
+	wg.Wait()
+	return nil
+}

@@ -1,0 +1,254 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// testPlugin is the internal/testplugin binary, built once for the package.
+var testPlugin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ramabana-host-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testPlugin = filepath.Join(dir, "testplugin")
+	out, err := exec.Command("go", "build", "-o", testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build testplugin: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// pluginDir makes a plugin dir holding the test plugin under each mode name.
+func pluginDir(t *testing.T, modes ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, m := range modes {
+		if err := os.Symlink(testPlugin, filepath.Join(dir, PluginPrefix+m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// syncBuffer is a log sink safe for the host's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startHost(t *testing.T, cfg Config) (*Host, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	if cfg.Roots == nil {
+		cfg.Roots = []string{t.TempDir()}
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 5 * time.Second
+	}
+	cfg.Web = true
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return h, logs
+}
+
+func callText(t *testing.T, h *Host, tool string, args any) (*sdk.Result, error) {
+	t.Helper()
+	b, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Call(context.Background(), tool, b, nil)
+}
+
+func alive(pid int) bool {
+	// A zombie still answers signal 0; read its state instead.
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b))
+	return len(fields) > 2 && fields[2] != "Z"
+}
+
+func TestBadPluginsAreSkippedAndTheRestServe(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "echo", "nohandshake", "badcookie", "exits", "silent", "shadow")
+	h, logs := startHost(t, Config{PluginDirs: []string{dir}, StartTimeout: 2 * time.Second})
+
+	if _, ok := h.Plugins()["echo"]; !ok {
+		t.Fatalf("echo not served; logs:\n%s", logs)
+	}
+	res, err := callText(t, h, "echo", map[string]any{"text": "hi"})
+	if err != nil || res.Text() != "hi" {
+		t.Fatalf("echo = %v, %v", res, err)
+	}
+	skipped := h.Skipped()
+	for name, want := range map[string]string{
+		"nohandshake": `no handshake: the plugin's first line was "hello, I am not a plugin"`,
+		"badcookie":   "This binary is a plugin",
+		"exits":       "giving up at once",
+		"silent":      "timeout",
+		"shadow":      `tool "echo" is already served by plugin "echo"`,
+	} {
+		if !strings.Contains(skipped[name], want) {
+			t.Errorf("skipped[%s] = %q, want it to contain %q", name, skipped[name], want)
+		}
+		if !strings.Contains(logs.String(), `msg="plugin skipped" plugin=`+name) {
+			t.Errorf("no skip log line for %s", name)
+		}
+	}
+}
+
+func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
+	t.Parallel()
+	h, _ := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}})
+	p := h.Plugins()["echo"]
+	pid := p.Pid()
+
+	errc := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		ev := &firstProgress{ch: started}
+		_, err := h.Call(context.Background(), "slow", json.RawMessage(`{"seconds": 30}`), ev)
+		errc <- err
+	}()
+	<-started
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrPluginDied) || !strings.Contains(err.Error(), `group "echo-extra"`) || !strings.Contains(err.Error(), `plugin "echo"`) {
+			t.Fatalf("in-flight call error = %v, want ErrPluginDied naming the group", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("in-flight call did not return after its plugin was killed")
+	}
+	res, err := callText(t, h, "pid", map[string]any{})
+	if err != nil {
+		t.Fatalf("call after restart: %v", err)
+	}
+	if res.Text() == strconv.Itoa(pid) {
+		t.Fatalf("plugin was not restarted: same pid %d", pid)
+	}
+	if got := p.Health().Restarts; got != 1 {
+		t.Errorf("restarts = %d, want 1", got)
+	}
+	newPid := p.Pid()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{pid, newPid} {
+		if alive(pid) {
+			t.Errorf("plugin process %d still alive after Close", pid)
+		}
+	}
+}
+
+type firstProgress struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (f *firstProgress) Progress(float64, float64, string) { f.once.Do(func() { close(f.ch) }) }
+func (f *firstProgress) Log(sdk.LogLevel, string)          {}
+
+func TestPolicy(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "echo")
+	for name, tc := range map[string]struct {
+		cfg      Config
+		mounted  []string
+		excluded []string
+	}{
+		"readonly":      {cfg: Config{}, mounted: []string{"echo", "slow"}, excluded: []string{"poke"}},
+		"write":         {cfg: Config{Write: true}, mounted: []string{"echo", "poke"}},
+		"group out":     {cfg: Config{Groups: []string{"-echo-extra"}}, mounted: []string{"echo"}, excluded: []string{"slow", "pid"}},
+		"write, no web": {cfg: Config{Write: true}, mounted: []string{"poke"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tc.cfg.PluginDirs = []string{dir}
+			h, _ := startHost(t, tc.cfg)
+			names := map[string]bool{}
+			for _, e := range h.Mounted() {
+				names[e.Spec.Name] = true
+			}
+			for _, n := range tc.mounted {
+				if !names[n] {
+					t.Errorf("%s not mounted", n)
+				}
+			}
+			for _, n := range tc.excluded {
+				if names[n] {
+					t.Errorf("%s mounted", n)
+				}
+				if _, err := callText(t, h, n, map[string]any{}); !errors.Is(err, ErrUnknownTool) {
+					t.Errorf("call %s: err = %v, want ErrUnknownTool", n, err)
+				}
+			}
+		})
+	}
+}
+
+func TestArgumentsAreValidatedBeforeThePluginSeesThem(t *testing.T) {
+	t.Parallel()
+	h, _ := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}})
+	for name, args := range map[string]string{
+		"wrong type":    `{"text": 5}`,
+		"missing":       `{}`,
+		"not an object": `[1]`,
+		"not JSON":      `{`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, err := h.Call(context.Background(), "echo", json.RawMessage(args), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.IsError || !strings.Contains(res.Text(), "invalid arguments for echo") {
+				t.Fatalf("result = %+v, want an invalid-arguments tool error", res)
+			}
+		})
+	}
+}

@@ -1,0 +1,254 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/hashicorp/go-plugin/runner"
+)
+
+// procRunner is the go-plugin runner for every plugin process. It exists
+// to close go-plugin's traps:
+//
+//   - go-plugin hands plugins the host's stdin, which is the MCP stream under
+//     stdio. Here a plugin's stdin is a lifeline pipe the host never writes:
+//     it reaches EOF when the host dies, however it dies.
+//   - go-plugin parses plugin stderr as JSON log lines and panics on a
+//     non-string @message. Here stderr is captured line by line into the
+//     host's log and go-plugin is given an empty stream.
+//   - a plugin could outlive a killed host, and its children the plugin.
+//     Here each plugin leads its own process group, gets SIGKILL when the
+//     host dies (parent-death signal), and the group is killed when the
+//     leader exits.
+//   - after the handshake, anything a plugin prints to stdout is logged,
+//     never passed on.
+type procRunner struct {
+	cmd    *exec.Cmd
+	name   string
+	logger *slog.Logger
+
+	lifeline  *os.File      // write end of the plugin's stdin; closing it tells the plugin to exit
+	handshake io.ReadCloser // what go-plugin reads: the plugin's first stdout line, then EOF
+	drained   sync.WaitGroup
+	tail      *lineTail
+
+	mu     sync.Mutex
+	pid    int
+	waited bool
+}
+
+var _ runner.Runner = (*procRunner)(nil)
+
+func newProcRunner(cmd *exec.Cmd, name string, logger *slog.Logger, tail *lineTail) *procRunner {
+	return &procRunner{cmd: cmd, name: name, logger: logger, tail: tail}
+}
+
+func (r *procRunner) Start(context.Context) error {
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("lifeline pipe: %w", err)
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return fmt.Errorf("stdout pipe: %w", err)
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return fmt.Errorf("stderr pipe: %w", err)
+	}
+	r.cmd.Stdin, r.cmd.Stdout, r.cmd.Stderr = stdinR, stdoutW, stderrW
+	r.cmd.SysProcAttr = procAttr()
+	err = r.cmd.Start()
+	closeAll(stdinR, stdoutW, stderrW) // the child holds its own copies
+	if err != nil {
+		closeAll(stdinW, stdoutR, stderrR)
+		return err
+	}
+	r.mu.Lock()
+	r.pid = r.cmd.Process.Pid
+	r.mu.Unlock()
+	r.lifeline = stdinW
+
+	hsR, hsW := io.Pipe()
+	r.handshake = hsR
+	r.drained.Add(2)
+	go r.readStdout(stdoutR, hsW)
+	go r.readStderr(stderrR)
+	return nil
+}
+
+// readStdout passes the first line to go-plugin (the handshake) and logs
+// the rest, so a plugin printing after the handshake cannot reach the
+// host's stdout or block on a full pipe.
+func (r *procRunner) readStdout(f *os.File, hs *io.PipeWriter) {
+	defer r.drained.Done()
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first := true
+	for {
+		line, err := br.ReadString('\n')
+		if first && (line != "" || err != nil) {
+			first = false
+			if line != "" {
+				_, _ = hs.Write([]byte(line))
+			}
+			_ = hs.Close()
+		} else if line != "" {
+			r.logger.Debug("plugin wrote to stdout", "plugin", r.name, "line", strings.TrimRight(line, "\r\n"))
+		}
+		if err != nil {
+			if first {
+				_ = hs.Close()
+			}
+			return
+		}
+	}
+}
+
+func (r *procRunner) readStderr(f *os.File) {
+	defer r.drained.Done()
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadString('\n')
+		if line = strings.TrimRight(line, "\r\n"); line != "" {
+			r.tail.add(line)
+			r.logger.Log(context.Background(), pluginLineLevel(line), "plugin", "plugin", r.name, "line", line)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// pluginLineLevel picks a log level from slog's or hclog's text format.
+func pluginLineLevel(line string) slog.Level {
+	switch {
+	case strings.Contains(line, "level=ERROR"), strings.Contains(line, "[ERROR]"),
+		strings.HasPrefix(line, "panic:"), strings.HasPrefix(line, "fatal error:"):
+		return slog.LevelError
+	case strings.Contains(line, "level=WARN"), strings.Contains(line, "[WARN]"):
+		return slog.LevelWarn
+	case strings.Contains(line, "level=DEBUG"), strings.Contains(line, "[DEBUG]"), strings.Contains(line, "[TRACE]"):
+		return slog.LevelDebug
+	default:
+		return slog.LevelInfo
+	}
+}
+
+func (r *procRunner) Stdout() io.ReadCloser { return r.handshake }
+
+// Stderr gives go-plugin nothing to parse: the real stream is read by
+// readStderr.
+func (r *procRunner) Stderr() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
+
+func (r *procRunner) Name() string { return r.name }
+
+func (r *procRunner) ID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strconv.Itoa(r.pid)
+}
+
+// Pid is the plugin process's pid, 0 before Start.
+func (r *procRunner) Pid() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pid
+}
+
+func (r *procRunner) Diagnose(context.Context) string {
+	if t := r.tail.String(); t != "" {
+		return "plugin stderr: " + t
+	}
+	return ""
+}
+
+// Wait waits for the plugin to exit, then kills what is left of its process
+// group and closes the lifeline.
+func (r *procRunner) Wait(context.Context) error {
+	err := r.cmd.Wait()
+	r.drained.Wait()
+	r.mu.Lock()
+	r.waited = true
+	pid := r.pid
+	r.mu.Unlock()
+	killGroup(pid)
+	_ = r.lifeline.Close()
+	return err
+}
+
+// Kill kills the plugin's whole process group.
+func (r *procRunner) Kill(context.Context) error {
+	r.mu.Lock()
+	pid, waited := r.pid, r.waited
+	r.mu.Unlock()
+	if pid == 0 || waited {
+		return nil
+	}
+	killGroup(pid)
+	return nil
+}
+
+func (r *procRunner) PluginToHost(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+func (r *procRunner) HostToPlugin(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+func killGroup(pid int) {
+	if pid <= 0 {
+		return
+	}
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// lineTail keeps the last few lines of a plugin's stderr, for the error
+// that explains why it failed.
+type lineTail struct {
+	mu    sync.Mutex
+	lines []string
+	max   int
+}
+
+func newLineTail(max int) *lineTail { return &lineTail{max: max} }
+
+func (t *lineTail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(line) > 500 {
+		line = line[:500] + "…"
+	}
+	t.lines = append(t.lines, line)
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+func (t *lineTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(t.lines, " | ")
+}

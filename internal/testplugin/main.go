@@ -1,0 +1,103 @@
+// Command testplugin is a ramabana plugin for the host's tests. Its
+// behaviour comes from the name it is installed under
+// (ramabana-plugin-<mode>):
+//
+//	echo         a healthy group "echo" with echo, slow, noisy, pid and poke tools
+//	nohandshake  prints a line that is not a handshake, then hangs
+//	silent       prints nothing and hangs
+//	badcookie    serves with the wrong magic cookie
+//	exits        exits at once with an error
+//	shadow       a healthy group whose tool "echo" clashes with the echo plugin
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+func main() {
+	mode := strings.TrimPrefix(filepath.Base(os.Args[0]), "ramabana-plugin-")
+	switch mode {
+	case "nohandshake":
+		fmt.Println("hello, I am not a plugin")
+		time.Sleep(time.Hour)
+	case "silent":
+		time.Sleep(time.Hour)
+	case "badcookie":
+		hs := sdk.Handshake
+		hs.MagicCookieValue = "wrong"
+		_ = os.Setenv(hs.MagicCookieKey, "still wrong")
+		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: sdk.PluginSets(newEcho("badcookie", "bad_echo"))})
+	case "exits":
+		fmt.Fprintln(os.Stderr, "testplugin: giving up at once")
+		os.Exit(3)
+	case "shadow":
+		sdk.Serve(newEcho("shadow", "echo"))
+	default:
+		sdk.Serve(newEcho("echo", "echo"))
+	}
+}
+
+type echoArgs struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type slowArgs struct {
+	Seconds float64 `json:"seconds" jsonschema:"how long to run"`
+}
+
+type noArgs struct{}
+
+func newEcho(group, echoName string) *sdk.Toolbox {
+	box := sdk.NewToolbox(group, "0.0.1", "test tools")
+	box.AddGroup(sdk.GroupSpec{Name: group, Description: "test tools"},
+		sdk.TypedTool(sdk.ToolSpec{Name: echoName, Description: "Echo the text.", Kind: sdk.KindRead},
+			func(_ context.Context, _ *sdk.Request, a echoArgs) (*sdk.Result, error) {
+				return sdk.TextResult(a.Text), nil
+			}),
+	)
+	if group != "echo" {
+		return box
+	}
+	box.AddGroup(sdk.GroupSpec{Name: "echo-extra", Description: "more test tools"},
+		sdk.TypedTool(sdk.ToolSpec{Name: "slow", Description: "Run for a while, reporting progress; stops when cancelled.", Kind: sdk.KindRead},
+			func(ctx context.Context, req *sdk.Request, a slowArgs) (*sdk.Result, error) {
+				deadline := time.Now().Add(time.Duration(a.Seconds * float64(time.Second)))
+				for i := 1; time.Now().Before(deadline); i++ {
+					req.Events.Progress(float64(i), 0, "working")
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+				return sdk.TextResult("done"), nil
+			}),
+		sdk.TypedTool(sdk.ToolSpec{Name: "noisy", Description: "Write to stdout, then answer.", Kind: sdk.KindRead},
+			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+				fmt.Println("noise on os.Stdout")
+				_, _ = syscall.Write(1, []byte("noise on fd 1\n"))
+				fmt.Fprintln(os.Stderr, "noise on stderr")
+				return sdk.TextResult("quiet"), nil
+			}),
+		sdk.TypedTool(sdk.ToolSpec{Name: "pid", Description: "Report the plugin's pid.", Kind: sdk.KindRead},
+			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+				return sdk.TextResult(strconv.Itoa(os.Getpid())), nil
+			}),
+		sdk.TypedTool(sdk.ToolSpec{Name: "poke", Description: "A write tool.", Kind: sdk.KindWrite},
+			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+				return sdk.TextResult("poked"), nil
+			}),
+	)
+	return box
+}

@@ -1,0 +1,33 @@
+// Package sdk is what a Go plugin author imports to serve a tool group to
+// ramabana-mcp, and the contract the host uses to talk to any plugin.
+//
+// A plugin is a program whose main is one call:
+//
+//	func main() { sdk.Serve(files.New()) }
+//
+// Serve speaks the go-plugin handshake on stdout, serves the
+// ramabana.plugin.v1.ToolGroupService over gRPC, recovers panics in tool
+// handlers (they become tool errors), and exits when the host goes away.
+//
+// A [Group] describes its tools and runs them. Most plugins build one with
+// [NewToolbox] and declare each tool with [Tool] or [TypedTool], which derives
+// the input JSON Schema from a Go struct:
+//
+//	type viewArgs struct {
+//		Path string `json:"path" jsonschema:"file to show, relative to a root"`
+//	}
+//
+//	box := sdk.NewToolbox("files", "0.1.0", "read and edit files")
+//	box.Add("files", sdk.TypedTool(sdk.ToolSpec{Name: "view_file", Kind: sdk.KindRead},
+//		func(ctx context.Context, call *sdk.Call, args viewArgs) (*sdk.Result, error) {
+//			return sdk.TextResult("..."), nil
+//		}))
+//
+// The same Go types are used on both sides: the host wraps a plugin
+// process's gRPC connection in a [Group] too ([NewGRPCClient]), so tests run
+// a group in-process (package sdktest) exactly as the host sees it.
+//
+// A handler reports failures a model can act on (a bad path, a stale line)
+// as a result with IsError set; a returned Go error is for faults, and the
+// host reports it as a tool error naming the group.
+package sdk

@@ -1,0 +1,103 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+)
+
+// ErrNoResult is returned when a plugin ends a call's stream without a result.
+var ErrNoResult = errors.New("plugin ended the call without a result")
+
+// GRPCClient is a [Group] backed by a plugin's gRPC connection; the host
+// uses it for every plugin, whatever language the plugin is written in.
+type GRPCClient struct {
+	client pluginv1.ToolGroupServiceClient
+}
+
+var _ Group = (*GRPCClient)(nil)
+
+// NewGRPCClient wraps a connection to a ToolGroupService.
+func NewGRPCClient(conn grpc.ClientConnInterface) *GRPCClient {
+	return &GRPCClient{client: pluginv1.NewToolGroupServiceClient(conn)}
+}
+
+// CallOptions are the per-call options the client sends: the raised
+// message limits.
+var CallOptions = []grpc.CallOption{
+	grpc.MaxCallRecvMsgSize(MaxMessageSize),
+	grpc.MaxCallSendMsgSize(MaxMessageSize),
+}
+
+// Describe asks the plugin for its groups.
+func (c *GRPCClient) Describe(ctx context.Context, host Host) (*Description, error) {
+	resp, err := c.client.Describe(ctx, &pluginv1.DescribeRequest{Host: hostToProto(host)}, CallOptions...)
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	return descriptionFromProto(resp), nil
+}
+
+// Call runs a tool in the plugin, forwarding its events until the result.
+func (c *GRPCClient) Call(ctx context.Context, call *Call, events Events) (*Result, error) {
+	if events == nil {
+		events = NoEvents
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the stream on every return
+	stream, err := c.client.Call(ctx, &pluginv1.CallRequest{
+		Tool: call.Tool, Arguments: call.Arguments, CallId: call.ID,
+	}, CallOptions...)
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil, ErrNoResult
+		}
+		if err != nil {
+			return nil, fromStatus(err)
+		}
+		switch ev := msg.GetEvent().(type) {
+		case *pluginv1.CallResponse_Progress:
+			events.Progress(ev.Progress.GetProgress(), ev.Progress.GetTotal(), ev.Progress.GetMessage())
+		case *pluginv1.CallResponse_Log:
+			events.Log(levelFromProto[ev.Log.GetLevel()], ev.Log.GetMessage())
+		case *pluginv1.CallResponse_Result:
+			return resultFromProto(ev.Result), nil
+		}
+	}
+}
+
+// ErrUnavailable wraps failures to reach the plugin: it died or closed the
+// connection.
+var ErrUnavailable = errors.New("plugin unavailable")
+
+// fromStatus turns a gRPC status into a Go error: the one place codes are
+// read on the host side.
+func fromStatus(err error) error {
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.NotFound:
+		return fmt.Errorf("%w: %s", ErrUnknownTool, st.Message())
+	case codes.Canceled:
+		return fmt.Errorf("%w: %s", context.Canceled, st.Message())
+	case codes.DeadlineExceeded:
+		return fmt.Errorf("%w: %s", context.DeadlineExceeded, st.Message())
+	case codes.Unavailable:
+		return fmt.Errorf("%w: %s", ErrUnavailable, st.Message())
+	default:
+		return errors.New(st.Message())
+	}
+}

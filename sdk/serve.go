@@ -1,0 +1,92 @@
+package sdk
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+)
+
+// ServeOpt configures Serve.
+type ServeOpt func(*serveConfig)
+
+type serveConfig struct {
+	watchHost bool
+}
+
+// WithoutHostWatch keeps the plugin running when its parent goes away; for
+// plugins run under a supervisor other than the ramabana host.
+func WithoutHostWatch() ServeOpt {
+	return func(c *serveConfig) { c.watchHost = false }
+}
+
+// Serve serves g as a ramabana plugin and returns only when the host ends
+// the plugin. It must be the main goroutine's last call.
+//
+// The plugin's stdout carries the handshake; after it, go-plugin redirects
+// os.Stdout and os.Stderr into its stdio stream, so Serve points slog at the
+// original stderr first, where the host captures it line by line.
+//
+// The plugin exits when the host goes away: when its stdin is a pipe (the
+// host's lifeline) and reaches EOF, or when it is re-parented.
+func Serve(g Group, opts ...ServeOpt) {
+	cfg := serveConfig{watchHost: true}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	stderr := os.Stderr
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevelFromEnv()})))
+	if cfg.watchHost {
+		go watchHost(os.Stdin, os.Getppid())
+	}
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: PluginSets(g),
+		GRPCServer:       NewGRPCServer,
+		Logger: hclog.New(&hclog.LoggerOptions{
+			Name:   "plugin",
+			Level:  hclog.Warn,
+			Output: stderr,
+		}),
+	})
+}
+
+// NewGRPCServer builds the plugin's gRPC server with the raised message
+// limits of the contract.
+func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))
+	return grpc.NewServer(opts...)
+}
+
+func logLevelFromEnv() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("RAMABANA_LOG_LEVEL"))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// watchHost exits the process when the host is gone. A stdin pipe is the
+// host's lifeline: the host never writes to it, so EOF means its write end
+// closed, which the kernel does when the host dies however it dies. A
+// /dev/null or terminal stdin says nothing, so the parent pid is polled
+// too: a re-parented plugin has lost its host.
+func watchHost(stdin *os.File, ppid int) {
+	if fi, err := stdin.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+		go func() {
+			_, _ = io.Copy(io.Discard, stdin)
+			slog.Debug("host closed the lifeline; exiting")
+			os.Exit(0)
+		}()
+	}
+	for range time.Tick(500 * time.Millisecond) {
+		if os.Getppid() != ppid {
+			slog.Debug("host went away; exiting")
+			os.Exit(0)
+		}
+	}
+}

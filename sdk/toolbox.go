@@ -1,0 +1,151 @@
+package sdk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tool is a spec and the handler that runs it.
+type Tool struct {
+	Spec    ToolSpec
+	Handler Handler
+}
+
+// Handler runs one call of a tool.
+type Handler func(ctx context.Context, req *Request) (*Result, error)
+
+// Request is what a handler gets: the call, the host context from the last
+// Describe, and the call's event stream.
+type Request struct {
+	Call
+	Host   Host
+	Events Events
+}
+
+// Bind decodes the arguments into v, refusing unknown fields.
+func (r *Request) Bind(v any) error {
+	args := r.Arguments
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("arguments of %s: %w", r.Tool, err)
+	}
+	return nil
+}
+
+// TypedTool declares a tool whose arguments decode into In. Unless spec has
+// an input schema already, it is inferred from In: exported fields by their
+// json names, required unless tagged omitempty or omitzero, described by a
+// `jsonschema:"..."` tag. Arguments that do not decode give the model an
+// error result naming the problem.
+func TypedTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (*Result, error)) Tool {
+	if len(spec.InputSchema) == 0 {
+		spec.InputSchema = MustSchemaFor[In]()
+	}
+	return Tool{Spec: spec, Handler: func(ctx context.Context, req *Request) (*Result, error) {
+		var args In
+		if err := req.Bind(&args); err != nil {
+			return Errorf("%v", err), nil
+		}
+		return fn(ctx, req, args)
+	}}
+}
+
+// MustSchemaFor infers the JSON Schema of In; it panics if In cannot be
+// described, which is a programming error found at start-up.
+func MustSchemaFor[In any]() json.RawMessage {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
+	}
+	return b
+}
+
+// Toolbox is a [Group] built from declared tools. Its zero value is not
+// usable; make one with NewToolbox. Add groups before serving.
+type Toolbox struct {
+	desc     Description
+	tools    map[string]Tool
+	describe func(ctx context.Context, host Host) error
+
+	mu   sync.RWMutex
+	host Host
+}
+
+var _ Group = (*Toolbox)(nil)
+
+// NewToolbox makes an empty toolbox for the named plugin.
+func NewToolbox(name, version, description string) *Toolbox {
+	return &Toolbox{
+		desc:  Description{Name: name, Version: version, Description: description},
+		tools: map[string]Tool{},
+	}
+}
+
+// AddGroup adds a group and its tools. It panics on a duplicate tool name,
+// a programming error.
+func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
+	for _, t := range tools {
+		if _, dup := b.tools[t.Spec.Name]; dup {
+			panic(fmt.Sprintf("sdk: duplicate tool %q", t.Spec.Name))
+		}
+		b.tools[t.Spec.Name] = t
+		g.Tools = append(g.Tools, t.Spec)
+	}
+	b.desc.Groups = append(b.desc.Groups, g)
+}
+
+// OnDescribe sets a hook run on every Describe with the new host context,
+// before the description is returned; an error fails the Describe.
+func (b *Toolbox) OnDescribe(fn func(ctx context.Context, host Host) error) {
+	b.describe = fn
+}
+
+// Describe keeps the host context and returns the declared groups.
+func (b *Toolbox) Describe(ctx context.Context, host Host) (*Description, error) {
+	if b.describe != nil {
+		if err := b.describe(ctx, host); err != nil {
+			return nil, err
+		}
+	}
+	b.mu.Lock()
+	b.host = host
+	b.mu.Unlock()
+	d := b.desc
+	return &d, nil
+}
+
+// Host returns the host context of the last Describe.
+func (b *Toolbox) Host() Host {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.host
+}
+
+// Call runs the named tool's handler.
+func (b *Toolbox) Call(ctx context.Context, call *Call, events Events) (*Result, error) {
+	t, ok := b.tools[call.Tool]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownTool, call.Tool)
+	}
+	if events == nil {
+		events = NoEvents
+	}
+	res, err := t.Handler(ctx, &Request{Call: *call, Host: b.Host(), Events: events})
+	if err == nil && res == nil {
+		res = &Result{}
+	}
+	return res, err
+}

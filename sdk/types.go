@@ -1,0 +1,231 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Host is the context the host sends in Describe: what is served and what is
+// allowed. A plugin keeps it for the calls that follow.
+type Host struct {
+	// Roots are absolute, cleaned, with symlinks resolved.
+	Roots       []string
+	ReadOutside bool
+	Web         bool
+	Write       bool
+	ConfigDir   string
+	HostVersion string
+}
+
+// Description is what a plugin serves.
+type Description struct {
+	// Name of the plugin: lower-case letters, digits and '-'.
+	Name        string
+	Version     string
+	Description string
+	Groups      []GroupSpec
+}
+
+// GroupMode says when the host mounts a group.
+type GroupMode int
+
+const (
+	ModeDefault GroupMode = iota // mounted unless opted out
+	ModeOptIn                    // mounted only when named in --groups
+	ModeLegacy                   // mounted only when no agent is configured
+)
+
+func (m GroupMode) String() string {
+	switch m {
+	case ModeOptIn:
+		return "opt-in"
+	case ModeLegacy:
+		return "legacy"
+	default:
+		return "default"
+	}
+}
+
+// GroupSpec is a set of tools that the user opts in or out of as one.
+type GroupSpec struct {
+	Name        string
+	Description string
+	Mode        GroupMode
+	// ReplacedBy names what replaces a legacy group.
+	ReplacedBy string
+	Tools      []ToolSpec
+}
+
+// Kind classifies a tool for policy: read and act tools are always mounted,
+// write tools only with --write.
+type Kind int
+
+const (
+	KindRead Kind = iota
+	KindWrite
+	KindAct
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindWrite:
+		return "write"
+	case KindAct:
+		return "act"
+	default:
+		return "read"
+	}
+}
+
+// Task is the agent task of a tool, sent as _meta.mcp_server.task.
+type Task string
+
+const (
+	TaskCompletion Task = "completion"
+	TaskContext    Task = "context"
+	TaskEvaluation Task = "evaluation"
+	TaskPostTool   Task = "post_tool"
+	TaskSkill      Task = "skill"
+	TaskNone       Task = "none"
+)
+
+// SkillMode applies to skill tools.
+type SkillMode string
+
+const (
+	SkillAlwaysOn SkillMode = "always-on"
+	SkillAuto     SkillMode = "auto"
+)
+
+// Annotations override the hints derived from a tool's kind; nil keeps the
+// derived value.
+type Annotations struct {
+	ReadOnly    *bool
+	Destructive *bool
+	Idempotent  *bool
+	OpenWorld   *bool
+}
+
+// Hints are the resolved MCP tool annotations.
+type Hints struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+}
+
+// Hints resolves the annotations: read tools are read-only and idempotent,
+// write tools destructive, act tools neither; an override wins.
+func (s ToolSpec) Hints() Hints {
+	h := Hints{}
+	switch s.Kind {
+	case KindRead:
+		h.ReadOnly, h.Idempotent = true, true
+	case KindWrite:
+		h.Destructive = true
+	}
+	set := func(dst *bool, src *bool) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&h.ReadOnly, s.Annotations.ReadOnly)
+	set(&h.Destructive, s.Annotations.Destructive)
+	set(&h.Idempotent, s.Annotations.Idempotent)
+	set(&h.OpenWorld, s.Annotations.OpenWorld)
+	return h
+}
+
+// ToolSpec declares one tool.
+type ToolSpec struct {
+	Name  string
+	Title string
+	// Description is the text a model reads to decide how to call the tool.
+	Description string
+	// InputSchema is a JSON Schema whose root has "type": "object".
+	InputSchema json.RawMessage
+	// OutputSchema is optional.
+	OutputSchema  json.RawMessage
+	Kind          Kind
+	Annotations   Annotations
+	Task          Task // empty means TaskCompletion
+	AsUserMessage bool
+	Mode          SkillMode
+}
+
+// EffectiveTask is the task, with completion for empty.
+func (s ToolSpec) EffectiveTask() Task {
+	if s.Task == "" {
+		return TaskCompletion
+	}
+	return s.Task
+}
+
+// Result is what a tool call returns.
+type Result struct {
+	Content []Content
+	// Structured is an optional JSON value matching the output schema.
+	Structured json.RawMessage
+	// IsError marks a failure the model can act on; Content says why.
+	IsError bool
+	// Changes lists the files the call created, changed or deleted.
+	Changes []FileChange
+}
+
+// Content is one content block: exactly one of Text, Image or Resource.
+type Content struct {
+	Text     string
+	Image    *Image
+	Resource *Resource
+}
+
+// Image is an inline image.
+type Image struct {
+	Data     []byte
+	MIMEType string
+}
+
+// Resource is an embedded resource: Text or Blob.
+type Resource struct {
+	URI      string
+	MIMEType string
+	Text     string
+	Blob     []byte
+}
+
+// FileChange records one file a call changed. An empty Before means the file
+// was created; an empty After means it was deleted.
+type FileChange struct {
+	Path         string
+	BeforeSHA256 string
+	AfterSHA256  string
+}
+
+// TextResult is a successful result with one text block.
+func TextResult(text string) *Result {
+	return &Result{Content: []Content{{Text: text}}}
+}
+
+// Errorf is a failed result whose text the model reads.
+func Errorf(format string, args ...any) *Result {
+	return &Result{Content: []Content{{Text: fmt.Sprintf(format, args...)}}, IsError: true}
+}
+
+// Text joins the result's text blocks with newlines.
+func (r *Result) Text() string {
+	var s string
+	for i, c := range r.Content {
+		if i > 0 {
+			s += "\n"
+		}
+		s += c.Text
+	}
+	return s
+}
+
+// LogLevel is the level of a log event a call streams.
+type LogLevel int
+
+const (
+	LevelDebug LogLevel = iota
+	LevelInfo
+	LevelWarning
+	LevelError
+)
