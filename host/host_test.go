@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -101,16 +102,6 @@ func callText(t *testing.T, h *Host, tool string, args any) (*sdk.Result, error)
 	return h.Call(context.Background(), tool, b, nil)
 }
 
-func alive(pid int) bool {
-	// A zombie still answers signal 0; read its state instead.
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(b))
-	return len(fields) > 2 && fields[2] != "Z"
-}
-
 func TestBadPluginsAreSkippedAndTheRestServe(t *testing.T) {
 	t.Parallel()
 	dir := pluginDir(t, "echo", "nohandshake", "badcookie", "exits", "silent", "shadow")
@@ -180,7 +171,7 @@ func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{pid, newPid} {
-		if alive(pid) {
+		if proctest.Alive(pid) {
 			t.Errorf("plugin process %d still alive after Close", pid)
 		}
 	}

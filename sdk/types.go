@@ -3,6 +3,7 @@ package sdk
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Host is the context the host sends in Describe: what is served and what is
@@ -210,14 +211,13 @@ func Errorf(format string, args ...any) *Result {
 
 // Text joins the result's text blocks with newlines.
 func (r *Result) Text() string {
-	var s string
-	for i, c := range r.Content {
-		if i > 0 {
-			s += "\n"
+	var parts []string
+	for _, c := range r.Content {
+		if c.Image == nil && c.Resource == nil {
+			parts = append(parts, c.Text)
 		}
-		s += c.Text
 	}
-	return s
+	return strings.Join(parts, "\n")
 }
 
 // LogLevel is the level of a log event a call streams.

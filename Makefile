@@ -1,0 +1,36 @@
+# Everything a contributor runs; CI (.ci/run) runs the same targets.
+GO      ?= go
+TOOL    := $(GO) tool -modfile=tools/go.mod
+BIN     := bin/ramabana-mcp
+
+.PHONY: build test lint generate checkgenerate bench bench-stdio ci
+
+build:
+	$(GO) build -o $(BIN) ./cmd/ramabana-mcp
+
+# The test command: unit, plugin and end-to-end tests under the race detector.
+test:
+	$(GO) test -race ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(TOOL) staticcheck ./...
+	$(TOOL) buf lint
+
+# Regenerate gen/ from proto/ with the pinned buf and protoc plugins.
+generate:
+	$(TOOL) buf generate
+
+# Fail when gen/ is not what the proto files generate.
+checkgenerate: generate
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+	  echo "gen/ is out of date with proto/: run make generate and commit"; \
+	  git status --porcelain -- gen; exit 1; fi
+
+# Benchmarks: the Go benchmarks, then the side-by-side harness in bench/.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+ci: lint checkgenerate test

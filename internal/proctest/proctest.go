@@ -1,0 +1,44 @@
+// Package proctest inspects processes from /proc for tests that check no
+// process is left behind. Linux only.
+package proctest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// stat returns the fields of /proc/pid/stat after the command name (which
+// may hold spaces): state first, then ppid.
+func stat(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+}
+
+// Alive reports whether pid runs; a zombie has ended.
+func Alive(pid int) bool {
+	f := stat(fmt.Sprintf("/proc/%d/stat", pid))
+	return len(f) > 0 && f[0] != "Z"
+}
+
+// Children lists the live direct children of pid. It reads every process's
+// stat: a per-thread children file would miss those started by other threads.
+func Children(pid int) []int {
+	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, path := range paths {
+		f := stat(path)
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
+			if n, err := strconv.Atoi(filepath.Base(filepath.Dir(path))); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
