@@ -243,3 +243,23 @@ func TestArgumentsAreValidatedBeforeThePluginSeesThem(t *testing.T) {
 		})
 	}
 }
+
+func TestPluginsGetOnlyAllowListedEnvironment(t *testing.T) {
+	t.Setenv("RAMABANA_TEST_SECRET", "hunter2")
+	t.Setenv("RAMABANA_TEST_PASSED", "yes")
+	t.Setenv("LC_RAMABANA_TEST", "C")
+	h, _ := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}, PluginEnv: []string{"RAMABANA_TEST_PASSED"}})
+	res, err := callText(t, h, "env", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := "\n" + res.Text() + "\n"
+	for _, want := range []string{"\nPATH=", "\nRAMABANA_TEST_PASSED=yes\n", "\nLC_RAMABANA_TEST=C\n"} {
+		if !strings.Contains(env, want) {
+			t.Errorf("plugin environment lacks %q", strings.TrimSpace(want))
+		}
+	}
+	if strings.Contains(env, "hunter2") {
+		t.Error("a variable outside the allow-list reached the plugin")
+	}
+}

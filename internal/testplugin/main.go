@@ -2,7 +2,7 @@
 // behaviour comes from the name it is installed under
 // (ramabana-plugin-<mode>):
 //
-//	echo         a healthy group "echo" with echo, slow, noisy, pid and poke tools
+//	echo         a healthy group "echo" with echo, slow, noisy, pid, env and poke tools
 //	nohandshake  prints a line that is not a handshake, then hangs
 //	silent       prints nothing and hangs
 //	badcookie    serves with the wrong magic cookie
@@ -77,6 +77,7 @@ func newEcho(group, echoName string) *sdk.Toolbox {
 					req.Events.Progress(float64(i), 0, "working")
 					select {
 					case <-ctx.Done():
+						fmt.Fprintln(os.Stderr, "slow: cancelled")
 						return nil, ctx.Err()
 					case <-time.After(20 * time.Millisecond):
 					}
@@ -93,6 +94,10 @@ func newEcho(group, echoName string) *sdk.Toolbox {
 		sdk.TypedTool(sdk.ToolSpec{Name: "pid", Description: "Report the plugin's pid.", Kind: sdk.KindRead},
 			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
 				return sdk.TextResult(strconv.Itoa(os.Getpid())), nil
+			}),
+		sdk.TypedTool(sdk.ToolSpec{Name: "env", Description: "Report the plugin's environment, one KEY=VALUE a line.", Kind: sdk.KindRead},
+			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+				return sdk.TextResult(strings.Join(os.Environ(), "\n")), nil
 			}),
 		sdk.TypedTool(sdk.ToolSpec{Name: "poke", Description: "A write tool.", Kind: sdk.KindWrite},
 			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
