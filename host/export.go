@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,7 +82,7 @@ func TaskMeta(s sdk.ToolSpec) map[string]any {
 // group, so the client's model sees it; only protocol faults are Go errors.
 func (h *Host) toolHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), logger: name}
+		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: h.logger}
 		res, err := h.Call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, ErrUnknownTool) {
 			return nil, err
@@ -113,14 +114,15 @@ func mcpResult(r *sdk.Result) *mcp.CallToolResult {
 	return out
 }
 
-// sessionEvents forwards a call's events to the MCP client: progress as
-// progress notifications when the client sent a progress token, logs as
-// logging notifications (which the session filters by the client's level).
+// sessionEvents forwards a call's progress to the MCP client as progress
+// notifications, when the client sent a progress token. Log events go to the
+// host's log: MCP's logging notifications are deprecated (SEP-2577).
 type sessionEvents struct {
 	ctx     context.Context
 	session *mcp.ServerSession
 	token   any
-	logger  string
+	tool    string
+	logger  *slog.Logger
 
 	mu   sync.Mutex
 	last float64
@@ -143,13 +145,10 @@ func (e *sessionEvents) Progress(progress, total float64, message string) {
 	})
 }
 
-var mcpLevels = map[sdk.LogLevel]mcp.LoggingLevel{
-	sdk.LevelDebug: "debug", sdk.LevelInfo: "info", sdk.LevelWarning: "warning", sdk.LevelError: "error",
+var slogLevels = map[sdk.LogLevel]slog.Level{
+	sdk.LevelDebug: slog.LevelDebug, sdk.LevelInfo: slog.LevelInfo, sdk.LevelWarning: slog.LevelWarn, sdk.LevelError: slog.LevelError,
 }
 
 func (e *sessionEvents) Log(level sdk.LogLevel, message string) {
-	if e.session == nil {
-		return
-	}
-	_ = e.session.Log(e.ctx, &mcp.LoggingMessageParams{Level: mcpLevels[level], Data: message, Logger: e.logger})
+	e.logger.Log(e.ctx, slogLevels[level], message, "tool", e.tool)
 }
