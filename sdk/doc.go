@@ -18,10 +18,11 @@
 //	}
 //
 //	box := sdk.NewToolbox("files", "0.1.0", "read and edit files")
-//	box.Add("files", sdk.TypedTool(sdk.ToolSpec{Name: "view_file", Kind: sdk.KindRead},
-//		func(ctx context.Context, call *sdk.Call, args viewArgs) (*sdk.Result, error) {
-//			return sdk.TextResult("..."), nil
-//		}))
+//	box.AddGroup(sdk.GroupSpec{Name: "files"},
+//		sdk.TypedTool(sdk.ToolSpec{Name: "view_file", Kind: sdk.KindRead},
+//			func(ctx context.Context, req *sdk.Request, args viewArgs) (*sdk.Result, error) {
+//				return sdk.TextResult("..."), nil
+//			}))
 //
 // The same Go types are used on both sides: the host wraps a plugin
 // process's gRPC connection in a [Group] too ([NewGRPCClient]), so tests run
