@@ -1,0 +1,362 @@
+package files
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+// Edit operations.
+const (
+	opReplace     = "replace"
+	opInsertAfter = "insert_after"
+	opDelete      = "delete"
+)
+
+// staleContext is how many lines either side of a stale anchor the error
+// shows.
+const staleContext = 2
+
+type editArgs struct {
+	Path  string     `json:"path" jsonschema:"File to edit: relative to the first served folder, or absolute inside a served folder."`
+	Edits []lineEdit `json:"edits" jsonschema:"The edits, all anchored on the file as it is now (line numbers before any edit of the batch applies). At least one."`
+}
+
+type lineEdit struct {
+	Op      string `json:"op" jsonschema:"replace: lines line..end_line become text. insert_after: text goes after line (line 0: at the top of the file). delete: lines line..end_line are removed."`
+	Line    int    `json:"line" jsonschema:"Line number as view_file shows it (1-based); for insert_after, 0 means before the first line."`
+	Hash    string `json:"hash,omitempty" jsonschema:"The 4-hex-digit hash view_file shows for line. Required, except for insert_after at line 0."`
+	EndLine int    `json:"end_line,omitempty" jsonschema:"Last line of the range for replace and delete (inclusive). Default: line, a single line."`
+	EndHash string `json:"end_hash,omitempty" jsonschema:"The hash of end_line; required with end_line."`
+	Text    string `json:"text,omitempty" jsonschema:"New lines for replace and insert_after, separated by newlines; a final newline is optional. Empty for delete; empty for replace deletes the range. Use a single newline for one empty line."`
+}
+
+var editSpec = sdk.ToolSpec{
+	Name:  "edit_file",
+	Title: "Edit file by line hash",
+	Kind:  sdk.KindWrite,
+	Description: `Edit a text file by line number and line hash, as view_file shows them ("<lineno>|<hash>|<content>"). Each edit is anchored on a line and its 4-hex-digit hash, so an edit never lands on a line that changed since you read it.
+
+edits is a list of:
+  {"op": "replace", "line": L, "hash": H, "end_line": E, "end_hash": EH, "text": T}  lines L..E become the lines of T (end_line/end_hash optional: default a single line; empty T deletes them)
+  {"op": "insert_after", "line": L, "hash": H, "text": T}  the lines of T go after line L; line 0 (no hash) inserts at the top
+  {"op": "delete", "line": L, "hash": H, "end_line": E, "end_hash": EH}  lines L..E are removed
+T is one or more lines separated by "\n" (a final newline is optional; "\n" alone is one empty line); write them without "lineno|hash|" prefixes, with their full indentation.
+
+All line numbers refer to the file before the batch: the edits are applied together, bottom-up, so earlier edits do not shift later ones. Edits must not overlap (two edits touching the same line, or two inserts after the same line, are refused).
+
+Every anchor is checked before anything changes. If any line number is past the end or any hash does not match, the whole batch is rejected, the file is unchanged, and the error shows the current "lineno|hash|content" lines around each stale anchor so you can retry with fresh anchors.
+
+The file keeps its line endings (CRLF or LF, and a missing final newline), its permissions, and is written atomically. The result shows each edited region as it now reads, with one line of context either side, as "lineno|hash|content", ready for further edits.`,
+}
+
+var editSchema = schemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
+	one := 1
+	p["edits"].Type, p["edits"].Types = "array", nil
+	p["edits"].MinItems = &one
+	e := p["edits"].Items.Properties
+	enum(e["op"], opReplace, opInsertAfter, opDelete)
+	zero := 0.0
+	e["line"].Minimum = &zero
+	e["end_line"].Minimum = &zero
+	e["hash"].Pattern = "^([0-9a-fA-F]{4})?$"
+	e["end_hash"].Pattern = "^([0-9a-fA-F]{4})?$"
+})
+
+// span is one edit as a replacement of lines a..b (1-based, inclusive) of
+// the current file; b == a-1 is an insertion before line a.
+type span struct {
+	edit  int // 1-based position in the batch
+	a, b  int
+	lines []string // without line endings
+}
+
+// anchor is a line the model claims has hash.
+type anchor struct {
+	edit int
+	line int
+	hash string
+}
+
+func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {
+	if len(args.Edits) == 0 {
+		return nil, failf("edits is empty; give at least one edit")
+	}
+	spans, anchors, err := parseEdits(args.Edits)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := resolveWrite(r, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	f, err := readFile(abs, r.Rel(abs), "edit_file")
+	if err != nil {
+		return nil, err
+	}
+	text := string(f.data)
+	lines := splitLines(text)
+	if err := checkAnchors(lines, anchors, f.display); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(spans, func(x, y span) int {
+		if c := cmp.Compare(x.a, y.a); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.b-x.a, y.b-y.a) // an insertion before a range at the same line
+	})
+	for i := 1; i < len(spans); i++ {
+		p, q := spans[i-1], spans[i]
+		if q.a <= p.b || (p.b < p.a && q.b < q.a && p.a == q.a) {
+			return nil, failf("edits %d and %d overlap (%s and %s); nothing was changed. Combine them into one edit", min(p.edit, q.edit), max(p.edit, q.edit), describeSpan(p), describeSpan(q))
+		}
+	}
+
+	out, regions := applySpans(lines, spans, detectEOL(text), len(text) == 0 || strings.HasSuffix(text, "\n"))
+	if err := writeAtomic(f.abs, []byte(out), keptMode(f.mode)); err != nil {
+		return nil, failf("cannot write %s: %v", f.display, unwrapPath(err))
+	}
+	newLines := splitLines(out)
+	var b strings.Builder
+	fmt.Fprintf(&b, "edited %s: %s applied, %s now (was %d). Edited regions with one line of context (lineno|hash|content):\n",
+		f.display, plural(len(spans), "edit"), plural(len(newLines), "line"), len(lines))
+	writeRegions(&b, newLines, regions)
+	res := sdk.TextResult(b.String())
+	res.Changes = []sdk.FileChange{{Path: f.abs, BeforeSHA256: sha(f.data), AfterSHA256: sha([]byte(out))}}
+	return res, nil
+}
+
+// parseEdits checks each edit on its own and turns it into a span and the
+// anchors to verify.
+func parseEdits(edits []lineEdit) ([]span, []anchor, error) {
+	var problems []string
+	bad := func(i int, format string, args ...any) {
+		problems = append(problems, fmt.Sprintf("edit %d: ", i)+fmt.Sprintf(format, args...))
+	}
+	var spans []span
+	var anchors []anchor
+	for i0, e := range edits {
+		i := i0 + 1
+		hash, endHash := strings.ToLower(e.Hash), strings.ToLower(e.EndHash)
+		switch e.Op {
+		case opReplace, opDelete:
+			switch {
+			case e.Line < 1:
+				bad(i, "%s needs line 1 or more, got %d", e.Op, e.Line)
+				continue
+			case hash == "":
+				bad(i, "hash is missing: give the 4-hex-digit hash view_file shows for line %d", e.Line)
+				continue
+			case e.EndLine != 0 && e.EndLine < e.Line:
+				bad(i, "end_line %d is before line %d", e.EndLine, e.Line)
+				continue
+			case e.EndLine != 0 && endHash == "":
+				bad(i, "end_hash is missing: give the hash view_file shows for end_line %d", e.EndLine)
+				continue
+			case e.EndLine == 0 && endHash != "":
+				bad(i, "end_hash is set without end_line")
+				continue
+			case e.Op == opDelete && e.Text != "":
+				bad(i, "delete takes no text; use replace to change lines")
+				continue
+			}
+			end := max(e.Line, e.EndLine)
+			anchors = append(anchors, anchor{edit: i, line: e.Line, hash: hash})
+			if e.EndLine != 0 {
+				anchors = append(anchors, anchor{edit: i, line: e.EndLine, hash: endHash})
+			}
+			sp := span{edit: i, a: e.Line, b: end}
+			if e.Op == opReplace {
+				sp.lines = textLines(e.Text)
+			}
+			spans = append(spans, sp)
+		case opInsertAfter:
+			switch {
+			case e.Line < 0:
+				bad(i, "insert_after needs line 0 or more, got %d", e.Line)
+				continue
+			case e.Line > 0 && hash == "":
+				bad(i, "hash is missing: give the 4-hex-digit hash view_file shows for line %d", e.Line)
+				continue
+			case e.EndLine != 0 || endHash != "":
+				bad(i, "insert_after takes no end_line or end_hash")
+				continue
+			case e.Text == "":
+				bad(i, "insert_after needs text (use \"\\n\" for one empty line)")
+				continue
+			}
+			if e.Line > 0 {
+				anchors = append(anchors, anchor{edit: i, line: e.Line, hash: hash})
+			}
+			spans = append(spans, span{edit: i, a: e.Line + 1, b: e.Line, lines: textLines(e.Text)})
+		default:
+			bad(i, "op %q is not one of replace, insert_after, delete", e.Op)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, failf("edit_file changed nothing: %s", strings.Join(problems, "; "))
+	}
+	return spans, anchors, nil
+}
+
+// textLines splits an edit's text into lines without endings; one final
+// newline is optional.
+func textLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+}
+
+// checkAnchors verifies every anchor against the current lines and, if any
+// is stale, returns an error showing the current lines around each.
+func checkAnchors(lines []string, anchors []anchor, display string) error {
+	var b strings.Builder
+	stale := 0
+	for _, an := range anchors {
+		if an.line <= len(lines) && LineHash(content(lines[an.line-1])) == an.hash {
+			continue
+		}
+		stale++
+		b.WriteString("\n")
+		if an.line > len(lines) {
+			fmt.Fprintf(&b, "edit %d: line %d is past the end (%s has %s); its last lines:\n", an.edit, an.line, display, plural(len(lines), "line"))
+			writeLines(&b, lines, len(lines)-staleContext, len(lines))
+			continue
+		}
+		fmt.Fprintf(&b, "edit %d: line %d now has hash %s, not %s", an.edit, an.line, LineHash(content(lines[an.line-1])), an.hash)
+		if moved := findHash(lines, an.hash, 3); len(moved) > 0 {
+			fmt.Fprintf(&b, " (a line with hash %s is now at %s)", an.hash, joinInts(moved))
+		}
+		b.WriteString(":\n")
+		writeLines(&b, lines, an.line-staleContext, an.line+staleContext)
+	}
+	if stale == 0 {
+		return nil
+	}
+	return failf("edit_file changed nothing in %s: %d of %s do not match the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
+		display, stale, plural(len(anchors), "anchor"), b.String())
+}
+
+// findHash returns up to max line numbers whose hash is h.
+func findHash(lines []string, h string, limit int) []int {
+	var found []int
+	for i, l := range lines {
+		if LineHash(content(l)) == h {
+			if found = append(found, i+1); len(found) == limit {
+				break
+			}
+		}
+	}
+	return found
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprintf("line %d", n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func describeSpan(s span) string {
+	switch {
+	case s.b < s.a:
+		return fmt.Sprintf("an insert after line %d", s.a-1)
+	case s.a == s.b:
+		return fmt.Sprintf("line %d", s.a)
+	}
+	return fmt.Sprintf("lines %d-%d", s.a, s.b)
+}
+
+// region is a range of new line numbers an edit produced; last < first for
+// a deletion point between first-1 and first.
+type region struct{ first, last int }
+
+// applySpans builds the new file from lines and sorted, non-overlapping
+// spans. Untouched lines keep their own endings; new lines get eol; the
+// last line ends with a newline only if the file did (finalNL).
+func applySpans(lines []string, spans []span, eol string, finalNL bool) (string, []region) {
+	type outLine struct{ text, end string }
+	out := make([]outLine, 0, len(lines)+8)
+	keep := func(from, to int) { // 1-based, inclusive
+		for n := from; n <= to; n++ {
+			out = append(out, outLine{content(lines[n-1]), ending(lines[n-1])})
+		}
+	}
+	regions := make([]region, 0, len(spans))
+	next := 1
+	for _, s := range spans {
+		keep(next, s.a-1)
+		first := len(out) + 1
+		for _, l := range s.lines {
+			out = append(out, outLine{l, eol})
+		}
+		regions = append(regions, region{first, len(out)})
+		next = s.b + 1
+	}
+	keep(next, len(lines))
+
+	size := 0
+	for i := range out {
+		switch {
+		case i == len(out)-1 && !finalNL:
+			out[i].end = ""
+		case out[i].end == "":
+			out[i].end = eol // the old last line, no longer last
+		}
+		size += len(out[i].text) + len(out[i].end)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, l := range out {
+		b.WriteString(l.text)
+		b.WriteString(l.end)
+	}
+	return b.String(), regions
+}
+
+// writeRegions shows each region with one line of context, merging regions
+// that touch and separating the rest with "...".
+func writeRegions(b *strings.Builder, lines []string, regions []region) {
+	if len(lines) == 0 {
+		b.WriteString("(the file is now empty)")
+		return
+	}
+	shown := 0
+	prevLast := 0
+	for i := 0; i < len(regions); i++ {
+		first, last := regions[i].first-1, regions[i].last+1
+		for i+1 < len(regions) && regions[i+1].first-1 <= last+1 {
+			i++
+			last = max(last, regions[i].last+1)
+		}
+		first, last = max(first, 1), min(last, len(lines))
+		if first > last {
+			continue
+		}
+		if shown > 0 {
+			if first > prevLast+1 {
+				b.WriteString("\n...")
+			}
+			b.WriteByte('\n')
+		}
+		if shown >= maxShownLines {
+			fmt.Fprintf(b, "(more edited lines left out; use view_file from line %d)", first)
+			return
+		}
+		writeLines(b, lines, first, min(last, first+maxShownLines-shown-1))
+		shown += last - first + 1
+		prevLast = last
+	}
+}

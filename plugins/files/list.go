@@ -1,0 +1,137 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+const (
+	defaultMaxResults = 1000
+	maxMaxResults     = 10000
+	// maxCounted bounds the walk after the cap, which only counts what is
+	// left out.
+	maxCounted = 100000
+)
+
+type listArgs struct {
+	Path       string `json:"path,omitempty" jsonschema:"Directory to list: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
+	Glob       string `json:"glob,omitempty" jsonschema:"Only entries whose path relative to the listed directory matches this glob; * ? [abc] {a,b} and ** are supported. A glob without '/' also matches base names at any depth. Default: every entry."`
+	Depth      int    `json:"depth,omitempty" jsonschema:"How deep to go: 1 lists the directory's own entries, 2 their children too. Default 0, no limit."`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most entries to list. Default 1000, at most 10000."`
+}
+
+var listSpec = sdk.ToolSpec{
+	Name:  "list_files",
+	Title: "List files",
+	Kind:  sdk.KindRead,
+	Description: `List the files and directories under a directory, recursively, leaving out what git ignores (.gitignore files at every level, .git/info/exclude) and the .git directory.
+
+Output: one path per line, relative to the listed directory, with '/' as separator; directories end with '/'. Entries are sorted by path, depth first: each directory comes just before its contents. Symlinks are listed, not followed.
+
+glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)".`,
+}
+
+var listSchema = schemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
+	p["path"].Default = []byte(`"."`)
+	intDefault(p["depth"], 0, 0, 0)
+	intDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
+})
+
+func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (*sdk.Result, error) {
+	if args.Path == "" {
+		args.Path = "."
+	}
+	if args.Depth < 0 || args.MaxResults < 0 {
+		return nil, failf("depth and max_results must not be negative (got depth=%d, max_results=%d)", args.Depth, args.MaxResults)
+	}
+	limit := args.MaxResults
+	if limit == 0 {
+		limit = defaultMaxResults
+	}
+	limit = min(limit, maxMaxResults)
+	glob := args.Glob
+	if glob != "" && !doublestar.ValidatePattern(glob) {
+		return nil, failf("glob %q is not a valid pattern (check its brackets and braces)", glob)
+	}
+	baseNames := glob != "" && !strings.Contains(glob, "/")
+
+	abs, err := resolveRead(r, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	display := r.Rel(abs)
+	fi, err := os.Stat(abs)
+	switch {
+	case os.IsNotExist(err):
+		return nil, failf("%s does not exist", display)
+	case err != nil:
+		return nil, failf("cannot list %s: %v", display, unwrapPath(err))
+	case !fi.IsDir():
+		return nil, failf("%s is a file, not a directory; use view_file to read it", display)
+	}
+	base, ok := r.Root(abs)
+	if !ok {
+		base = abs
+	}
+
+	var b strings.Builder
+	shown, more, seen := 0, 0, 0
+	err = ignore.Walk(abs, ignore.Options{MaxDepth: args.Depth, Base: base}, func(rel string, d fs.DirEntry) error {
+		if seen++; seen%1024 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if glob != "" && !doublestar.MatchUnvalidated(glob, rel) &&
+			(!baseNames || !doublestar.MatchUnvalidated(glob, path.Base(rel))) {
+			return nil
+		}
+		if shown == limit {
+			if more++; more >= maxCounted {
+				return filepath.SkipAll
+			}
+			return nil
+		}
+		if shown > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(rel)
+		if d.IsDir() {
+			b.WriteByte('/')
+		}
+		shown++
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, failf("cannot list %s: %v", display, unwrapPath(err))
+	}
+	switch {
+	case shown == 0 && glob != "":
+		return sdk.TextResult(fmt.Sprintf("(nothing in %s matches glob %q)", display, glob)), nil
+	case shown == 0:
+		return sdk.TextResult(fmt.Sprintf("(%s has no entries that git does not ignore)", display)), nil
+	case more > 0:
+		entries, atLeast := "entries", ""
+		if shown == 1 {
+			entries = "entry"
+		}
+		if more >= maxCounted {
+			atLeast = "at least "
+		}
+		fmt.Fprintf(&b, "\n(%d %s shown; %s%d more left out: narrow path or glob, or set depth or max_results)", shown, entries, atLeast, more)
+	}
+	return sdk.TextResult(b.String()), nil
+}

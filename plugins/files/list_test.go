@@ -1,0 +1,166 @@
+package files_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/plugins/files"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+func TestListFiles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, map[string]string{
+		".gitignore":          "*.log\n/dist/\n",
+		".git/HEAD":           "ref: refs/heads/main\n",
+		"README.md":           "",
+		"app.log":             "",
+		"dist/bundle.js":      "",
+		"cmd/tool/main.go":    "",
+		"cmd/tool/main.log":   "",
+		"pkg/a.go":            "",
+		"pkg/a_test.go":       "",
+		"pkg/.gitignore":      "gen/\n!keep.log\n",
+		"pkg/keep.log":        "",
+		"pkg/gen/x.go":        "",
+		"pkg/sub/dist/y.go":   "",
+		"pkg/sub/deep/z.go":   "",
+		"pkg/sub/deep/z.json": "",
+	}, false)
+	tests := map[string]struct {
+		args    map[string]any
+		want    []string
+		wantErr string
+	}{
+		"everything": {
+			args: map[string]any{},
+			want: []string{
+				".gitignore", "README.md", "cmd/", "cmd/tool/", "cmd/tool/main.go",
+				"pkg/", "pkg/.gitignore", "pkg/a.go", "pkg/a_test.go", "pkg/keep.log",
+				"pkg/sub/", "pkg/sub/deep/", "pkg/sub/deep/z.go", "pkg/sub/deep/z.json", "pkg/sub/dist/", "pkg/sub/dist/y.go",
+			},
+		},
+		"subdirectory keeps the root's .gitignore": {
+			args: map[string]any{"path": "cmd"},
+			want: []string{"tool/", "tool/main.go"},
+		},
+		"base name glob at any depth": {
+			args: map[string]any{"glob": "*.go"},
+			want: []string{"cmd/tool/main.go", "pkg/a.go", "pkg/a_test.go", "pkg/sub/deep/z.go", "pkg/sub/dist/y.go"},
+		},
+		"path glob": {
+			args: map[string]any{"glob": "pkg/*.go"},
+			want: []string{"pkg/a.go", "pkg/a_test.go"},
+		},
+		"double star": {
+			args: map[string]any{"path": "pkg", "glob": "sub/**/*.{go,json}"},
+			want: []string{"sub/deep/z.go", "sub/deep/z.json", "sub/dist/y.go"},
+		},
+		"glob matches directories": {
+			args: map[string]any{"glob": "*/"},
+			want: nil, // a glob never sees the trailing slash
+		},
+		"depth 1": {
+			args: map[string]any{"depth": 1},
+			want: []string{".gitignore", "README.md", "cmd/", "pkg/"},
+		},
+		"depth 2 with glob": {
+			args: map[string]any{"depth": 2, "glob": "*.go"},
+			want: []string{"pkg/a.go", "pkg/a_test.go"},
+		},
+		"cap": {
+			args: map[string]any{"glob": "*.go", "max_results": 2},
+			want: []string{"cmd/tool/main.go", "pkg/a.go", "(2 entries shown; 3 more left out: narrow path or glob, or set depth or max_results)"},
+		},
+		"absolute path": {
+			args: map[string]any{"path": e.path("pkg/sub")},
+			want: []string{"deep/", "deep/z.go", "deep/z.json", "dist/", "dist/y.go"},
+		},
+		"nothing matches": {
+			args: map[string]any{"glob": "*.rs"},
+			want: []string{`(nothing in . matches glob "*.rs")`},
+		},
+		"a file": {
+			args:    map[string]any{"path": "README.md"},
+			wantErr: "README.md is a file, not a directory; use view_file to read it",
+		},
+		"missing": {
+			args:    map[string]any{"path": "nope"},
+			wantErr: "nope does not exist",
+		},
+		"bad glob": {
+			args:    map[string]any{"glob": "[a-"},
+			wantErr: `glob "[a-" is not a valid pattern`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, isErr := e.call(t, "list_files", tc.args)
+			if tc.wantErr != "" {
+				if !isErr || !strings.Contains(got, tc.wantErr) {
+					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
+				}
+				return
+			}
+			if isErr {
+				t.Fatalf("unexpected error: %s", got)
+			}
+			want := strings.Join(tc.want, "\n")
+			if tc.want == nil {
+				want = fmt.Sprintf("(nothing in . matches glob %q)", tc.args["glob"])
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("list_files (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestListFilesEmptyDir(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, map[string]string{"only.log": "", ".gitignore": "*.log\n.gitignore\n"}, false)
+	got, isErr := e.call(t, "list_files", map[string]any{"path": "."})
+	if want := "(. has no entries that git does not ignore)"; isErr || got != want {
+		t.Errorf("got %q (error %v), want %q", got, isErr, want)
+	}
+}
+
+// BenchmarkListFiles2000 lists 2,000 files (half ignored) with a glob,
+// calling the plugin in-process.
+func BenchmarkListFiles2000(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.o\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for d := range 100 {
+		sub := filepath.Join(dir, fmt.Sprintf("pkg%02d", d), "sub")
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 20 {
+			ext := map[bool]string{true: ".go", false: ".o"}[f%2 == 0]
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("file%02d%s", f, ext)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	box := files.New()
+	if _, err := box.Describe(context.Background(), sdk.Host{Roots: []string{dir}}); err != nil {
+		b.Fatal(err)
+	}
+	call := &sdk.Call{Tool: "list_files", Arguments: []byte(`{"glob":"*.go"}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := box.Call(context.Background(), call, nil)
+		if err != nil || res.IsError || strings.Count(res.Text(), "\n") != 999 {
+			b.Fatal(err, res.Text()[:100])
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package files
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+// maxShownLines bounds the lines a write tool echoes back.
+const maxShownLines = 200
+
+type replaceArgs struct {
+	Path       string `json:"path" jsonschema:"File to change: relative to the first served folder, or absolute inside a served folder."`
+	Old        string `json:"old" jsonschema:"Exact text to replace, whitespace and indentation included; must occur exactly once unless replace_all is set. Not empty."`
+	New        string `json:"new" jsonschema:"Text to put in its place; may be empty to delete old."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one. Default false."`
+}
+
+var replaceSpec = sdk.ToolSpec{
+	Name:  "replace_text",
+	Title: "Replace text",
+	Kind:  sdk.KindWrite,
+	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes.
+
+Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line endings they are matched and written with "\r\n", so the file keeps its endings. The file keeps its permissions, and the write is atomic.
+
+The result says how many occurrences were replaced and shows the replaced lines as they are now, as "lineno|hash|content".`,
+}
+
+var replaceSchema = schemaFor[replaceArgs](func(p map[string]*jsonschema.Schema) {
+	one := 1
+	p["old"].MinLength = &one
+	p["replace_all"].Default = []byte("false")
+})
+
+func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs) (*sdk.Result, error) {
+	if args.Old == "" {
+		return nil, failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
+	}
+	abs, err := resolveWrite(r, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	f, err := readFile(abs, r.Rel(abs), "replace_text")
+	if err != nil {
+		return nil, err
+	}
+	text := string(f.data)
+
+	// Match with the file's line endings; fall back to old exactly as given
+	// for a file that mixes them.
+	eol := detectEOL(text)
+	old, repl := toEOL(args.Old, eol), toEOL(args.New, eol)
+	n := strings.Count(text, old)
+	if n == 0 && old != args.Old {
+		if n = strings.Count(text, args.Old); n > 0 {
+			old, repl = args.Old, args.New
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", f.display)
+	case n > 1 && !args.ReplaceAll:
+		return nil, failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, f.display, lineAt(text, strings.Index(text, old)), n)
+	case old == repl:
+		return nil, failf("old and new are the same; nothing to change in %s", f.display)
+	}
+
+	// Build the new text, noting where each replacement lands.
+	var b strings.Builder
+	b.Grow(len(text) + n*(len(repl)-len(old)))
+	var at []int // offsets of the replacements in the new text
+	rest := text
+	for range n {
+		i := strings.Index(rest, old)
+		b.WriteString(rest[:i])
+		at = append(at, b.Len())
+		b.WriteString(repl)
+		rest = rest[i+len(old):]
+	}
+	b.WriteString(rest)
+	out := b.String()
+
+	if err := writeAtomic(f.abs, []byte(out), keptMode(f.mode)); err != nil {
+		return nil, failf("cannot write %s: %v", f.display, unwrapPath(err))
+	}
+	res := sdk.TextResult(replaceSummary(out, at, len(repl), f.display))
+	res.Changes = []sdk.FileChange{{Path: f.abs, BeforeSHA256: sha(f.data), AfterSHA256: sha([]byte(out))}}
+	return res, nil
+}
+
+// replaceSummary reports the replacements at the offsets at (each size
+// bytes long) in out, the new text.
+func replaceSummary(out string, at []int, size int, display string) string {
+	var b strings.Builder
+	if len(at) > 1 {
+		fmt.Fprintf(&b, "replaced %d occurrences in %s, now at lines", len(at), display)
+		line, prev := 1, 0
+		for i, off := range at {
+			line += strings.Count(out[prev:off], "\n")
+			prev = off
+			if i == 20 {
+				fmt.Fprintf(&b, " and %d more", len(at)-i)
+				break
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %d", line)
+		}
+		return b.String()
+	}
+	first := lineAt(out, at[0])
+	last := first + strings.Count(out[at[0]:at[0]+size], "\n")
+	if size > 0 && out[at[0]+size-1] == '\n' {
+		last-- // the replacement ends a line; the next one is not part of it
+	}
+	last = max(first, last)
+	if first == last {
+		fmt.Fprintf(&b, "replaced 1 occurrence in %s; line %d now reads:\n", display, first)
+	} else {
+		fmt.Fprintf(&b, "replaced 1 occurrence in %s; lines %d-%d now read:\n", display, first, last)
+	}
+	writeLines(&b, splitLines(out), first, last)
+	return b.String()
+}
+
+// lineAt is the 1-based line number of byte offset off in text.
+func lineAt(text string, off int) int {
+	return 1 + strings.Count(text[:off], "\n")
+}
+
+// writeLines writes lines first..last (1-based, clamped) of lines as
+// "lineno|hash|content", at most maxShownLines of them.
+func writeLines(b *strings.Builder, lines []string, first, last int) {
+	first, last = max(first, 1), min(last, len(lines))
+	for n := first; n <= last; n++ {
+		if n-first == maxShownLines {
+			fmt.Fprintf(b, "\n(%d more lines; use view_file with start=%d)", last-n+1, n)
+			return
+		}
+		if n > first {
+			b.WriteByte('\n')
+		}
+		writeLine(b, n, content(lines[n-1]))
+	}
+}

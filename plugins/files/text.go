@@ -1,0 +1,217 @@
+package files
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// LineHash is the hash view_file shows for a line and edit_file checks: 4
+// lowercase hex digits of the 32-bit FNV-1a hash of the line's content,
+// without its line ending ("\n" or "\r\n"), folded to 16 bits as the xor of
+// its high and low halves. A line without an ending (the last line of a file
+// that lacks a final newline) hashes as is.
+func LineHash(line string) string {
+	if strings.HasSuffix(line, "\n") {
+		line = strings.TrimSuffix(line[:len(line)-1], "\r")
+	}
+	var b [4]byte
+	putHash(b[:], lineHash(line))
+	return string(b[:])
+}
+
+// FNV-1a, 32 bits.
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+)
+
+// lineHash is LineHash's number for content without a line ending.
+func lineHash[T string | []byte](content T) uint16 {
+	h := uint32(fnvOffset)
+	for i := 0; i < len(content); i++ {
+		h = (h ^ uint32(content[i])) * fnvPrime
+	}
+	return fold(h)
+}
+
+// fold folds a 32-bit hash to 16 bits.
+func fold(h uint32) uint16 { return uint16(h>>16) ^ uint16(h) }
+
+const hexDigits = "0123456789abcdef"
+
+func putHash(dst []byte, h uint16) {
+	dst[0] = hexDigits[h>>12]
+	dst[1] = hexDigits[h>>8&0xf]
+	dst[2] = hexDigits[h>>4&0xf]
+	dst[3] = hexDigits[h&0xf]
+}
+
+// writeLine appends "<n>|<hash>|<content>" to b, content without its ending.
+func writeLine[T string | []byte](b *strings.Builder, n int, content T) {
+	var buf [32]byte
+	p := strconv.AppendInt(buf[:0], int64(n), 10)
+	p = append(p, '|', 0, 0, 0, 0, '|')
+	putHash(p[len(p)-5:], lineHash(content))
+	b.Write(p)
+	switch c := any(content).(type) {
+	case string:
+		b.WriteString(c)
+	case []byte:
+		b.Write(c)
+	}
+}
+
+// splitLines cuts s into lines, each keeping its ending; a final line
+// without an ending is kept too. The slices share s's memory.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			lines = append(lines, s)
+			break
+		}
+		lines = append(lines, s[:i+1])
+		s = s[i+1:]
+	}
+	return lines
+}
+
+// content strips a line's ending.
+func content(line string) string {
+	if strings.HasSuffix(line, "\n") {
+		return strings.TrimSuffix(line[:len(line)-1], "\r")
+	}
+	return line
+}
+
+// ending returns a line's ending: "\r\n", "\n" or "".
+func ending(line string) string {
+	switch {
+	case strings.HasSuffix(line, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(line, "\n"):
+		return "\n"
+	}
+	return ""
+}
+
+// detectEOL is the file's line ending, decided by its first line: "\r\n"
+// if that line ends so, else "\n" (also for a file without any newline).
+func detectEOL[T string | []byte](data T) string {
+	for i := 0; i < len(data); i++ {
+		if data[i] == '\n' {
+			if i > 0 && data[i-1] == '\r' {
+				return "\r\n"
+			}
+			return "\n"
+		}
+	}
+	return "\n"
+}
+
+// toEOL rewrites every line ending in s to eol.
+func toEOL(s, eol string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if eol == "\r\n" {
+		s = strings.ReplaceAll(s, "\n", "\r\n")
+	}
+	return s
+}
+
+// countLines is the number of lines as view_file numbers them.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// sniffLen is how much of a file is searched for a NUL byte.
+const sniffLen = 8 << 10
+
+// isBinary reports a NUL byte in the first 8 KiB, or invalid UTF-8.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 || !utf8.Valid(data)
+}
+
+// maxFileSize bounds the files the tools read whole.
+const maxFileSize = 256 << 20
+
+// file is a regular file read whole.
+type file struct {
+	abs     string
+	display string
+	data    []byte
+	mode    fs.FileMode
+}
+
+// readFile reads a regular file for tool, refusing directories, missing
+// files, oversized and (unless binaryOK) binary files with tool errors.
+func readFile(abs, display, tool string) (*file, error) {
+	fi, err := os.Stat(abs)
+	switch {
+	case os.IsNotExist(err):
+		return nil, failf("%s does not exist", display)
+	case err != nil:
+		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+	case fi.IsDir():
+		return nil, failf("%s is a directory; %s works on files (use list_files to see what it holds)", display, tool)
+	case !fi.Mode().IsRegular():
+		return nil, failf("%s is not a regular file (%s)", display, fi.Mode().Type())
+	case fi.Size() > maxFileSize:
+		return nil, failf("%s is too large (%d bytes); %s reads files up to %d MiB", display, fi.Size(), tool, maxFileSize>>20)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+	}
+	if isBinary(data) {
+		return nil, failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
+	}
+	return &file{abs: abs, display: display, data: data, mode: fi.Mode()}, nil
+}
+
+// unwrapPath drops the absolute path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func sha(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// plural is "1 line", "2 lines".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// bytesToString makes a string of b without copying; b must not change
+// afterwards.
+func bytesToString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
