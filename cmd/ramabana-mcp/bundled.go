@@ -1,0 +1,12 @@
+package main
+
+import (
+	"github.com/ramabana/ramabana-mcp/plugins/files"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// bundled are the groups compiled into this binary. Each still runs in its
+// own process: the host re-executes this binary as `plugin serve <name>`.
+var bundled = map[string]func() sdk.Group{
+	"files": func() sdk.Group { return files.New() },
+}

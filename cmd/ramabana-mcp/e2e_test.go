@@ -1,0 +1,622 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/plugins/files"
+)
+
+// The end-to-end tests build the real binary once and drive it with the
+// go-sdk client, over stdio and HTTP, as a user's MCP client would.
+var (
+	binary     string // ramabana-mcp
+	testPlugin string // internal/testplugin
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ramabana-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "ramabana-mcp")
+	testPlugin = filepath.Join(dir, "testplugin")
+	for out, pkg := range map[string]string{binary: ".", testPlugin: "github.com/ramabana/ramabana-mcp/internal/testplugin"} {
+		args := append(append([]string{"build"}, raceFlags...), "-o", out, pkg)
+		if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// project makes a served folder with pkg/sizes.py.
+func project(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "pkg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "RESERVE = 16_384\n\ndef threshold(ctx):\n    return ctx - RESERVE\n"
+	if err := os.WriteFile(filepath.Join(dir, "pkg", "sizes.py"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// pluginDir holds the test plugin under each mode name.
+func pluginDir(t *testing.T, modes ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, m := range modes {
+		if err := os.Symlink(testPlugin, filepath.Join(dir, host.PluginPrefix+m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// lockedBuffer collects a process's stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// server is a running ramabana-mcp under test.
+type server struct {
+	cmd     *exec.Cmd
+	stderr  *lockedBuffer
+	session *mcp.ClientSession
+	stdout  *lockedBuffer // every byte the server wrote to stdout (stdio only)
+}
+
+func baseArgs(t *testing.T, root string, args ...string) []string {
+	return append([]string{"--root", root, "--cfg", t.TempDir(), "--log-level", "debug"}, args...)
+}
+
+// startStdio starts the binary and connects over its stdin and stdout,
+// recording everything it writes to stdout.
+func startStdio(t *testing.T, root string, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(binary, baseArgs(t, root, args...)...)
+	s := &server{cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}}
+	cmd.Stderr = s.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.stop(t) })
+	tr := &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, s.stdout)), Writer: stdin}
+	s.session = connect(t, tr)
+	return s
+}
+
+// startHTTP starts the binary on an ephemeral port and returns its base URL.
+func startHTTP(t *testing.T, root string, args ...string) (*server, string) {
+	t.Helper()
+	cmd := exec.Command(binary, baseArgs(t, root, append([]string{"--transport", "http", "--addr", "127.0.0.1:0"}, args...)...)...)
+	pr, pw := io.Pipe()
+	s := &server{cmd: cmd, stderr: &lockedBuffer{}}
+	cmd.Stderr = io.MultiWriter(s.stderr, pw)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.stop(t) })
+	urlc := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`mcp=(http://\S+)/mcp`)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case u := <-urlc:
+		return s, u
+	case <-time.After(30 * time.Second):
+		t.Fatalf("server did not listen; stderr:\n%s", s.stderr)
+		return nil, ""
+	}
+}
+
+func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	// The context outlives Connect: the SSE transport's event stream is
+	// bound to it.
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// stop ends the server as a client would (closing its stdin, or SIGTERM
+// for HTTP) and waits for it.
+func (s *server) stop(t *testing.T) {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	if s.session != nil {
+		_ = s.session.Close()
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-done
+		t.Errorf("server did not exit on SIGTERM; stderr:\n%s", s.stderr)
+	}
+}
+
+func tools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	out := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+var writeTools = []string{"create_file", "replace_text", "edit_file"}
+
+func TestStdioReadOnlyByDefault(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	s := startStdio(t, root)
+	ts := tools(t, s.session)
+	for _, name := range []string{"view_file", "list_files"} {
+		tool, ok := ts[name]
+		if !ok {
+			t.Fatalf("%s not listed; have %v", name, keys(ts))
+		}
+		if !tool.Annotations.ReadOnlyHint || *tool.Annotations.DestructiveHint {
+			t.Errorf("%s annotations = %+v, want read-only, not destructive", name, tool.Annotations)
+		}
+		meta, _ := tool.Meta[host.MetaKey].(map[string]any)
+		if meta["task"] != "completion" {
+			t.Errorf("%s _meta.%s = %v, want task completion", name, host.MetaKey, tool.Meta)
+		}
+	}
+	for _, name := range writeTools {
+		if _, ok := ts[name]; ok {
+			t.Errorf("write tool %s listed on a read-only server", name)
+		}
+		_, err := call(t, s.session, name, map[string]any{"path": "pkg/sizes.py"})
+		if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+			t.Errorf("call %s on a read-only server: err = %v, want unknown tool", name, err)
+		}
+	}
+
+	res, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(text(res), "\n", 2)[0]
+	if want := "1|" + files.LineHash("RESERVE = 16_384") + "|RESERVE = 16_384"; first != want {
+		t.Errorf("view_file first line = %q, want %q", first, want)
+	}
+
+	res, err = call(t, s.session, "view_file", map[string]any{"path": "../outside.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "outside") {
+		t.Errorf("view_file ../outside.txt = %q (isError %v), want an outside-the-roots error", text(res), res.IsError)
+	}
+
+	res, err = call(t, s.session, "view_file", map[string]any{"path": 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "invalid arguments") {
+		t.Errorf("view_file with a number path = %q, want an invalid-arguments error", text(res))
+	}
+}
+
+func TestStdioWriteAndExhash(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	for name, tc := range map[string]struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		"write":               {args: []string{"--write"}, want: []string{"create_file", "replace_text"}, not: []string{"edit_file"}},
+		"exhash, read-only":   {args: []string{"--groups", "exhash"}, not: writeTools},
+		"exhash and write":    {args: []string{"--write", "--groups", "exhash"}, want: writeTools},
+		"files group opt out": {args: []string{"--write", "--groups", "-files"}, not: append([]string{"view_file"}, writeTools...)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := startStdio(t, root, tc.args...)
+			ts := tools(t, s.session)
+			for _, n := range tc.want {
+				tool, ok := ts[n]
+				if !ok {
+					t.Errorf("%s not listed", n)
+					continue
+				}
+				if tool.Annotations.ReadOnlyHint || !*tool.Annotations.DestructiveHint {
+					t.Errorf("%s annotations = %+v, want destructive", n, tool.Annotations)
+				}
+			}
+			for _, n := range tc.not {
+				if _, ok := ts[n]; ok {
+					t.Errorf("%s listed", n)
+				}
+			}
+		})
+	}
+
+	s := startStdio(t, root, "--write")
+	res, err := call(t, s.session, "replace_text", map[string]any{"path": "pkg/sizes.py", "old": "16_384", "new": "32_768"})
+	if err != nil || res.IsError {
+		t.Fatalf("replace_text: %v %q", err, text(res))
+	}
+	b, _ := os.ReadFile(filepath.Join(root, "pkg", "sizes.py"))
+	if !strings.HasPrefix(string(b), "RESERVE = 32_768\n") {
+		t.Errorf("after replace_text the file is %q", b)
+	}
+}
+
+func TestStreamableHTTPAndSSE(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	_, base := startHTTP(t, root, "--token", "s3cret")
+	client := &http.Client{Transport: bearer{"s3cret"}}
+	for name, tr := range map[string]mcp.Transport{
+		"streamable": &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: client},
+		"sse":        &mcp.SSEClientTransport{Endpoint: base + "/sse", HTTPClient: client},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cs := connect(t, tr)
+			if _, ok := tools(t, cs)["view_file"]; !ok {
+				t.Fatal("view_file not listed")
+			}
+			res, err := call(t, cs, "view_file", map[string]any{"path": "pkg/sizes.py", "limit": 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text(res), "|RESERVE = 16_384") {
+				t.Errorf("view_file = %q", text(res))
+			}
+		})
+	}
+
+	for name, req := range map[string]func() *http.Request{
+		"no token": func() *http.Request {
+			r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{}`))
+			return r
+		},
+		"wrong token": func() *http.Request {
+			r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{}`))
+			r.Header.Set("Authorization", "Bearer nope")
+			return r
+		},
+	} {
+		resp, err := http.DefaultClient.Do(req())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: status %d, want 401", name, resp.StatusCode)
+		}
+	}
+
+	// DNS-rebinding protection: a localhost server refuses a foreign Host.
+	r, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{}`))
+	r.Host = "evil.example"
+	r.Header.Set("Authorization", "Bearer s3cret")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host header: status %d, want 403", resp.StatusCode)
+	}
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestDroppedPluginsServeAndBadOnesAreSkipped(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "echo", "nohandshake", "badcookie", "exits")
+	s := startStdio(t, project(t), "--plugins", dir, "--start-timeout", "5s")
+	ts := tools(t, s.session)
+	if _, ok := ts["echo"]; !ok {
+		t.Fatalf("echo not listed; stderr:\n%s", s.stderr)
+	}
+	if _, ok := ts["view_file"]; !ok {
+		t.Fatal("bundled view_file not listed next to the dropped plugin")
+	}
+	res, err := call(t, s.session, "echo", map[string]any{"text": "through the plugin"})
+	if err != nil || text(res) != "through the plugin" {
+		t.Fatalf("echo = %v, %v", res, err)
+	}
+	for _, name := range []string{"nohandshake", "badcookie", "exits"} {
+		if !strings.Contains(s.stderr.String(), `msg="plugin skipped" plugin=`+name) {
+			t.Errorf("no skip line for %s in stderr:\n%s", name, s.stderr)
+		}
+	}
+}
+
+func TestKilledPluginRestartsAndNothingIsLeftBehind(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "echo")
+	s := startStdio(t, project(t), "--plugins", dir)
+	pidOf := func() int {
+		res, err := call(t, s.session, "pid", map[string]any{})
+		if err != nil || res.IsError {
+			t.Fatalf("pid: %v %q", err, text(res))
+		}
+		pid, _ := strconv.Atoi(text(res))
+		return pid
+	}
+	pid := pidOf()
+
+	errc := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := call(t, s.session, "slow", map[string]any{"seconds": 60})
+		if err != nil {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "protocol error: " + err.Error()}}}
+		}
+		errc <- res
+	}()
+	time.Sleep(300 * time.Millisecond) // let the call reach the plugin
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-errc:
+		if !res.IsError || !strings.Contains(text(res), `group "echo-extra"`) {
+			t.Fatalf("in-flight call = %q (isError %v), want a tool error naming the group", text(res), res.IsError)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("in-flight call did not return after the plugin was killed")
+	}
+	newPid := pidOf()
+	if newPid == pid {
+		t.Fatal("plugin was not restarted")
+	}
+	hostPid := s.cmd.Process.Pid
+	filesPids := proctest.Children(hostPid)
+	s.stop(t)
+	for _, p := range append(filesPids, pid, newPid) {
+		if proctest.Alive(p) {
+			t.Errorf("process %d still alive after the host exited", p)
+		}
+	}
+}
+
+func TestHostKilledTakesPluginsWithIt(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, project(t), "--plugins", pluginDir(t, "echo"))
+	tools(t, s.session)
+	kids := proctest.Children(s.cmd.Process.Pid)
+	if len(kids) < 2 {
+		t.Fatalf("want at least 2 plugin processes, have %v", kids)
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range kids {
+		for proctest.Alive(p) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if proctest.Alive(p) {
+			t.Errorf("plugin %d outlived its killed host", p)
+		}
+	}
+}
+
+func TestStdoutCarriesOnlyJSONRPC(t *testing.T) {
+	t.Parallel()
+	s := startStdio(t, project(t), "--plugins", pluginDir(t, "echo"))
+	res, err := call(t, s.session, "noisy", map[string]any{})
+	if err != nil || text(res) != "quiet" {
+		t.Fatalf("noisy = %v, %v", res, err)
+	}
+	if _, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"}); err != nil {
+		t.Fatal(err)
+	}
+	s.stop(t)
+	out := s.stdout.String()
+	if out == "" {
+		t.Fatal("no stdout recorded")
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		var msg struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil || msg.JSONRPC != "2.0" {
+			t.Errorf("stdout line is not JSON-RPC: %q", line)
+		}
+	}
+	if !strings.Contains(s.stderr.String(), "noise on fd 1") {
+		t.Errorf("the plugin's stdout noise was not logged to stderr:\n%s", s.stderr)
+	}
+}
+
+func TestProgressAndCancellationPassThrough(t *testing.T) {
+	t.Parallel()
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	s := &server{stderr: &lockedBuffer{}}
+	s.cmd = exec.Command(binary, baseArgs(t, project(t), "--plugins", pluginDir(t, "echo"))...)
+	s.cmd.Stderr = s.stderr
+	t.Cleanup(func() { s.stop(t) })
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- req.Params:
+			default:
+			}
+		},
+	})
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: s.cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.session = cs
+	if !strings.Contains(cs.InitializeResult().Instructions, "lineno|hash|content") {
+		t.Errorf("instructions = %q", cs.InitializeResult().Instructions)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"seconds": 60}}
+		params.SetProgressToken("tok-1")
+		_, err := cs.CallTool(ctx, params)
+		done <- err
+	}()
+	select {
+	case p := <-progress:
+		if p.ProgressToken != "tok-1" || p.Message != "working" {
+			t.Errorf("progress = %+v", p)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress notification")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled call did not return")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(s.stderr.String(), "slow: cancelled") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(s.stderr.String(), "slow: cancelled") {
+		t.Errorf("the plugin never saw the cancellation; stderr:\n%s", s.stderr)
+	}
+	if res, err := call(t, cs, "echo", map[string]any{"text": "still here"}); err != nil || text(res) != "still here" {
+		t.Errorf("echo after a cancelled call = %v, %v", res, err)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command(binary, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "ramabana-mcp ") || !strings.Contains(string(out), "protocol 1") {
+		t.Errorf("--version = %q, %v", out, err)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	t.Parallel()
+	for name, args := range map[string][]string{
+		"unknown transport": {"--transport", "carrier-pigeon"},
+		"missing root":      {"--root", "/no/such/dir"},
+		"bad group":         {"--groups", "Bad Name"},
+		"stray argument":    {"serve"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(binary, args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Errorf("exit = %v, want status 1", err)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout = %q, want nothing", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), "ramabana-mcp:") {
+				t.Errorf("stderr = %q, want an error line", stderr.String())
+			}
+		})
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// version is set at build time with -ldflags "-X main.version=..."; a
+// module build falls back to the module version.
+var version = ""
+
+func hostVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// run dispatches the subcommands: `plugin serve <name>` runs a bundled
+// group as a plugin process; anything else serves MCP.
+func run(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "plugin" {
+		return runPlugin(args[1:])
+	}
+	return serve(ctx, args)
+}
+
+func runPlugin(args []string) error {
+	if len(args) == 2 && args[0] == "serve" {
+		newGroup, ok := bundled[args[1]]
+		if !ok {
+			return fmt.Errorf("plugin serve: no bundled group %q (have %s)", args[1], strings.Join(bundledNames(), ", "))
+		}
+		sdk.Serve(newGroup())
+		return nil
+	}
+	return errors.New("usage: ramabana-mcp plugin serve <group>")
+}
+
+func bundledNames() []string { return slices.Sorted(maps.Keys(bundled)) }
+
+// listFlag collects repeatable, comma-separated values.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+type options struct {
+	roots, plugins, groups, pluginEnv listFlag
+	write, readOutside, web, version  bool
+	transport, addr, token, cfg       string
+	logLevel                          string
+	startTimeout                      time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("ramabana-mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Var(&o.roots, "root", "folders to serve, comma-separated or repeated (default: the current folder)")
+	fs.Var(&o.plugins, "plugins", "plugin dirs searched for ramabana-plugin-<group> binaries, before $RAMABANA_PLUGIN_PATH and CFG/plugins")
+	fs.Var(&o.groups, "groups", "opt groups in (exhash) or out (-shell), comma-separated")
+	fs.Var(&o.pluginEnv, "plugin-env", "host environment variables to pass to plugins beyond the built-in allow-list")
+	fs.BoolVar(&o.write, "write", false, "mount the write tools too (default: read-only)")
+	fs.BoolVar(&o.readOutside, "read-outside", false, "let read tools take paths outside the served folders; writes stay inside")
+	fs.BoolVar(&o.web, "web", true, "serve tools that reach the network")
+	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse) or sse")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for http and sse")
+	fs.StringVar(&o.token, "token", "", "bearer token required by http and sse (default: $RAMABANA_TOKEN)")
+	fs.StringVar(&o.cfg, "cfg", "", "config dir, for skills, plugins and stores (default: ~/.config/ramabana)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	switch o.transport {
+	case "stdio", "http", "sse":
+	case "streamable-http":
+		o.transport = "http"
+	default:
+		return nil, fmt.Errorf("--transport %q: use stdio, http or sse", o.transport)
+	}
+	if len(o.roots) == 0 {
+		o.roots = listFlag{"."}
+	}
+	if o.token == "" {
+		o.token = os.Getenv("RAMABANA_TOKEN")
+	}
+	if o.cfg == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return nil, fmt.Errorf("config dir: %w (set --cfg)", err)
+		}
+		o.cfg = filepath.Join(dir, "ramabana")
+	}
+	return o, nil
+}
+
+func serve(ctx context.Context, args []string) error {
+	o, err := parseFlags(args, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if o.version {
+		fmt.Println("ramabana-mcp", hostVersion(), "protocol", sdk.ProtocolVersion)
+		return nil
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(logger)
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own binary: %w", err)
+	}
+	h, err := host.New(host.Config{
+		Roots:        o.roots,
+		Write:        o.write,
+		ReadOutside:  o.readOutside,
+		Web:          o.web,
+		Groups:       o.groups,
+		PluginDirs:   append(slices.Clone(o.plugins), host.DefaultPluginDirs(o.cfg)...),
+		Self:         self,
+		Bundled:      bundledNames(),
+		ConfigDir:    o.cfg,
+		StartTimeout: o.startTimeout,
+		PluginEnv:    o.pluginEnv,
+		Version:      hostVersion(),
+		Logger:       logger,
+	})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	if err := h.Start(ctx); err != nil {
+		return err
+	}
+	server := h.NewMCPServer()
+	logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
+	if o.transport == "stdio" {
+		return host.ServeStdio(ctx, server)
+	}
+	return host.ServeHTTP(ctx, server, host.HTTPOptions{Addr: o.addr, Token: o.token, Ready: func(addr net.Addr) {
+		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
+	}})
+}
