@@ -66,15 +66,6 @@ func (e *env) call(t *testing.T, tool string, args any) (string, bool) {
 	return res.Text(), res.IsError
 }
 
-func (e *env) mustCall(t *testing.T, tool string, args any) *sdk.Result {
-	t.Helper()
-	res := sdktest.Call(t, e.g, tool, args)
-	if res.IsError {
-		t.Fatalf("%s(%v) failed: %s", tool, args, res.Text())
-	}
-	return res
-}
-
 // snapshot is a file's bytes and mode, to check it did not change.
 type snapshot struct {
 	Data []byte
