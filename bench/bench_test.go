@@ -211,6 +211,7 @@ func report(b *testing.B, d []time.Duration, unit time.Duration, name string) {
 	}
 	b.ReportMetric(at(0.50), "p50-"+name)
 	b.ReportMetric(at(0.99), "p99-"+name)
+	b.ReportMetric(float64(d[len(d)-1])/float64(unit), "max-"+name)
 }
 
 // BenchmarkSpawnToolsList measures a client's cold start: spawn the server,

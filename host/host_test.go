@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 }
 
 // pluginDir makes a plugin dir holding the test plugin under each mode name.
-func pluginDir(t *testing.T, modes ...string) string {
+func pluginDir(t testing.TB, modes ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, m := range modes {

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
-	"google.golang.org/grpc"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -199,8 +198,7 @@ func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.
 		StartTimeout:     cfg.startTimeout,
 		SyncStdout:       logWriter,
 		SyncStderr:       logWriter,
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(sdk.MaxMessageSize), grpc.MaxCallSendMsgSize(sdk.MaxMessageSize))},
+		GRPCDialOptions:  sdk.DialOptions(),
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name: "go-plugin", Output: &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "go-plugin"}, Level: hclog.Info,
 		}),

@@ -21,6 +21,23 @@ const PluginName = "toolgroup"
 // default of 4 MiB is too small for a whole file or a page of output).
 const MaxMessageSize = 256 << 20
 
+// Flow-control windows of both sides: large enough that a whole page of
+// output is in flight at once on a local socket.
+const (
+	windowSize     = 4 << 20
+	connWindowSize = 8 << 20
+)
+
+// DialOptions are the gRPC options a host dials a plugin with: the raised
+// message limits and the fixed windows of NewGRPCServer.
+func DialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)),
+		grpc.WithInitialWindowSize(windowSize),
+		grpc.WithInitialConnWindowSize(connWindowSize),
+	}
+}
+
 // Handshake is shared by the host and every plugin. The cookie is not a
 // security measure: it stops a user from running a plugin by hand.
 var Handshake = plugin.HandshakeConfig{

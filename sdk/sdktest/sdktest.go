@@ -25,9 +25,10 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Serve(lis) }()
-	conn, err := grpc.NewClient("passthrough:///bufconn",
+	opts := append(sdk.DialOptions(),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient("passthrough:///bufconn", opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
