@@ -11,6 +11,7 @@ var envAllowed = []string{
 	"SSL_CERT_FILE", "SSL_CERT_DIR",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
 	"GOCOVERDIR", "GORACE", "GOTRACEBACK", "RAMABANA_LOG_LEVEL",
+	"RAMABANA_SEARCH_URL", "RAMABANA_SEARCH_PROVIDER",
 }
 
 // envAllowedPrefixes pass whole families: locale settings.

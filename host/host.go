@@ -156,6 +156,11 @@ func (h *Host) Start(ctx context.Context) error {
 			continue
 		}
 		err := results[i]
+		if err == nil && !h.policy.anyGroupMounted(p.Description()) {
+			p.Stop()
+			h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
+			continue
+		}
 		if err == nil {
 			err = h.catalog.add(p.Name(), p.Description(), p)
 		}

@@ -263,3 +263,11 @@ func TestPluginsGetOnlyAllowListedEnvironment(t *testing.T) {
 		t.Error("a variable outside the allow-list reached the plugin")
 	}
 }
+
+func TestPluginWithNoMountedGroupIsNotKeptRunning(t *testing.T) {
+	t.Parallel()
+	h, _ := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}, Groups: []string{"-echo", "-echo-extra"}})
+	if len(h.Plugins()) != 0 || len(h.Mounted()) != 0 {
+		t.Errorf("plugins %v and %d tools served, want none", h.Plugins(), len(h.Mounted()))
+	}
+}

@@ -50,8 +50,11 @@ func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 
 // Mounted reports whether the client sees the entry, and if not, why.
 func (p Policy) Mounted(e *Entry) (bool, string) {
-	if ok, why := p.groupMounted(e); !ok {
+	if ok, why := p.groupMounted(e.Group, e.GroupMode); !ok {
 		return false, why
+	}
+	if !p.Web && e.Hints().OpenWorld {
+		return false, "reaches the network; serve with --web"
 	}
 	if e.Spec.Kind == sdk.KindWrite && !p.Write {
 		return false, "write tool; serve with --write"
@@ -59,16 +62,27 @@ func (p Policy) Mounted(e *Entry) (bool, string) {
 	return true, ""
 }
 
-func (p Policy) groupMounted(e *Entry) (bool, string) {
+// anyGroupMounted reports whether any group of a plugin can be mounted; a
+// plugin with none need not run.
+func (p Policy) anyGroupMounted(d *sdk.Description) bool {
+	for _, g := range d.Groups {
+		if ok, _ := p.groupMounted(g.Name, g.Mode); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (p Policy) groupMounted(group string, mode sdk.GroupMode) (bool, string) {
 	switch {
-	case p.OptOut[e.Group]:
-		return false, fmt.Sprintf("group %q opted out", e.Group)
-	case e.GroupMode == sdk.ModeOptIn && !p.OptIn[e.Group]:
-		return false, fmt.Sprintf("opt-in group %q; serve with --groups %s", e.Group, e.Group)
-	case e.GroupMode == sdk.ModeLegacy && p.Agent:
-		return false, fmt.Sprintf("legacy group %q, left out when an agent is configured", e.Group)
-	case !p.Web && (e.Group == "web" || e.Hints().OpenWorld):
-		return false, "reaches the network; serve with --web"
+	case p.OptOut[group]:
+		return false, fmt.Sprintf("group %q opted out", group)
+	case mode == sdk.ModeOptIn && !p.OptIn[group]:
+		return false, fmt.Sprintf("opt-in group %q; serve with --groups %s", group, group)
+	case mode == sdk.ModeLegacy && p.Agent:
+		return false, fmt.Sprintf("legacy group %q, left out when an agent is configured", group)
+	case !p.Web && group == "web":
+		return false, "the web group reaches the network; serve with --web"
 	}
 	return true, ""
 }

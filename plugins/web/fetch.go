@@ -1,0 +1,270 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+const (
+	defaultMaxLength      = 20000
+	maxMaxLength          = 200000
+	defaultTimeoutSeconds = 30
+	maxTimeoutSeconds     = 120
+	// maxErrorBody is how much of an HTTP error's body is read for its
+	// excerpt, and maxExcerpt how many chars of it are shown.
+	maxErrorBody = 64 << 10
+	maxExcerpt   = 500
+)
+
+const acceptHeader = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/xml;q=0.8,*/*;q=0.5"
+
+type fetchArgs struct {
+	URL            string `json:"url" jsonschema:"Absolute http:// or https:// URL to fetch."`
+	Start          int    `json:"start,omitempty" jsonschema:"Offset, in characters (Unicode code points), into the converted text where this page starts. Default 0; to continue a cut page use the start its last line gives."`
+	MaxLength      int    `json:"max_length,omitempty" jsonschema:"Most characters of text to return. Default 20000, at most 200000."`
+	Raw            bool   `json:"raw,omitempty" jsonschema:"Return the body as text without converting HTML to markdown (the page's HTML source). Default false."`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Give up after this many seconds, redirects and download included. Default 30, at most 120."`
+}
+
+var fetchSpec = sdk.ToolSpec{
+	Name:        "fetch_url",
+	Title:       "Fetch URL",
+	Kind:        sdk.KindRead,
+	Annotations: openWorld(),
+	Description: `Fetch a web page or other text resource over HTTP(S) with GET and return its text, paged.
+
+HTML (text/html, application/xhtml+xml) is converted to markdown: scripts, styles, navigation, page headers and footers, sidebars, forms' controls, hidden elements and inline SVG are left out; when the page marks its main content (<main>, role=main, or a single <article>) only that part is converted; links and images are made absolute against the final URL (or the page's <base>). Tables become markdown tables. JavaScript is not run, so pages built in the browser may have little text. raw=true returns the HTML source instead. Text types (text/*, JSON, XML, YAML, JavaScript, CSV, ...) are returned as they are. Binary types (images, PDF, archives, audio, video, octet-stream that is not text) are refused, naming the type and size. Bodies are decoded to UTF-8 from their declared charset (Content-Type, BOM or <meta>); undeclared, UTF-8 is assumed if valid, else windows-1252.
+
+Output: a header line "[<status>] <final URL> (<content type>, <as markdown|as text|raw>, <N> chars)", then "Redirected from:", "Title:" and "Note:" lines when they apply, a blank line, and the text. At most max_length characters (default 20000, max 200000) are shown from character start (default 0); when the text goes on, a last line says where to continue, e.g. "(chars 0-20000 of 84211; continue with start=20000)". A page ends at a line break when one is near the limit. A call with start > 0 reads the text fetched by the previous call for the same url and raw (kept for 10 minutes), so pages line up; start=0 always fetches afresh. A start past the end is an error that gives the length.
+
+Limits: only http and https, also for every redirect (at most 5 redirects); the whole fetch times out after timeout_seconds (default 30, max 120); at most 10 MiB of body is read, and a Note line says when the body was cut there. An HTTP error status (4xx, 5xx) is an error result with the status and an excerpt of the response.`,
+}
+
+var fetchSchema = schemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
+	p["url"].Format = "uri"
+	intDefault(p["start"], 0, 0, 0)
+	intDefault(p["max_length"], defaultMaxLength, 1, maxMaxLength)
+	intDefault(p["timeout_seconds"], defaultTimeoutSeconds, 1, maxTimeoutSeconds)
+	p["raw"].Default = []byte("false")
+})
+
+func (s *server) fetchURL(ctx context.Context, req *sdk.Request, args fetchArgs) (*sdk.Result, error) {
+	u, err := checkURL(strings.TrimSpace(args.URL))
+	if err != nil {
+		return nil, err
+	}
+	maxLen, err := intArg("max_length", args.MaxLength, defaultMaxLength, 1, maxMaxLength)
+	if err != nil {
+		return nil, err
+	}
+	seconds, err := intArg("timeout_seconds", args.TimeoutSeconds, defaultTimeoutSeconds, 1, maxTimeoutSeconds)
+	if err != nil {
+		return nil, err
+	}
+	if args.Start < 0 {
+		return nil, failf("start must not be negative (got %d)", args.Start)
+	}
+	key := fmt.Sprintf("%t %s", args.Raw, u)
+	var doc *document
+	if args.Start > 0 {
+		doc, _ = s.pages.get(key, time.Now())
+	}
+	if doc == nil {
+		doc, err = s.fetch(ctx, u, args.Raw, time.Duration(seconds)*time.Second, req.Events)
+		if err != nil {
+			return nil, err
+		}
+		s.pages.put(key, doc, time.Now())
+	}
+	text, err := doc.render(args.Start, maxLen)
+	if err != nil {
+		return nil, err
+	}
+	return sdk.TextResult(text), nil
+}
+
+// intArg applies an integer argument's default (for 0) and bounds.
+func intArg(name string, v, def, lo, hi int) (int, error) {
+	if v == 0 {
+		return def, nil
+	}
+	if v < lo || v > hi {
+		return 0, failf("%s must be between %d and %d (got %d)", name, lo, hi, v)
+	}
+	return v, nil
+}
+
+// fetch downloads u and turns its body into a document.
+func (s *server) fetch(ctx context.Context, u *url.URL, raw bool, timeout time.Duration, events sdk.Events) (*document, error) {
+	fctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, failf("url %q: %v", u.Redacted(), err)
+	}
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("Accept", acceptHeader)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, requestError(ctx, err, u, timeout)
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL
+	ctype := strings.TrimSpace(resp.Header.Get("Content-Type"))
+	mediaType := mediaTypeOf(ctype)
+
+	if resp.StatusCode >= 400 {
+		return nil, statusError(fctx, resp, final, ctype)
+	}
+	kind := classify(mediaType)
+	if kind == kindBinary {
+		return nil, binaryError(final, ctype, resp.ContentLength, false)
+	}
+	body, truncated, err := readCapped(resp.Body, s.maxBody, resp.ContentLength, events)
+	if err != nil {
+		if fctx.Err() != nil {
+			return nil, requestError(ctx, fctx.Err(), u, timeout)
+		}
+		return nil, failf("reading the body of %s failed after %s: %v", final.Redacted(), byteSize(int64(len(body))), err)
+	}
+	shownType := ctype
+	if shownType == "" {
+		shownType = "no content type"
+	}
+	if kind == kindUnknown {
+		var sniffed string
+		kind, sniffed = sniff(body)
+		if kind == kindBinary {
+			size := int64(len(body))
+			if truncated {
+				size = resp.ContentLength
+			}
+			return nil, binaryError(final, shownType+", content looks like "+sniffed, size, true)
+		}
+		shownType += ", content looks like " + sniffed
+	}
+
+	text, cs := decodeText(body, ctype)
+	how := "as text"
+	var title string
+	switch {
+	case raw:
+		how = "raw"
+	case kind == kindHTML:
+		p, err := htmlToMarkdown(fctx, text, final)
+		if err != nil {
+			return nil, err
+		}
+		text, title, how = p.markdown, p.title, "as markdown"
+		if p.part != "" {
+			how += " of its <" + p.part + ">"
+		}
+	}
+	if cs != "utf-8" {
+		how = "decoded from " + cs + ", " + how
+	}
+
+	doc := newDocument("", text, "the body is empty")
+	if kind == kindHTML && !raw {
+		doc.empty = "the page has no text once scripts, styles and navigation are left out; it may be built by JavaScript, which fetch_url does not run. raw=true shows its HTML"
+	}
+	var h strings.Builder
+	fmt.Fprintf(&h, "[%s] %s (%s, %s, %d chars)", resp.Status, final.Redacted(), shownType, how, doc.chars)
+	if final.String() != u.String() {
+		fmt.Fprintf(&h, "\nRedirected from: %s", u.Redacted())
+	}
+	if title != "" {
+		fmt.Fprintf(&h, "\nTitle: %s", title)
+	}
+	if truncated {
+		fmt.Fprintf(&h, "\nNote: the body is larger than %s and was truncated there, so the text ends early", byteSize(s.maxBody))
+	}
+	doc.header = h.String()
+	return doc, nil
+}
+
+// mediaTypeOf is the lower-case media type of a Content-Type, without
+// parameters; "" when there is none.
+func mediaTypeOf(ctype string) string {
+	if mt, _, err := mime.ParseMediaType(ctype); err == nil {
+		return mt
+	}
+	mt, _, _ := strings.Cut(ctype, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+func binaryError(final *url.URL, ctype string, size int64, read bool) error {
+	sz := "size not stated"
+	switch {
+	case size >= 0 && read:
+		sz = byteSize(size) + " read"
+	case size >= 0:
+		sz = byteSize(size)
+	}
+	return failf("%s is %s (%s), not text: fetch_url returns only HTML (as markdown) and textual types (text/*, JSON, XML, ...), and refuses images, PDFs, archives and other binary files", final.Redacted(), ctype, sz)
+}
+
+// statusError reports an HTTP error status with what the response says.
+func statusError(ctx context.Context, resp *http.Response, final *url.URL, ctype string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s answered HTTP %s", final.Redacted(), resp.Status)
+	switch code := resp.StatusCode; {
+	case code == http.StatusNotFound || code == http.StatusGone:
+		b.WriteString(": the page does not exist; check the URL")
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		b.WriteString(": access refused (the page may need a login, or the site refuses automated clients)")
+	case code == http.StatusTooManyRequests:
+		b.WriteString(": rate limited; wait before retrying")
+	case code >= 500:
+		b.WriteString(": a server error; retrying later may work")
+	}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		fmt.Fprintf(&b, " (Retry-After: %s)", ra)
+	}
+	if excerpt := errorExcerpt(ctx, resp, final, ctype); excerpt != "" {
+		fmt.Fprintf(&b, "\n\nThe response says: %s", excerpt)
+	}
+	return failf("%s", b.String())
+}
+
+func errorExcerpt(ctx context.Context, resp *http.Response, final *url.URL, ctype string) string {
+	body, _, _ := readCapped(resp.Body, maxErrorBody, -1, sdk.NoEvents)
+	kind := classify(mediaTypeOf(ctype))
+	if kind == kindUnknown {
+		kind, _ = sniff(body)
+	}
+	if kind == kindBinary || len(body) == 0 {
+		return ""
+	}
+	text, _ := decodeText(body, ctype)
+	if kind == kindHTML {
+		if p, err := htmlToMarkdown(ctx, text, final); err == nil {
+			text = p.markdown
+			if text == "" {
+				text = p.title
+			}
+		}
+	}
+	return cutChars(collapseSpace(text), maxExcerpt)
+}
+
+// cutChars shortens s to at most n runes, marking the cut with "…".
+func cutChars(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}
