@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/ramabana/ramabana-mcp/plugins/files"
+	"github.com/ramabana/ramabana-mcp/plugins/notebook"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/plugins/web"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -10,7 +11,8 @@ import (
 // bundled are the groups compiled into this binary. Each still runs in its
 // own process: the host re-executes this binary as `plugin serve <name>`.
 var bundled = map[string]func() sdk.Group{
-	"files": func() sdk.Group { return files.New() },
-	"shell": func() sdk.Group { return shell.New() },
-	"web":   func() sdk.Group { return web.New() },
+	"files":    func() sdk.Group { return files.New() },
+	"notebook": func() sdk.Group { return notebook.New() },
+	"shell":    func() sdk.Group { return shell.New() },
+	"web":      func() sdk.Group { return web.New() },
 }

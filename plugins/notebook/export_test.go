@@ -1,0 +1,7 @@
+package notebook
+
+// Exported for the external tests.
+var (
+	Canonical = canonical
+	RunPython = runPython
+)

@@ -1,0 +1,297 @@
+package notebook
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// maxNotebookSize bounds the files the tools read.
+const maxNotebookSize = 256 << 20
+
+// Cell types.
+const (
+	typeCode     = "code"
+	typeMarkdown = "markdown"
+	typeRaw      = "raw"
+)
+
+// notebook is an nbformat 4 file as read from disk.
+type notebook struct {
+	abs, display string
+	data         []byte
+	mode         fs.FileMode
+
+	doc          *document
+	cells        *node // the "cells" array; each element is an object
+	major, minor int
+}
+
+// loadNotebook reads and checks the notebook at abs; display is the path
+// to show.
+func loadNotebook(abs, display string) (*notebook, error) {
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, failf("%s does not exist", display)
+	case err != nil:
+		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+	case fi.IsDir():
+		return nil, failf("%s is a directory, not a notebook", display)
+	case !fi.Mode().IsRegular():
+		return nil, failf("%s is not a regular file (%s)", display, fi.Mode().Type())
+	case fi.Size() > maxNotebookSize:
+		return nil, failf("%s is too large (%d bytes); notebooks up to %d MiB are read", display, fi.Size(), maxNotebookSize>>20)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+	}
+	nb, err := parseNotebook(data, display)
+	if err != nil {
+		return nil, err
+	}
+	nb.abs, nb.mode = abs, fi.Mode()
+	return nb, nil
+}
+
+// parseNotebook checks that data is an nbformat 4 notebook.
+func parseNotebook(data []byte, display string) (*notebook, error) {
+	if !utf8.Valid(data) {
+		return nil, failf("%s is not valid UTF-8, so it is not a notebook Jupyter can open", display)
+	}
+	doc, err := parseDocument(string(data))
+	if err != nil {
+		return nil, failf("%s is not valid JSON (%v), so it is not a notebook Jupyter can open; nothing was changed", display, err)
+	}
+	root := doc.root
+	if root.kind != kindObject {
+		return nil, failf("%s is JSON but not a notebook: its top level is not an object", display)
+	}
+	major, ok := root.get("nbformat").int()
+	if !ok {
+		return nil, failf("%s is JSON but not a Jupyter notebook: it has no integer \"nbformat\" field", display)
+	}
+	minor, _ := root.get("nbformat_minor").int()
+	switch {
+	case major < 4:
+		return nil, failf("%s uses nbformat %d; these tools read and write nbformat 4 only. Convert it first, e.g. `jupyter nbconvert --to notebook --nbformat 4 --inplace %s`", display, major, display)
+	case major > 4:
+		return nil, failf("%s uses nbformat %d.%d, which these tools do not know; only nbformat 4 is supported", display, major, minor)
+	}
+	cells := root.get("cells")
+	if cells == nil || cells.kind != kindArray {
+		return nil, failf("%s is not a valid nbformat 4 notebook: it has no \"cells\" list", display)
+	}
+	for i, c := range cells.elems {
+		if t := c.get("cell_type"); c.kind != kindObject || t == nil || t.kind != kindString {
+			return nil, failf("%s is not a valid nbformat 4 notebook: cell %d is not an object with a \"cell_type\"", display, i)
+		}
+	}
+	return &notebook{display: display, data: data, doc: doc, cells: cells, major: major, minor: minor}, nil
+}
+
+// hasIDs reports whether the notebook's format has cell ids (4.5 and up).
+func (nb *notebook) hasIDs() bool { return nb.minor >= 5 }
+
+func (nb *notebook) version() string {
+	return strconv.Itoa(nb.major) + "." + strconv.Itoa(nb.minor)
+}
+
+func (nb *notebook) len() int { return len(nb.cells.elems) }
+
+// encode is the notebook as it would be written now.
+func (nb *notebook) encode() []byte { return nb.doc.encode(len(nb.data)) }
+
+// save writes the notebook back atomically, keeping the file's mode, and
+// returns the change for the ledger.
+func (nb *notebook) save() (sdk.FileChange, error) {
+	out := nb.encode()
+	if err := writeAtomic(nb.abs, out, keptMode(nb.mode)); err != nil {
+		return sdk.FileChange{}, failf("cannot write %s: %v; it is unchanged", nb.display, unwrapPath(err))
+	}
+	return sdk.FileChange{Path: nb.abs, BeforeSHA256: sha(nb.data), AfterSHA256: sha(out)}, nil
+}
+
+func sha(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// cellType, cellID and cellSource read a cell's fields.
+func cellType(c *node) string { return c.get("cell_type").str() }
+func cellID(c *node) string   { return c.get("id").str() }
+func cellSource(c *node) string {
+	return c.get("source").text()
+}
+
+// describeCell is how results name a cell: "code cell [3] id=ab12cd34".
+func describeCell(c *node, index int) string {
+	s := cellType(c) + " cell [" + strconv.Itoa(index) + "]"
+	if id := cellID(c); id != "" {
+		s += " id=" + id
+	}
+	return s
+}
+
+// splitLines splits s as Python's str.splitlines(keepends=True), which is
+// how nbformat stores a multi-line string: every line but the last keeps
+// its line break, and "" gives no lines.
+func splitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		end := i + size
+		switch r {
+		case '\r':
+			if end < len(s) && s[end] == '\n' {
+				end++
+			}
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		default:
+			i = end
+			continue
+		}
+		lines = append(lines, s[start:end])
+		start, i = end, end
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
+// sourceNode is source as nbformat writes it: a list of lines, or a single
+// string when asString (for files that store sources that way).
+func (s *style) sourceNode(source string, asString bool) *node {
+	if asString {
+		return s.stringNode(source)
+	}
+	lines := splitLines(source)
+	n := arrayNode()
+	for _, l := range lines {
+		n.elems = append(n.elems, s.stringNode(l))
+	}
+	return n
+}
+
+// sourcesAsStrings reports whether the notebook stores sources as single
+// strings rather than lists of lines (Jupyter writes lists): true only when
+// every cell has a string source.
+func (nb *notebook) sourcesAsStrings() bool {
+	if nb.len() == 0 {
+		return false
+	}
+	for _, c := range nb.cells.elems {
+		if c.get("source").kind != kindString {
+			return false
+		}
+	}
+	return true
+}
+
+// newCell builds a cell as Jupyter writes a new one: keys sorted, empty
+// metadata, code cells with no execution count and no outputs, markdown
+// and raw cells with neither key; id is left out when empty.
+func (nb *notebook) newCell(cellType, source, id string) *node {
+	s := &nb.doc.style
+	kv := []any{"cell_type", s.stringNode(cellType)}
+	if cellType == typeCode {
+		kv = append(kv, "execution_count", nullNode())
+	}
+	if id != "" {
+		kv = append(kv, "id", s.stringNode(id))
+	}
+	kv = append(kv, "metadata", s.objectNode())
+	if cellType == typeCode {
+		kv = append(kv, "outputs", arrayNode())
+	}
+	kv = append(kv, "source", s.sourceNode(source, nb.sourcesAsStrings()))
+	return s.objectNode(kv...)
+}
+
+// newID is a fresh cell id unique in the notebook: 8 lowercase hex digits,
+// as nbformat makes them (uuid4().hex[:8]).
+func (nb *notebook) newID() string {
+	taken := map[string]bool{}
+	for _, c := range nb.cells.elems {
+		taken[cellID(c)] = true
+	}
+	var b [4]byte
+	for {
+		_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+		if id := hex.EncodeToString(b[:]); !taken[id] {
+			return id
+		}
+	}
+}
+
+// locate finds the cell a write tool names by index, id, or both. With both,
+// they must agree: a mismatch means the caller's view is stale.
+func (nb *notebook) locate(index *int, id string) (int, error) {
+	n := nb.len()
+	if id == "" {
+		if index == nil {
+			return 0, failf("give the cell's id or index (view_notebook shows both)")
+		}
+		if err := nb.checkIndex(*index, "index", n-1); err != nil {
+			return 0, err
+		}
+		return *index, nil
+	}
+	at := -1
+	for i, c := range nb.cells.elems {
+		if cellID(c) == id {
+			at = i
+			break
+		}
+	}
+	switch {
+	case at < 0 && !nb.hasIDs():
+		return 0, failf("%s is nbformat %s, whose cells have no ids; address the cell by index instead", nb.display, nb.version())
+	case at < 0:
+		return 0, failf("no cell in %s has id %q; nothing was changed. Call view_notebook to see the current cells and their ids", nb.display, id)
+	case index != nil && *index != at:
+		return 0, failf("cell id=%s is at index %d, not %d: the notebook changed since you viewed it, and nothing was changed. Call view_notebook again, or give only the id", id, at, *index)
+	}
+	return at, nil
+}
+
+// checkIndex checks 0 <= i <= last, naming the argument in the error.
+func (nb *notebook) checkIndex(i int, arg string, last int) error {
+	if i >= 0 && i <= last {
+		return nil
+	}
+	if nb.len() == 0 {
+		return failf("%s=%d is out of range: %s has no cells", arg, i, nb.display)
+	}
+	return failf("%s=%d is out of range: %s has %s, so %s must be 0 to %d; nothing was changed", arg, i, nb.display, plural(nb.len(), "cell"), arg, last)
+}
+
+// plural is "1 cell", "2 cells".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// firstLine is a short quote of a cell's source for results.
+func firstLine(source string) string {
+	line, _, _ := strings.Cut(strings.TrimLeft(source, "\r\n"), "\n")
+	line = strings.TrimRight(line, "\r")
+	if utf8.RuneCountInString(line) > 60 {
+		r := []rune(line)
+		line = string(r[:60]) + "…"
+	}
+	return line
+}
