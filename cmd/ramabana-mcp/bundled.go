@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/ramabana/ramabana-mcp/plugins/files"
+	"github.com/ramabana/ramabana-mcp/plugins/git"
 	"github.com/ramabana/ramabana-mcp/plugins/notebook"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/plugins/web"
@@ -12,6 +13,7 @@ import (
 // own process: the host re-executes this binary as `plugin serve <name>`.
 var bundled = map[string]func() sdk.Group{
 	"files":    func() sdk.Group { return files.New() },
+	"git":      func() sdk.Group { return git.New() },
 	"notebook": func() sdk.Group { return notebook.New() },
 	"shell":    func() sdk.Group { return shell.New() },
 	"web":      func() sdk.Group { return web.New() },

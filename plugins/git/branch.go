@@ -1,0 +1,118 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+type branchArgs struct {
+	repoArg
+	Name       string `json:"name,omitempty" jsonschema:"Name of a branch to create. Leave out to list the branches instead."`
+	StartPoint string `json:"start_point,omitempty" jsonschema:"Commit the new branch starts at: a branch, tag or hash. Default HEAD. Only with name."`
+	All        bool   `json:"all,omitempty" jsonschema:"When listing, include remote-tracking branches (origin/main, ...). Default false."`
+}
+
+var branchSpec = sdk.ToolSpec{
+	Name:  "git_branch",
+	Title: "Git branch",
+	Kind:  sdk.KindWrite,
+	// It keeps every change: it creates branches, never moves or deletes one.
+	Annotations: sdk.Annotations{Destructive: &no},
+	Description: `List branches, or create one.
+
+Without name: one line per local branch (with all: true, remote-tracking branches too):
+
+  <* for the current branch, else space> <name> <short hash> [<upstream>: <ahead/behind>] <subject>
+
+for example "* main 3f2a9c1 [origin/main: ahead 1] Fix the parser". The bracket appears only for a branch with an upstream. A detached HEAD is listed first as "(HEAD detached at <hash>)".
+
+With name: create the branch at start_point (default HEAD) without switching to it (use git_checkout, or git_checkout with create: true to do both). Names git would not accept (spaces, "..", a leading '-', ...) and existing branches are refused.`,
+}
+
+var branchSchema = schemaFor[branchArgs](nil)
+
+func (s *server) branch(ctx context.Context, rp *repo, args branchArgs) (*sdk.Result, error) {
+	if args.Name == "" {
+		if args.StartPoint != "" {
+			return nil, failf("start_point needs name: give the name of the branch to create")
+		}
+		return rp.listBranches(ctx, args.All)
+	}
+	if err := rp.checkBranchName(ctx, args.Name); err != nil {
+		return nil, err
+	}
+	start := args.StartPoint
+	if start == "" {
+		start = "HEAD"
+	}
+	if _, err := rp.verify(ctx, "start_point", start, "commit"); err != nil {
+		if args.StartPoint == "" {
+			return nil, failf("%s has no commits yet, so a branch has nothing to point at; commit first", rp.display())
+		}
+		return nil, err
+	}
+	out, err := rp.git(ctx, run{}, "branch", "--no-color", "--", args.Name, start)
+	if err != nil {
+		return nil, err
+	}
+	if !out.ok() {
+		return nil, out.failure("git branch")
+	}
+	at, err := rp.git(ctx, run{limit: 4 << 10}, "log", "-1", "--format=%h %s", "--end-of-options", "refs/heads/"+args.Name, "--")
+	if err != nil {
+		return nil, err
+	}
+	return sdk.TextResult(fmt.Sprintf("created branch %s at %s; it is not checked out (switch with git_checkout ref: %q)",
+		args.Name, strings.TrimSpace(string(at.stdout)), args.Name)), nil
+}
+
+func (rp *repo) listBranches(ctx context.Context, all bool) (*sdk.Result, error) {
+	cmd := []string{"branch", "--list", "--no-color",
+		"--format=%(HEAD)%1f%(refname:short)%1f%(objectname:short)%1f%(upstream:short)%1f%(upstream:track,nobracket)%1f%(symref)%1f%(contents:subject)"}
+	if all {
+		cmd = append(cmd, "--all")
+	}
+	out, err := rp.git(ctx, run{}, cmd...)
+	if err != nil {
+		return nil, err
+	}
+	if !out.ok() {
+		return nil, out.failure("git branch")
+	}
+	var lines []string
+	for _, l := range bytes.Split(bytes.TrimSuffix(out.stdout, []byte("\n")), []byte("\n")) {
+		f := strings.SplitN(string(l), "\x1f", 7)
+		if len(f) != 7 {
+			continue
+		}
+		if strings.HasPrefix(f[1], "(") { // "(HEAD detached at 3f2a9c1)"
+			lines = append(lines, fmt.Sprintf("* %s %s", f[1], f[6]))
+			continue
+		}
+		if f[5] != "" {
+			// origin/HEAD: an alias of the remote's default branch.
+			continue
+		}
+		line := fmt.Sprintf("%s %s %s", f[0], f[1], f[2])
+		if f[3] != "" {
+			track := f[4]
+			if track == "" {
+				track = "up to date"
+			}
+			line += fmt.Sprintf(" [%s: %s]", f[3], track)
+		}
+		lines = append(lines, line+" "+f[6])
+	}
+	if len(lines) == 0 {
+		return sdk.TextResult(fmt.Sprintf("no branches yet in %s: the first commit creates the current branch", rp.display())), nil
+	}
+	text, cut := cutText(strings.Join(lines, "\n"), maxOutput)
+	if cut {
+		text = addNote(text, "list cut at 100 KiB")
+	}
+	return sdk.TextResult(text), nil
+}

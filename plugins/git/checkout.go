@@ -1,0 +1,185 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// maxTrackedChanges bounds the files whose contents checkout hashes to
+// report as changes; a larger switch is reported without them.
+const maxTrackedChanges = 2000
+
+type checkoutArgs struct {
+	repoArg
+	Ref        string `json:"ref" jsonschema:"Branch to switch to (a tag or commit hash detaches HEAD there), or with create the name of the new branch."`
+	Create     bool   `json:"create,omitempty" jsonschema:"Create the branch ref and switch to it (git checkout -b). Default false."`
+	StartPoint string `json:"start_point,omitempty" jsonschema:"With create: the commit the new branch starts at. Default HEAD."`
+}
+
+var checkoutSpec = sdk.ToolSpec{
+	Name:  "git_checkout",
+	Title: "Git checkout",
+	Kind:  sdk.KindWrite,
+	// It keeps every change: git refuses to overwrite local changes.
+	Annotations: sdk.Annotations{Destructive: &no, Idempotent: &yes},
+	Description: `Switch the work tree to a branch (git checkout <ref> --), or with create: true make a new branch at start_point (default HEAD) and switch to it (git checkout -b). A tag or commit hash detaches HEAD at that commit. A name that exists only as a remote-tracking branch (origin/<name>) makes a local branch tracking it.
+
+This only switches branches; it never discards changes to files. Uncommitted changes that do not conflict are carried over; when the switch would overwrite them, git refuses, nothing changes, and git's message lists the files (commit them with git_commit first).
+
+The result gives git's message, the new HEAD ("<short hash> <subject>"), and the work-tree files the switch changed.`,
+}
+
+var checkoutSchema = schemaFor[checkoutArgs](nil)
+
+func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sdk.Result, error) {
+	if args.StartPoint != "" && !args.Create {
+		return nil, failf("start_point goes with create: true; to switch to %q, pass it as ref", args.StartPoint)
+	}
+	var cmd []string
+	target := args.Ref
+	if args.Create {
+		if err := rp.checkBranchName(ctx, args.Ref); err != nil {
+			return nil, err
+		}
+		// Without start_point the branch starts at HEAD, which on a
+		// repository with no commits yet is unborn: git renames it.
+		target = "HEAD"
+		if args.StartPoint != "" {
+			target = args.StartPoint
+			if _, err := rp.verify(ctx, "start_point", target, "commit"); err != nil {
+				return nil, err
+			}
+		}
+		cmd = []string{"checkout", "-b", args.Ref}
+		if args.StartPoint != "" {
+			cmd = append(cmd, args.StartPoint)
+		}
+	} else {
+		if err := checkArg("ref", args.Ref); err != nil {
+			return nil, err
+		}
+		cmd = []string{"checkout", args.Ref}
+	}
+	// The trailing "--" makes ref a ref only: checkout never reads it as
+	// paths to overwrite.
+	cmd = append(cmd, "--")
+
+	before := rp.snapshot(ctx, target)
+	out, err := rp.git(ctx, run{}, cmd...)
+	if err != nil {
+		return nil, err
+	}
+	if !out.ok() {
+		msg := out.message()
+		switch {
+		case strings.Contains(msg, "would be overwritten"):
+			return nil, failf("git checkout refused, nothing changed:\n%s\nCommit those changes with git_commit (or have the user stash them), then switch again", msg)
+		case strings.Contains(msg, "invalid reference") || strings.Contains(msg, "did not match any"):
+			return nil, failf("git checkout failed, nothing changed:\n%s\nList branches with git_branch (all: true for remote ones); to make a new branch pass create: true", msg)
+		}
+		return nil, failf("git checkout failed:\n%s", msg)
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(string(out.stderr)))
+	if o := strings.TrimSpace(string(out.stdout)); o != "" {
+		// Local changes carried over, one "M\tpath" per line.
+		fmt.Fprintf(&b, "\nuncommitted changes kept:\n%s", o)
+	}
+	fmt.Fprintf(&b, "\nHEAD: %s", rp.head(ctx))
+	res := &sdk.Result{}
+	if before != nil {
+		res.Changes = before.changes(rp.top)
+		fmt.Fprintf(&b, "\n%s changed in the work tree", plural(len(res.Changes), "file"))
+	}
+	text, cut := cutText(b.String(), maxOutput)
+	if cut {
+		text = addNote(text, "cut at 100 KiB; git_status shows the state of the work tree")
+	}
+	res.Content = []sdk.Content{{Text: text}}
+	return res, nil
+}
+
+// snapshot records the work-tree content of every file that differs
+// between HEAD and target, so that what a checkout changed can be
+// reported. nil when there is nothing to compare (no commits yet, a target
+// git resolves only while checking out) or too many files.
+type snapshot map[string]string // repo-relative path → sha256, "" when absent
+
+func (rp *repo) snapshot(ctx context.Context, target string) snapshot {
+	from, err1 := rp.verify(ctx, "ref", "HEAD", "commit")
+	to, err2 := rp.verify(ctx, "ref", target, "commit")
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	snap := snapshot{}
+	if from == to {
+		return snap
+	}
+	out, err := rp.git(ctx, run{}, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", from, to, "--")
+	if err != nil || out.code != 0 || out.cut {
+		return nil
+	}
+	names := bytes.Split(bytes.TrimSuffix(out.stdout, []byte{0}), []byte{0})
+	if len(names) > maxTrackedChanges {
+		return nil
+	}
+	for _, n := range names {
+		if len(n) > 0 {
+			snap[string(n)] = fileSHA(filepath.Join(rp.top, filepath.FromSlash(string(n))))
+		}
+	}
+	return snap
+}
+
+// changes compares the snapshot with the work tree now.
+func (s snapshot) changes(top string) []sdk.FileChange {
+	var out []sdk.FileChange
+	for rel, before := range s {
+		abs := filepath.Join(top, filepath.FromSlash(rel))
+		if after := fileSHA(abs); after != before {
+			out = append(out, sdk.FileChange{Path: abs, BeforeSHA256: before, AfterSHA256: after})
+		}
+	}
+	slices.SortFunc(out, func(a, b sdk.FileChange) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// fileSHA is the hex SHA-256 of a file's content (of a symlink's target
+// text), "" when there is no such file.
+func fileSHA(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(path)
+		if err != nil {
+			return ""
+		}
+		io.WriteString(h, target)
+	case fi.Mode().IsRegular():
+		f, err := os.Open(path)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		if _, err := io.Copy(h, f); err != nil {
+			return ""
+		}
+	default:
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,223 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+// repo is a repository a call works on.
+type repo struct {
+	// top is the top level of the work tree: absolute, symlinks resolved.
+	top   string
+	roots *roots.Roots
+	write bool
+}
+
+// openRepo finds the repository containing p (the first served folder when
+// p is empty). p must be inside the served folders (anywhere for reads when
+// the host allows reads outside), and so must the repository's top level.
+func openRepo(ctx context.Context, r *roots.Roots, p string, write bool) (*repo, error) {
+	if p == "" {
+		list := r.List()
+		if len(list) == 0 {
+			return nil, failf("no folder is served, so there is no default repository; pass repo as an absolute path")
+		}
+		p = list[0]
+	}
+	if strings.HasPrefix(p, "-") {
+		return nil, failf("repo %q begins with '-', which git would read as an option; write it as ./%s", p, p)
+	}
+	resolve := r.ResolveRead
+	if write {
+		resolve = r.ResolveWrite
+	}
+	abs, err := resolve(p)
+	if err != nil {
+		if errors.Is(err, roots.ErrOutside) && write {
+			return nil, failf("%v; repositories can be changed only inside the served folders", err)
+		}
+		return nil, failf("repo: %v", err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, failf("repo %q does not exist", p)
+	}
+	dir := abs
+	if !fi.IsDir() {
+		dir = filepath.Dir(abs)
+	}
+	out, err := git(ctx, dir, run{}, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, err
+	}
+	if !out.ok() {
+		msg := out.message()
+		if strings.Contains(msg, "not a git repository") {
+			return nil, failf("%s is not inside a git repository; pass repo as a path inside one, or run git init there first", r.Rel(abs))
+		}
+		return nil, failf("cannot find the repository of %s: %s", r.Rel(abs), msg)
+	}
+	top := strings.TrimSuffix(string(out.stdout), "\n")
+	if top == "" {
+		return nil, failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", r.Rel(abs))
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	if _, inside := r.Root(top); !inside && (write || !r.ReadOutside()) {
+		return nil, failf("the repository containing %s has its top level at %s, outside the served folders (%s); serve that folder to use it", r.Rel(abs), top, strings.Join(r.List(), ", "))
+	}
+	return &repo{top: top, roots: r, write: write}, nil
+}
+
+// git runs a git command in the repository's top level.
+func (rp *repo) git(ctx context.Context, r run, args ...string) (*output, error) {
+	r.write = r.write || rp.write
+	return git(ctx, rp.top, r, args...)
+}
+
+// display is how to name the repository: relative to the first served
+// folder ("." for the folder itself) or absolute.
+func (rp *repo) display() string { return rp.roots.Rel(rp.top) }
+
+// path turns a path argument into the path git is given: relative to the
+// top level, slash-separated, "." for the top level itself. Relative
+// arguments are relative to the top level; every argument must lie inside
+// the repository, lexically, and inside the served folders with symlinks
+// followed (package roots), so a link cannot lead git out.
+func (rp *repo) path(p string) (string, error) {
+	switch {
+	case p == "":
+		return "", failf("empty path")
+	case strings.HasPrefix(p, "-"):
+		return "", failf("path %q begins with '-', which git could read as an option; to name a file of that name write ./%s", p, p)
+	case strings.ContainsRune(p, 0):
+		return "", failf("path %q contains a NUL byte", p)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(rp.top, p)
+	}
+	abs = filepath.Clean(abs)
+	resolve := rp.roots.ResolveRead
+	if rp.write {
+		resolve = rp.roots.ResolveWrite
+	}
+	real, err := resolve(abs)
+	if err != nil {
+		return "", failf("path %q: %v", p, err)
+	}
+	rel, ok := inside(rp.top, abs)
+	if !ok {
+		// An absolute path through a symlink to the repository.
+		rel, ok = inside(rp.top, real)
+	}
+	if !ok {
+		return "", failf("path %q is outside the repository %s; paths are relative to its top level", p, rp.top)
+	}
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return "", failf("path %q is inside the .git directory; git tools work on the work tree", p)
+	}
+	return rel, nil
+}
+
+// paths turns every argument into a git path.
+func (rp *repo) paths(ps []string) ([]string, error) {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		rel, err := rp.path(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+// inside returns p relative to dir, slash-separated, when p is dir or below.
+func inside(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// checkArg refuses a value git could read as an option, or that cannot be
+// a ref or date at all.
+func checkArg(what, v string) error {
+	switch {
+	case v == "":
+		return failf("%s is empty", what)
+	case strings.HasPrefix(v, "-"):
+		return failf("%s %q begins with '-', which git would read as an option; refs, branch names and dates never begin with '-'", what, v)
+	case strings.ContainsAny(v, "\x00\n\r"):
+		return failf("%s %q contains a NUL or line break", what, v)
+	case len(v) > 1024:
+		return failf("%s is %d bytes long; at most 1024", what, len(v))
+	}
+	return nil
+}
+
+// verify checks that ref names an object (a commit, unless kind says
+// otherwise: "tree" for a tree-ish, "" for any object) and returns its full
+// hash.
+func (rp *repo) verify(ctx context.Context, what, ref, kind string) (string, error) {
+	if err := checkArg(what, ref); err != nil {
+		return "", err
+	}
+	spec := ref
+	if kind != "" {
+		spec += "^{" + kind + "}"
+	}
+	out, err := rp.git(ctx, run{}, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
+	if err != nil {
+		return "", err
+	}
+	if out.code != 0 {
+		noun := "a commit"
+		switch kind {
+		case "tree":
+			noun = "a commit or tree"
+		case "":
+			noun = "an object"
+		}
+		return "", failf("%s %q does not name %s in %s; list branches with git_branch and commits with git_log", what, ref, noun, rp.display())
+	}
+	return strings.TrimSpace(string(out.stdout)), nil
+}
+
+// checkBranchName refuses a name git would not accept for a new branch.
+func (rp *repo) checkBranchName(ctx context.Context, name string) error {
+	if err := checkArg("branch name", name); err != nil {
+		return err
+	}
+	if name == "@" || name == "HEAD" {
+		return failf("%q is not a valid branch name: git reads it as the current commit", name)
+	}
+	out, err := rp.git(ctx, run{}, "check-ref-format", "--branch", name)
+	if err != nil {
+		return err
+	}
+	if out.code != 0 || strings.TrimSpace(string(out.stdout)) != name {
+		return failf("%q is not a valid branch name (see git check-ref-format: no spaces, '..', '~', '^', ':', '?', '*', '[', '\\', no leading '-' or '.', no trailing '/' or '.lock')", name)
+	}
+	return nil
+}
+
+// head describes HEAD in one line: "abc1234 subject", or why there is none.
+func (rp *repo) head(ctx context.Context) string {
+	out, err := rp.git(ctx, run{limit: 4 << 10}, "log", "-1", "--format=%h %s", "--end-of-options", "HEAD", "--")
+	if err != nil || out.code != 0 {
+		return "(no commits yet)"
+	}
+	return strings.TrimSpace(string(out.stdout))
+}
+
+func (rp *repo) String() string { return fmt.Sprintf("repository %s", rp.top) }
