@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/ramabana/ramabana-mcp/plugins/code"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/plugins/git"
 	"github.com/ramabana/ramabana-mcp/plugins/notebook"
@@ -12,6 +13,7 @@ import (
 // bundled are the groups compiled into this binary. Each still runs in its
 // own process: the host re-executes this binary as `plugin serve <name>`.
 var bundled = map[string]func() sdk.Group{
+	"code":     func() sdk.Group { return code.New() },
 	"files":    func() sdk.Group { return files.New() },
 	"git":      func() sdk.Group { return git.New() },
 	"notebook": func() sdk.Group { return notebook.New() },

@@ -1,0 +1,256 @@
+package code
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+//go:embed inspect.py
+var inspectScript string
+
+const (
+	// inspectMarker precedes the helper's JSON on stdout, so that whatever
+	// imported code prints cannot be mistaken for it.
+	inspectMarker    = "\x00ramabana-inspect\x00"
+	maxInspectStdout = 1 << 20
+	maxInspectStderr = 64 << 10
+)
+
+type inspectArgs struct {
+	Target string `json:"target" jsonschema:"Dotted name to inspect: a module (\"json\"), or anything reachable from one by attributes (\"json.dumps\", \"pkg.mod.Class.method\", \"collections.OrderedDict.move_to_end\")."`
+	Cwd    string `json:"cwd,omitempty" jsonschema:"Folder python3 runs in and imports project modules from (it is put first on sys.path): relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
+}
+
+var inspectSpec = sdk.ToolSpec{
+	Name:  "inspect_python",
+	Title: "Inspect a Python object",
+	Kind:  sdk.KindAct,
+	Annotations: sdk.Annotations{
+		ReadOnly:    new(false),
+		Destructive: new(false),
+		Idempotent:  new(true),
+		OpenWorld:   new(false),
+	},
+	Description: `Look up a Python module, class, function or method in the real interpreter, as help() would: python3 imports the longest importable module prefix of target (running that module's import-time code) and gets the rest as attributes, with cwd first on sys.path so the project's own modules import. Works for the standard library, installed packages and project code alike; useful to check the exact signature and documentation of an API before calling it.
+
+Output: a header line "target: kind" (module, package, class, function, method, builtin function, property, staticmethod, classmethod, ... or "value of type T"), then as available:
+  signature: (obj, *, skipkeys=False, ...)   from inspect.signature
+  bases: ...                                  for a class
+  source: path:start-end                      the defining file, relative to the first served folder when inside it
+the docstring (inspect.getdoc, cut at 6000 characters), and for a class its own public members and inherited ones, for a module its public members (its __all__ when it has one; names it imports from elsewhere left out), one per line as "kind name(signature)  # first docstring line", at most 120.
+
+Failures are error results: a module that cannot be found or fails to import (with the exception's last line), a missing attribute (with close names), no python3 on PATH. python3 is killed with what it started after 20 seconds.`,
+}
+
+var inspectSchema = schemaFor[inspectArgs](func(p map[string]*jsonschema.Schema) {
+	p["target"].MinLength = new(1)
+	p["cwd"].Default = []byte(`"."`)
+})
+
+var dottedName = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*(\.[\p{L}_][\p{L}\p{N}_]*)*$`)
+
+// inspectResult is the helper's JSON.
+type inspectResult struct {
+	Error       string   `json:"error"`
+	Message     string   `json:"message"`
+	Module      string   `json:"module"`
+	Owner       string   `json:"owner"`
+	OwnerKind   string   `json:"owner_kind"`
+	Name        string   `json:"name"`
+	Suggestions []string `json:"suggestions"`
+
+	Target        string   `json:"target"`
+	Kind          string   `json:"kind"`
+	Python        string   `json:"python"`
+	Signature     *string  `json:"signature"`
+	Doc           string   `json:"doc"`
+	File          string   `json:"file"`
+	Line          int      `json:"line"`
+	EndLine       int      `json:"end_line"`
+	Value         string   `json:"value"`
+	Bases         []string `json:"bases"`
+	Members       []string `json:"members"`
+	MembersLeft   int      `json:"members_left"`
+	Inherited     []string `json:"inherited"`
+	InheritedLeft int      `json:"inherited_left"`
+	ImportedOut   bool     `json:"imported_left_out"`
+	HasAll        bool     `json:"has_all"`
+}
+
+func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspectArgs) (*sdk.Result, error) {
+	target := strings.TrimSpace(args.Target)
+	if !dottedName.MatchString(target) {
+		return nil, failf("target %q is not a dotted Python name; give one such as \"json.dumps\" or \"mypkg.module.Class.method\" (no calls, brackets or spaces)", args.Target)
+	}
+	if args.Cwd == "" {
+		args.Cwd = "."
+	}
+	cwd, err := resolveRead(r, args.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := r.Root(cwd); !ok {
+		return nil, failf("cwd %q is outside the served folders (%s); python3 runs only inside them", args.Cwd, strings.Join(r.List(), ", "))
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return nil, failf("cwd %s is not a directory", display(r, cwd))
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return nil, failf("python3 not found on PATH; inspect_python needs a Python 3 interpreter")
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, s.inspectTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, "-c", inspectScript, target, cwd)
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
+	cmd.SysProcAttr = procAttr()
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.WaitDelay = 2 * time.Second
+	stdout := &capped{max: maxInspectStdout}
+	stderr := &capped{max: maxInspectStderr}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	runErr := cmd.Run()
+	// Whatever the helper started goes with it.
+	if cmd.Process != nil {
+		_ = killGroup(cmd.Process)
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, failf("python3 did not finish inspecting %s within %s and was killed; importing it may hang, wait for input or do heavy work at import time", target, s.inspectTimeout)
+		}
+		return nil, ctx.Err()
+	}
+	out := stdout.Bytes()
+	i := bytes.LastIndex(out, []byte(inspectMarker))
+	if i < 0 {
+		msg := lastLines(stderr.String(), 5)
+		if msg == "" && runErr != nil {
+			msg = runErr.Error()
+		}
+		return nil, failf("python3 exited without a result while inspecting %s: %s", target, msg)
+	}
+	var res inspectResult
+	if err := json.Unmarshal(bytes.TrimSpace(out[i+len(inspectMarker):]), &res); err != nil {
+		return nil, fmt.Errorf("read inspect_python helper output: %w", err)
+	}
+	return formatInspect(r, cwd, target, &res)
+}
+
+func formatInspect(r *roots.Roots, cwd, target string, res *inspectResult) (*sdk.Result, error) {
+	switch res.Error {
+	case "":
+	case "no_module":
+		return nil, failf("no module %q can be imported from %s (python3: %s); check the spelling, or set cwd to the folder the package is imported from, or install it", res.Module, display(r, cwd), res.Message)
+	case "import":
+		return nil, failf("importing %s failed: %s", res.Module, res.Message)
+	case "attribute":
+		msg := fmt.Sprintf("%s (a %s) has no attribute %q", res.Owner, res.OwnerKind, res.Name)
+		if res.Message != "" {
+			msg = fmt.Sprintf("getting %q from %s failed: %s", res.Name, res.Owner, res.Message)
+		}
+		if len(res.Suggestions) > 0 {
+			msg += "; did you mean " + strings.Join(res.Suggestions, ", ") + "?"
+		}
+		return nil, failf("%s", msg)
+	default:
+		return nil, failf("inspecting %s failed: %s", target, res.Message)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s (Python %s)\n", res.Target, res.Kind, res.Python)
+	if res.Signature != nil {
+		fmt.Fprintf(&b, "signature: %s\n", *res.Signature)
+	}
+	if len(res.Bases) > 0 {
+		fmt.Fprintf(&b, "bases: %s\n", strings.Join(res.Bases, ", "))
+	}
+	if res.File != "" {
+		src := res.File
+		if abs, err := filepath.Abs(src); err == nil {
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				abs = real
+			}
+			src = display(r, abs)
+		}
+		switch {
+		case res.Line > 0 && res.EndLine > res.Line:
+			src += fmt.Sprintf(":%d-%d", res.Line, res.EndLine)
+		case res.Line > 0:
+			src += fmt.Sprintf(":%d", res.Line)
+		}
+		fmt.Fprintf(&b, "source: %s\n", src)
+	}
+	if res.Value != "" {
+		fmt.Fprintf(&b, "value: %s\n", res.Value)
+	}
+	if res.Doc != "" {
+		b.WriteString("\n")
+		b.WriteString(res.Doc)
+		b.WriteString("\n")
+	}
+	writeList := func(title string, items []string, left int) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "\n%s:\n", title)
+		for _, m := range items {
+			b.WriteString("  ")
+			b.WriteString(m)
+			b.WriteByte('\n')
+		}
+		if left > 0 {
+			fmt.Fprintf(&b, "  (%d more left out)\n", left)
+		}
+	}
+	title := "members"
+	if strings.HasPrefix(res.Kind, "module") || strings.HasPrefix(res.Kind, "package") {
+		switch {
+		case res.HasAll:
+			title = "members (from __all__)"
+		case res.ImportedOut:
+			title = "members (names imported from other modules left out)"
+		}
+	}
+	writeList(title, res.Members, res.MembersLeft)
+	writeList("inherited", res.Inherited, res.InheritedLeft)
+	return sdk.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// capped is a buffer that keeps the first max bytes written and drops the
+// rest, so a chatty process cannot exhaust memory.
+type capped struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.Len(); room > 0 {
+		c.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,223 @@
+package code
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+const (
+	defaultOutlineDepth = 2
+	maxOutlineDepth     = 10
+	// maxOutlineFiles bounds a directory outline.
+	maxOutlineFiles = 50
+	// maxOutlineLines bounds the symbol lines of one call.
+	maxOutlineLines = 3000
+)
+
+type outlineArgs struct {
+	Path  string `json:"path" jsonschema:"File to outline, or a directory to outline each supported file directly in it (not recursive): relative to the first served folder, or absolute inside a served folder."`
+	Depth int    `json:"depth,omitempty" jsonschema:"Nesting levels to show: 1 = top-level symbols only, 2 = also their members (methods, fields), and so on. Default 2, at most 10."`
+}
+
+var outlineSpec = sdk.ToolSpec{
+	Name:  "outline",
+	Title: "Outline a file's symbols",
+	Kind:  sdk.KindRead,
+	Description: `List the symbols a file declares, from a real parser (tree-sitter), to see its structure without reading it all. Languages: Go (.go), Python (.py .pyi), JavaScript (.js .jsx .mjs .cjs), TypeScript (.ts .mts .cts .tsx).
+
+Symbols: Go functions, methods (named Type.Method), types (struct, interface, type), struct fields and interface methods, top-level const and var; Python classes, methods, functions (nested ones too), module variables and class attributes; JS/TS classes, methods, fields, functions, functions assigned to a const (arrow functions), top-level const/let/var, interfaces, type aliases, enums and their members, namespaces.
+
+Output: a header line "path (language, N lines)", then one line per symbol, indented two spaces per nesting level:
+  kind name (lines a-b): signature
+kind is one of function, method, class, struct, interface, type, enum, enum_member, field, constant, variable, namespace; the signature is the declaration's head on one line (parameters, result, bases; decorators for Python). A symbol whose members are hidden by depth ends with "[+N members]". Line numbers are 1-based, as view_file shows them.
+
+A directory outlines each supported file directly in it (not subdirectories; gitignored files left out), at most 50 files, separated by blank lines. Use find_symbol to find a symbol by name across a tree and read its body.`,
+}
+
+var outlineSchema = schemaFor[outlineArgs](func(p map[string]*jsonschema.Schema) {
+	intDefault(p["depth"], defaultOutlineDepth, 1, maxOutlineDepth)
+})
+
+func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) (*sdk.Result, error) {
+	depth := args.Depth
+	if depth == 0 {
+		depth = defaultOutlineDepth
+	}
+	if depth < 1 || depth > maxOutlineDepth {
+		return nil, failf("depth must be between 1 and %d (got %d)", maxOutlineDepth, args.Depth)
+	}
+	if args.Path == "" {
+		return nil, failf("path is required: a file to outline, or a directory")
+	}
+	abs, err := resolveRead(r, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	shown := display(r, abs)
+	fi, err := os.Stat(abs)
+	switch {
+	case os.IsNotExist(err):
+		return nil, failf("%s does not exist", shown)
+	case err != nil:
+		return nil, failf("cannot read %s: %v", shown, unwrapPath(err))
+	}
+	st := newWorkerState()
+	defer st.close()
+	budget := maxOutlineLines
+	if !fi.IsDir() {
+		l := languageFor(abs)
+		if l == nil {
+			return nil, failf("%s: outline reads %s; for other files use view_file or search_code", shown, supportedExts())
+		}
+		var b strings.Builder
+		if err := outlineFile(ctx, st, l, abs, shown, depth, &b, &budget); err != nil {
+			return nil, err
+		}
+		return sdk.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
+	}
+
+	base, ok := r.Root(abs)
+	if !ok {
+		base = abs
+	}
+	var files []string
+	more := 0
+	err = ignore.Walk(abs, ignore.Options{MaxDepth: 1, Base: base}, func(rel string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() || languageFor(rel) == nil {
+			return nil
+		}
+		if len(files) == maxOutlineFiles {
+			more++
+			return nil
+		}
+		files = append(files, rel)
+		return nil
+	})
+	if err != nil {
+		return nil, failf("cannot list %s: %v", shown, unwrapPath(err))
+	}
+	if len(files) == 0 {
+		return nil, failf("%s has no files outline reads directly in it (it is not recursive); it reads %s. Give a file or a subdirectory, or use list_files to see what is there", shown, supportedExts())
+	}
+	var b strings.Builder
+	for i, rel := range files {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if budget <= 0 {
+			fmt.Fprintf(&b, "(output limit reached; %d more files not outlined: outline them one by one)\n", len(files)-i)
+			break
+		}
+		if err := outlineFile(ctx, st, languageFor(rel), filepath.Join(abs, rel), joinDisplay(shown, rel), depth, &b, &budget); err != nil {
+			if _, ok := err.(*toolError); ok {
+				fmt.Fprintf(&b, "(%v)\n", err)
+				continue
+			}
+			return nil, err
+		}
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "\n(%d more files left out; at most %d are outlined at once: outline them one by one)\n", more, maxOutlineFiles)
+	}
+	return sdk.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// outlineFile writes one file's outline, spending the line budget.
+func outlineFile(ctx context.Context, st *workerState, l *language, abs, shown string, depth int, b *strings.Builder, budget *int) error {
+	src, status := st.readFile(abs)
+	switch status {
+	case readBinary:
+		return failf("%s is a binary file", shown)
+	case readLarge:
+		return failf("%s is over 2 MiB; outline reads smaller files only", shown)
+	case readFailed:
+		return failf("cannot read %s", shown)
+	}
+	syms, err := st.parser(l).symbols(ctx, l, src, false)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("parse %s: %w", shown, err)
+	}
+	lines := bytes.Count(src, []byte{'\n'})
+	if len(src) > 0 && src[len(src)-1] != '\n' {
+		lines++
+	}
+	fmt.Fprintf(b, "%s (%s, %s)\n", shown, l.name, plural(lines, "line", "lines"))
+	if len(syms) == 0 {
+		b.WriteString("(no symbols)\n")
+		return nil
+	}
+	left := writeSymbols(b, syms, 0, depth, budget)
+	if left > 0 {
+		fmt.Fprintf(b, "(output limit reached; %d more symbols left out: lower depth, or use find_symbol)\n", left)
+	}
+	return nil
+}
+
+// writeSymbols writes syms at a nesting level and returns how many
+// symbols did not fit in the budget.
+func writeSymbols(b *strings.Builder, syms []*Symbol, level, depth int, budget *int) int {
+	left := 0
+	for _, s := range syms {
+		if *budget <= 0 {
+			left += 1 + countSymbols(s.Children)
+			continue
+		}
+		*budget--
+		b.WriteString(strings.Repeat("  ", level))
+		name := s.Name
+		if s.Qualified != "" {
+			name = s.Qualified
+		}
+		writeSymbolLine(b, s, name)
+		if len(s.Children) > 0 && level+1 >= depth {
+			fmt.Fprintf(b, " [+%s]", plural(len(s.Children), "member", "members"))
+		}
+		b.WriteByte('\n')
+		if level+1 < depth {
+			left += writeSymbols(b, s.Children, level+1, depth, budget)
+		}
+	}
+	return left
+}
+
+// writeSymbolLine writes "kind name (lines a-b): signature".
+func writeSymbolLine(b *strings.Builder, s *Symbol, name string) {
+	b.WriteString(s.Kind)
+	b.WriteByte(' ')
+	b.WriteString(name)
+	b.WriteByte(' ')
+	b.WriteString(lineRange(s.Start, s.End))
+	if s.Signature != "" {
+		b.WriteString(": ")
+		b.WriteString(s.Signature)
+	}
+}
+
+func lineRange(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("(line %d)", a)
+	}
+	return fmt.Sprintf("(lines %d-%d)", a, b)
+}
+
+func countSymbols(syms []*Symbol) int {
+	n := len(syms)
+	for _, s := range syms {
+		n += countSymbols(s.Children)
+	}
+	return n
+}

@@ -1,0 +1,330 @@
+package code
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+const (
+	// maxFileSize is the largest file read; larger ones are counted and
+	// skipped (generated bundles, data dumps).
+	maxFileSize = 2 << 20
+	// binarySniff is how much of a file is checked for a NUL byte.
+	binarySniff = 8 << 10
+)
+
+// fileJob is one file to process; idx is its place in walk order.
+type fileJob struct {
+	idx int
+	// abs is the file to read (a symlink's target when it was one).
+	abs string
+	// shown is the path to print.
+	shown string
+}
+
+// walkSpec says which files a scan visits.
+type walkSpec struct {
+	r *roots.Roots
+	// abs is the resolved directory or file to scan.
+	abs string
+	// glob filters files by their path relative to abs; a glob without '/'
+	// also matches base names.
+	glob string
+	// accept filters by base name; nil accepts every file.
+	accept func(name string) bool
+}
+
+// walk sends every file the spec selects to yield, in lexical order, until
+// yield returns false. Ignored files (.gitignore, .git/info/exclude) and
+// .git are left out; symlinks to regular files inside the served folders
+// are followed, every other symlink is not.
+func (w walkSpec) walk(ctx context.Context, yield func(fileJob) bool) error {
+	shownDir := display(w.r, w.abs)
+	fi, err := os.Stat(w.abs)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		if fi.Mode().IsRegular() {
+			yield(fileJob{abs: w.abs, shown: shownDir})
+		}
+		return nil
+	}
+	base, ok := w.r.Root(w.abs)
+	if !ok {
+		base = w.abs
+	}
+	baseNames := w.glob != "" && !strings.Contains(w.glob, "/")
+	idx, seen := 0, 0
+	err = ignore.Walk(w.abs, ignore.Options{Base: base}, func(rel string, d fs.DirEntry) error {
+		if seen++; seen%512 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		typ := d.Type()
+		if typ.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if w.accept != nil && !w.accept(name) {
+			return nil
+		}
+		if w.glob != "" && !doublestar.MatchUnvalidated(w.glob, rel) &&
+			(!baseNames || !doublestar.MatchUnvalidated(w.glob, path.Base(rel))) {
+			return nil
+		}
+		abs := filepath.Join(w.abs, filepath.FromSlash(rel))
+		switch {
+		case typ.IsRegular():
+		case typ&fs.ModeSymlink != 0:
+			real, ok := w.linkTarget(abs)
+			if !ok {
+				return nil
+			}
+			abs = real
+		default: // devices, sockets, pipes: opening a pipe would block
+			return nil
+		}
+		if !yield(fileJob{idx: idx, abs: abs, shown: joinDisplay(shownDir, rel)}) {
+			return filepath.SkipAll
+		}
+		idx++
+		return nil
+	})
+	return err
+}
+
+// linkTarget follows a symlink found in the walk: only to a regular file
+// inside a served folder, whatever --read-outside says.
+func (w walkSpec) linkTarget(abs string) (string, bool) {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", false
+	}
+	if _, ok := w.r.Root(real); !ok {
+		return "", false
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	return real, true
+}
+
+// noLimit is the scan limit before a collector sets one.
+const noLimit = math.MaxInt
+
+// scanStats says how a scan ended.
+type scanStats struct {
+	// cut is true when files past the collector's limit were left unread.
+	cut bool
+}
+
+// scanOrdered runs work on every file the spec selects, on runtime.NumCPU
+// workers, and hands each result to collect in walk order. collect returns
+// the index of the last file it needs (noLimit for all); files past it are
+// neither walked further nor read, so a capped scan stops early while its
+// output stays that of a sequential scan. The worker state passed to work
+// is owned by one goroutine at a time.
+func scanOrdered[R any](ctx context.Context, spec walkSpec, newState func() *workerState,
+	work func(ctx context.Context, st *workerState, job fileJob) R,
+	collect func(job fileJob, res R) int) (scanStats, error) {
+	// The walk runs on ctx, the workers on workCtx, which ends once every
+	// file up to the limit is collected. The walk goes on until it meets a
+	// file past the limit or the end, so whether files were cut is the same
+	// on every run.
+	workCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var limit atomic.Int64
+	limit.Store(noLimit)
+	var maxIdx atomic.Int64
+	maxIdx.Store(-1)
+
+	type result struct {
+		job fileJob
+		res R
+	}
+	jobs := make(chan fileJob, 256)
+	results := make(chan result, 256)
+
+	var walkErr error
+	walkDone := make(chan struct{})
+	go func() {
+		defer close(walkDone)
+		defer close(jobs)
+		walkErr = spec.walk(ctx, func(job fileJob) bool {
+			maxIdx.Store(int64(job.idx))
+			if int64(job.idx) > limit.Load() {
+				return false
+			}
+			select {
+			case jobs <- job:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		})
+	}()
+
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := newState()
+			defer st.close()
+			// Drain jobs to the end, so that the walk never blocks.
+			for job := range jobs {
+				if int64(job.idx) > limit.Load() || workCtx.Err() != nil {
+					continue
+				}
+				res := work(workCtx, st, job)
+				select {
+				case results <- result{job, res}:
+				case <-workCtx.Done():
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	pending := map[int]result{}
+	next, done := 0, false
+	for res := range results {
+		if done || int64(res.job.idx) > limit.Load() {
+			continue
+		}
+		pending[res.job.idx] = res
+		for {
+			p, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			if last := collect(p.job, p.res); int64(last) < limit.Load() {
+				limit.Store(int64(last))
+			}
+			next++
+			if int64(next) > limit.Load() {
+				// Everything needed is in: stop the workers.
+				done = true
+				cancel()
+				break
+			}
+		}
+	}
+	<-walkDone
+	if err := ctx.Err(); err != nil {
+		return scanStats{}, err
+	}
+	if walkErr != nil {
+		return scanStats{}, walkErr
+	}
+	return scanStats{cut: maxIdx.Load() > limit.Load()}, nil
+}
+
+// workerState is what one worker reuses from file to file.
+type workerState struct {
+	buf    []byte
+	folded []byte
+	// parsers are per language, made on first use.
+	parsers map[*language]*parser
+}
+
+func newWorkerState() *workerState { return &workerState{} }
+
+func (st *workerState) close() {
+	for _, p := range st.parsers {
+		p.close()
+	}
+}
+
+// readStatus says why a file was not read.
+type readStatus uint8
+
+const (
+	readOK readStatus = iota
+	readBinary
+	readLarge
+	readFailed
+)
+
+// readFile reads a regular file into the worker's buffer, which the next
+// read reuses. Files over maxFileSize and files with a NUL byte in their
+// first 8 KiB are refused. The walk has checked that the file is regular.
+func (st *workerState) readFile(abs string) ([]byte, readStatus) {
+	if cap(st.buf) == 0 {
+		st.buf = make([]byte, 0, 64<<10)
+	}
+	buf, err := readAll(abs, st.buf[:0], maxFileSize)
+	if cap(buf) <= 4*maxFileSize {
+		st.buf = buf[:0]
+	}
+	switch {
+	case errors.Is(err, errTooLarge):
+		return nil, readLarge
+	case err != nil:
+		return nil, readFailed
+	case isBinary(buf):
+		return nil, readBinary
+	}
+	return buf, readOK
+}
+
+// errTooLarge is readAll's error for a file over its limit.
+var errTooLarge = errors.New("file too large")
+
+func isBinary(b []byte) bool {
+	return bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0
+}
+
+// skipCounts tallies the files a scan did not read.
+type skipCounts struct {
+	binary, large, failed int
+}
+
+func (c *skipCounts) add(s readStatus) {
+	switch s {
+	case readBinary:
+		c.binary++
+	case readLarge:
+		c.large++
+	case readFailed:
+		c.failed++
+	}
+}
+
+// String is a clause for a totals line, "" when nothing was skipped.
+func (c skipCounts) String() string {
+	var parts []string
+	if c.binary > 0 {
+		parts = append(parts, plural(c.binary, "binary file", "binary files"))
+	}
+	if c.large > 0 {
+		parts = append(parts, plural(c.large, "file", "files")+" over 2 MiB")
+	}
+	if c.failed > 0 {
+		parts = append(parts, plural(c.failed, "unreadable file", "unreadable files"))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "skipped " + strings.Join(parts, ", ")
+}
