@@ -86,3 +86,43 @@ func BenchmarkNameSearch(b *testing.B) {
 		timeCalls(b, func() { call(b, cs, "search_files", args) })
 	})
 }
+
+// BenchmarkSearchCode runs one regex over the 2,000-file tree: ramabana's
+// search_code through the MCP client, against grep -rn and rg -n run as
+// commands (each skipped when not installed).
+func BenchmarkSearchCode(b *testing.B) {
+	root := tree(b)
+	const pattern = `func handle1[0-9]\(`
+	const want = 1000 // files 10 to 19 of each of the 100 folders
+	b.Run("ramabana", func(b *testing.B) {
+		cs := start(b, command(ramabana, root, b.TempDir()))
+		args := map[string]any{"pattern": pattern, "max_results": 2000}
+		if n := strings.Count(text(call(b, cs, "search_code", args)), "func handle1"); n != want {
+			b.Fatalf("search_code found %d matches, want %d", n, want)
+		}
+		timeCalls(b, func() { call(b, cs, "search_code", args) })
+	})
+	for _, tool := range []struct{ name, bin string }{{"grep", "grep"}, {"rg", "rg"}} {
+		b.Run(tool.name, func(b *testing.B) {
+			path, err := exec.LookPath(tool.bin)
+			if err != nil {
+				b.Skipf("%s not installed", tool.bin)
+			}
+			args := []string{"-rn", "-E", pattern, root}
+			if tool.name == "rg" {
+				args = []string{"-n", pattern, root}
+			}
+			run := func() []byte {
+				out, err := exec.Command(path, args...).Output()
+				if err != nil {
+					b.Fatalf("%s: %v", tool.name, err)
+				}
+				return out
+			}
+			if n := strings.Count(string(run()), "func handle1"); n != want {
+				b.Fatalf("%s found %d matches, want %d", tool.name, n, want)
+			}
+			timeCalls(b, func() { run() })
+		})
+	}
+}
