@@ -26,7 +26,9 @@ func (h *Host) NewMCPServer() *mcp.Server {
 		Version: h.cfg.Version,
 	}, &mcp.ServerOptions{
 		Instructions: Instructions,
-		Logger:       h.logger,
+		// The SDK logs every session's start and end at info; only its
+		// warnings are news to a user reading the host's log.
+		Logger: slog.New(minLevel{h.logger.Handler(), slog.LevelWarn}),
 	})
 	for _, e := range h.Mounted() {
 		s.AddTool(mcpTool(e), h.toolHandler(e.Spec.Name))
@@ -151,4 +153,23 @@ var slogLevels = map[sdk.LogLevel]slog.Level{
 
 func (e *sessionEvents) Log(level sdk.LogLevel, message string) {
 	e.logger.Log(e.ctx, slogLevels[level], message, "tool", e.tool)
+}
+
+// minLevel drops records below its level, whatever the wrapped handler
+// would accept.
+type minLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= m.level && m.Handler.Enabled(ctx, l)
+}
+
+func (m minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(attrs), m.level}
+}
+
+func (m minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{m.Handler.WithGroup(name), m.level}
 }
