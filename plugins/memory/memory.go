@@ -1,0 +1,201 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
+)
+
+// Version is the plugin's version, sent in Describe.
+const Version = "0.1.0"
+
+// New returns the memory plugin, ready for sdk.Serve.
+func New() *sdk.Toolbox {
+	s := &server{}
+	box := sdk.NewToolbox("memory", Version, "Long-term memory: remember notes, recall them by full-text search.")
+	box.AddGroup(sdk.GroupSpec{
+		Name:        "memory",
+		Description: "Remember notes per project or globally, recall them ranked by relevance (SQLite FTS5, bm25), list and forget them.",
+		Mode:        sdk.ModeDefault,
+	},
+		tool(s, rememberSpec, rememberSchema, s.remember),
+		tool(s, forgetSpec, forgetSchema, s.forget),
+		tool(s, recallSpec, recallSchema, s.recall),
+		tool(s, listSpec, listSchema, s.listMemories),
+	)
+	return box
+}
+
+// dbPath is where the memory database lives under a config dir.
+func dbPath(configDir string) string {
+	return filepath.Join(configDir, "memory", "memory.db")
+}
+
+// server holds what the tools share: the open database and the resolved
+// roots per host context.
+type server struct {
+	rootsMu sync.Mutex
+	roots   map[string]*roots.Roots
+
+	// mu guards cur, the database of the current config dir, opened on
+	// first use.
+	mu  sync.Mutex
+	cur *handle
+}
+
+// handle is an open store and the calls using it, so that a store replaced
+// after the config dir changed is closed only once its last call is done.
+type handle struct {
+	st      *store
+	refs    int
+	retired bool
+}
+
+// acquire returns the store for the host's config dir, opening it (and
+// retiring the store of a previous config dir) when needed, and the func
+// that releases it.
+func (s *server) acquire(ctx context.Context, h sdk.Host) (*store, func(), error) {
+	if h.ConfigDir == "" {
+		return nil, nil, failf("memory is unavailable: the host sent no config dir to keep the memory database in; start ramabana-mcp with a config dir (--cfg)")
+	}
+	if !filepath.IsAbs(h.ConfigDir) {
+		return nil, nil, failf("memory is unavailable: the config dir %q is not an absolute path", h.ConfigDir)
+	}
+	path := dbPath(filepath.Clean(h.ConfigDir))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil || s.cur.st.path != path {
+		st, err := openStore(ctx, path)
+		if err != nil {
+			// Not a database, a newer schema, no permission: the user
+			// can fix each, and the model can tell them how.
+			return nil, nil, failf("cannot open the memory database %s: %v", path, err)
+		}
+		if old := s.cur; old != nil {
+			old.retired = true
+			if old.refs == 0 {
+				_ = old.st.Close()
+			}
+		}
+		s.cur = &handle{st: st}
+	}
+	hd := s.cur
+	hd.refs++
+	return hd.st, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if hd.refs--; hd.refs == 0 && hd.retired {
+			_ = hd.st.Close()
+		}
+	}, nil
+}
+
+// maxCachedRoots bounds the roots cache; host contexts rarely change.
+const maxCachedRoots = 8
+
+// rootsFor returns the roots of a host context, built once per distinct
+// context. A served folder that cannot be resolved is a host fault.
+func (s *server) rootsFor(h sdk.Host) (*roots.Roots, error) {
+	key := fmt.Sprintf("%t\x00%s", h.ReadOutside, strings.Join(h.Roots, "\x00"))
+	s.rootsMu.Lock()
+	defer s.rootsMu.Unlock()
+	if r, ok := s.roots[key]; ok {
+		return r, nil
+	}
+	r, err := roots.New(h.Roots, h.ReadOutside)
+	if err != nil {
+		return nil, err
+	}
+	if s.roots == nil || len(s.roots) >= maxCachedRoots {
+		s.roots = map[string]*roots.Roots{}
+	}
+	s.roots[key] = r
+	return r, nil
+}
+
+// env is what a tool body gets besides its arguments.
+type env struct {
+	roots *roots.Roots
+	store *store
+}
+
+// toolError is a failure the model can act on; handlers return it and the
+// tool adapter turns it into an error result.
+type toolError struct{ msg string }
+
+func (e *toolError) Error() string { return e.msg }
+
+func failf(format string, args ...any) error {
+	return &toolError{msg: fmt.Sprintf(format, args...)}
+}
+
+// handler is a tool's body: arguments decoded, roots resolved, store open.
+type handler[In any] func(ctx context.Context, e env, args In) (*sdk.Result, error)
+
+// tool declares a typed tool whose *toolError failures become error results
+// and whose other errors are faults.
+func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
+	spec.InputSchema = schema
+	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
+		res, err := run(ctx, s, req.Host, args, fn)
+		if te := (*toolError)(nil); errors.As(err, &te) {
+			return sdk.Errorf("%s", te.msg), nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		return res, nil
+	})
+}
+
+func run[In any](ctx context.Context, s *server, h sdk.Host, args In, fn handler[In]) (*sdk.Result, error) {
+	r, err := s.rootsFor(h)
+	if err != nil {
+		return nil, fmt.Errorf("served folders: %w", err)
+	}
+	st, release, err := s.acquire(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return fn(ctx, env{roots: r, store: st}, args)
+}
+
+// schemaFor infers the input schema of In and lets fix add what struct tags
+// cannot say (defaults, bounds). It panics on a bad type, a programming
+// error found at start-up.
+func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("memory: schema: %v", err))
+	}
+	if fix != nil {
+		fix(s.Properties)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("memory: schema: %v", err))
+	}
+	return b
+}
+
+func intBounds(p *jsonschema.Schema, def int, minimum, maximum float64) {
+	if def != 0 {
+		p.Default = json.RawMessage(fmt.Sprint(def))
+	}
+	p.Minimum = &minimum
+	if maximum > 0 {
+		p.Maximum = &maximum
+	}
+}
+
+var _ error = (*toolError)(nil)
