@@ -182,6 +182,7 @@ func resultToProto(r *Result) *pluginv1.Result {
 	for _, ch := range r.Changes {
 		out.Changes = append(out.Changes, &pluginv1.FileChange{
 			Path: ch.Path, BeforeSha256: ch.BeforeSHA256, AfterSha256: ch.AfterSHA256,
+			Before: ch.Before, After: ch.After,
 		})
 	}
 	return out
@@ -205,6 +206,7 @@ func resultFromProto(p *pluginv1.Result) *Result {
 	for _, ch := range p.GetChanges() {
 		r.Changes = append(r.Changes, FileChange{
 			Path: ch.GetPath(), BeforeSHA256: ch.GetBeforeSha256(), AfterSHA256: ch.GetAfterSha256(),
+			Before: ch.GetBefore(), After: ch.GetAfter(),
 		})
 	}
 	return r

@@ -1,9 +1,12 @@
 package sdk
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Host is the context the host sends in Describe: what is served and what is
@@ -191,13 +194,19 @@ type Resource struct {
 	Blob     []byte
 }
 
-// FileChange records one file a call changed. An empty Before means the file
-// was created; an empty After means it was deleted.
+// FileChange records one file a call changed. An empty BeforeSHA256 means
+// the file was created; an empty AfterSHA256 means it was deleted.
 type FileChange struct {
 	Path         string
 	BeforeSHA256 string
 	AfterSHA256  string
+	// Before and After are the contents, for diffs in the changes ledger;
+	// set for text files up to MaxDiffContent bytes, nil otherwise.
+	Before, After []byte
 }
+
+// MaxDiffContent is the largest content a FileChange carries for a diff.
+const MaxDiffContent = 1 << 20
 
 // TextResult is a successful result with one text block.
 func TextResult(text string) *Result {
@@ -229,3 +238,30 @@ const (
 	LevelWarning
 	LevelError
 )
+
+// NewFileChange describes a change of the file at path from before to
+// after. A nil before means the file was created, a nil after that it was
+// deleted (an existing empty file is a non-nil empty slice). Contents are
+// carried for the ledger's diffs when both sides are small UTF-8 text.
+func NewFileChange(path string, before, after []byte) FileChange {
+	ch := FileChange{Path: path}
+	if before != nil {
+		ch.BeforeSHA256 = sha256Hex(before)
+	}
+	if after != nil {
+		ch.AfterSHA256 = sha256Hex(after)
+	}
+	if diffable(before) && diffable(after) {
+		ch.Before, ch.After = before, after
+	}
+	return ch
+}
+
+func diffable(b []byte) bool {
+	return len(b) <= MaxDiffContent && utf8.Valid(b)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -40,7 +40,8 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 
-	mode, before, verb := newFileMode, "", "created"
+	var before []byte // nil: the file is new
+	mode, verb := newFileMode, "created"
 	fi, err := os.Stat(abs)
 	switch {
 	case err == nil && fi.IsDir():
@@ -54,7 +55,7 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 		if err != nil {
 			return nil, failf("cannot read %s: %v", display, unwrapPath(err))
 		}
-		mode, before, verb = keptMode(fi.Mode()), sha(old), "overwrote"
+		mode, before, verb = keptMode(fi.Mode()), old, "overwrote"
 	case !os.IsNotExist(err):
 		return nil, failf("cannot create %s: %v", display, unwrapPath(err))
 	}
@@ -66,6 +67,6 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 		return nil, failf("cannot write %s: %v", display, unwrapPath(err))
 	}
 	res := sdk.TextResult(fmt.Sprintf("%s %s (%s, %s)", verb, display, plural(len(data), "byte"), plural(countLines(data), "line")))
-	res.Changes = []sdk.FileChange{{Path: abs, BeforeSHA256: before, AfterSHA256: sha(data)}}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(abs, before, data)}
 	return res, nil
 }

@@ -131,7 +131,7 @@ func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sd
 		f.display, plural(len(spans), "edit"), plural(len(newLines), "line"), len(lines))
 	writeRegions(&b, newLines, regions)
 	res := sdk.TextResult(b.String())
-	res.Changes = []sdk.FileChange{{Path: f.abs, BeforeSHA256: sha(f.data), AfterSHA256: sha([]byte(out))}}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(f.abs, f.data, []byte(out))}
 	return res, nil
 }
 

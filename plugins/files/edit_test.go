@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -165,8 +166,8 @@ func TestEditFile(t *testing.T) {
 			if diff := cmp.Diff(snapshot{Data: []byte(tc.want), Mode: 0o755}, snap(t, path)); diff != "" {
 				t.Errorf("file (-want +got):\n%s", diff)
 			}
-			want := []sdk.FileChange{{Path: path, BeforeSHA256: sum(tc.content), AfterSHA256: sum(tc.want)}}
-			if diff := cmp.Diff(want, res.Changes); diff != "" {
+			want := []sdk.FileChange{{Path: path, BeforeSHA256: sum(tc.content), AfterSHA256: sum(tc.want), Before: []byte(tc.content), After: []byte(tc.want)}}
+			if diff := cmp.Diff(want, res.Changes, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("changes (-want +got):\n%s", diff)
 			}
 			noTempFiles(t, e.dir)

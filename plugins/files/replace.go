@@ -92,7 +92,7 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 		return nil, failf("cannot write %s: %v", f.display, unwrapPath(err))
 	}
 	res := sdk.TextResult(replaceSummary(out, at, len(repl), f.display))
-	res.Changes = []sdk.FileChange{{Path: f.abs, BeforeSHA256: sha(f.data), AfterSHA256: sha([]byte(out))}}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(f.abs, f.data, []byte(out))}
 	return res, nil
 }
 

@@ -2,8 +2,6 @@ package files
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"io/fs"
 	"os"
 	"strconv"
@@ -192,11 +190,6 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func sha(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // plural is "1 line", "2 lines".

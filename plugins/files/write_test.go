@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
@@ -91,11 +92,11 @@ func TestCreateFile(t *testing.T) {
 			if diff := cmp.Diff(snapshot{Data: []byte(content), Mode: tc.wantMode}, got); diff != "" {
 				t.Errorf("file (-want +got):\n%s", diff)
 			}
-			wantChange := sdk.FileChange{Path: e.path(tc.args["path"].(string)), AfterSHA256: sum(content)}
+			wantChange := sdk.FileChange{Path: e.path(tc.args["path"].(string)), AfterSHA256: sum(content), After: []byte(content)}
 			if tc.existing != "" {
-				wantChange.BeforeSHA256 = sum(tc.existing)
+				wantChange.BeforeSHA256, wantChange.Before = sum(tc.existing), []byte(tc.existing)
 			}
-			if diff := cmp.Diff([]sdk.FileChange{wantChange}, res.Changes); diff != "" {
+			if diff := cmp.Diff([]sdk.FileChange{wantChange}, res.Changes, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("changes (-want +got):\n%s", diff)
 			}
 			noTempFiles(t, e.dir)
@@ -214,8 +215,8 @@ func TestReplaceText(t *testing.T) {
 			if diff := cmp.Diff(snapshot{Data: []byte(tc.want), Mode: 0o755}, snap(t, path)); diff != "" {
 				t.Errorf("file (-want +got):\n%s", diff)
 			}
-			want := []sdk.FileChange{{Path: path, BeforeSHA256: sum(tc.content), AfterSHA256: sum(tc.want)}}
-			if diff := cmp.Diff(want, res.Changes); diff != "" {
+			want := []sdk.FileChange{{Path: path, BeforeSHA256: sum(tc.content), AfterSHA256: sum(tc.want), Before: []byte(tc.content), After: []byte(tc.want)}}
+			if diff := cmp.Diff(want, res.Changes, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("changes (-want +got):\n%s", diff)
 			}
 			noTempFiles(t, e.dir)

@@ -2,7 +2,6 @@ package notebook
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io/fs"
@@ -118,12 +117,7 @@ func (nb *notebook) save() (sdk.FileChange, error) {
 	if err := writeAtomic(nb.abs, out, keptMode(nb.mode)); err != nil {
 		return sdk.FileChange{}, failf("cannot write %s: %v; it is unchanged", nb.display, unwrapPath(err))
 	}
-	return sdk.FileChange{Path: nb.abs, BeforeSHA256: sha(nb.data), AfterSHA256: sha(out)}, nil
-}
-
-func sha(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	return sdk.NewFileChange(nb.abs, nb.data, out), nil
 }
 
 // cellType, cellID and cellSource read a cell's fields.

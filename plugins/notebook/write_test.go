@@ -225,7 +225,7 @@ func TestWriteTools(t *testing.T) {
 			if diff := cmp.Diff(string(notebook.Canonical(t, after)), string(after)); diff != "" {
 				t.Errorf("written file is not what Jupyter writes (-jupyter +file):\n%s", diff)
 			}
-			wantChange := []sdk.FileChange{{Path: path, BeforeSHA256: sum(before), AfterSHA256: sum(after)}}
+			wantChange := []sdk.FileChange{{Path: path, BeforeSHA256: sum(before), AfterSHA256: sum(after), Before: before, After: after}}
 			if diff := cmp.Diff(wantChange, res.Changes); diff != "" {
 				t.Errorf("changes (-want +got):\n%s", diff)
 			}

@@ -1368,7 +1368,12 @@ type FileChange struct {
 	// Hex SHA-256 of the content before; empty when the file was created.
 	BeforeSha256 string `protobuf:"bytes,2,opt,name=before_sha256,json=beforeSha256,proto3" json:"before_sha256,omitempty"`
 	// Hex SHA-256 of the content after; empty when the file was deleted.
-	AfterSha256   string `protobuf:"bytes,3,opt,name=after_sha256,json=afterSha256,proto3" json:"after_sha256,omitempty"`
+	AfterSha256 string `protobuf:"bytes,3,opt,name=after_sha256,json=afterSha256,proto3" json:"after_sha256,omitempty"`
+	// The content before and after, for the changes ledger's diffs: set for
+	// text files up to 1 MiB, empty otherwise (and for a created or deleted
+	// side).
+	Before        []byte `protobuf:"bytes,4,opt,name=before,proto3" json:"before,omitempty"`
+	After         []byte `protobuf:"bytes,5,opt,name=after,proto3" json:"after,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1422,6 +1427,20 @@ func (x *FileChange) GetAfterSha256() string {
 		return x.AfterSha256
 	}
 	return ""
+}
+
+func (x *FileChange) GetBefore() []byte {
+	if x != nil {
+		return x.Before
+	}
+	return nil
+}
+
+func (x *FileChange) GetAfter() []byte {
+	if x != nil {
+		return x.After
+	}
+	return nil
 }
 
 var File_ramabana_plugin_v1_plugin_proto protoreflect.FileDescriptor
@@ -1511,12 +1530,14 @@ const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x03uri\x18\x01 \x01(\tR\x03uri\x12\x1b\n" +
 	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\x12\x12\n" +
-	"\x04blob\x18\x04 \x01(\fR\x04blob\"h\n" +
+	"\x04blob\x18\x04 \x01(\fR\x04blob\"\x96\x01\n" +
 	"\n" +
 	"FileChange\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12#\n" +
 	"\rbefore_sha256\x18\x02 \x01(\tR\fbeforeSha256\x12!\n" +
-	"\fafter_sha256\x18\x03 \x01(\tR\vafterSha256*m\n" +
+	"\fafter_sha256\x18\x03 \x01(\tR\vafterSha256\x12\x16\n" +
+	"\x06before\x18\x04 \x01(\fR\x06before\x12\x14\n" +
+	"\x05after\x18\x05 \x01(\fR\x05after*m\n" +
 	"\tGroupMode\x12\x1a\n" +
 	"\x16GROUP_MODE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12GROUP_MODE_DEFAULT\x10\x01\x12\x15\n" +
