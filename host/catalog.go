@@ -133,6 +133,17 @@ func toolNameOK(name string) bool {
 	}) < 0
 }
 
+// removePlugin drops every entry of a plugin.
+func (c *Catalog) removePlugin(plugin string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, e := range c.entries {
+		if e.Plugin == plugin {
+			delete(c.entries, name)
+		}
+	}
+}
+
 // Get returns the entry of a tool.
 func (c *Catalog) Get(name string) (*Entry, bool) {
 	c.mu.RLock()

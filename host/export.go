@@ -18,7 +18,10 @@ const MetaKey = "mcp_server"
 // NewMCPServer builds the MCP server over the host: one tool per mounted
 // catalog entry with the plugin's own schema and description, annotations
 // from the entry, and _meta.mcp_server task tags. A tool that is not
-// mounted is absent, and calling it is the SDK's unknown-tool error.
+// mounted is absent, and calling it is the SDK's unknown-tool error. The
+// host keeps the server's tools in step with the catalog as plugins come
+// and go (Reload), and the SDK tells clients with
+// notifications/tools/list_changed. Call it once.
 func (h *Host) NewMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:    "ramabana",
@@ -26,14 +29,48 @@ func (h *Host) NewMCPServer() *mcp.Server {
 		Version: h.cfg.Version,
 	}, &mcp.ServerOptions{
 		Instructions: Instructions,
+		// Tools come and go with plugins: advertise list changes even
+		// when the server starts with none.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		// The SDK logs every session's start and end at info; only its
 		// warnings are news to a user reading the host's log.
 		Logger: slog.New(minLevel{h.logger.Handler(), slog.LevelWarn}),
 	})
-	for _, e := range h.Mounted() {
-		s.AddTool(mcpTool(e), h.toolHandler(e.Spec.Name))
-	}
+	h.exportMu.Lock()
+	h.server, h.exported = s, map[string]*Entry{}
+	h.exportMu.Unlock()
+	h.syncTools()
 	return s
+}
+
+// syncTools makes the MCP server's tools the mounted catalog entries:
+// removed and replaced entries go, new ones come.
+func (h *Host) syncTools() {
+	h.exportMu.Lock()
+	defer h.exportMu.Unlock()
+	if h.server == nil {
+		return
+	}
+	want := map[string]*Entry{}
+	for _, e := range h.Mounted() {
+		want[e.Spec.Name] = e
+	}
+	var gone []string
+	for name, e := range h.exported {
+		if want[name] != e {
+			gone = append(gone, name)
+			delete(h.exported, name)
+		}
+	}
+	if len(gone) > 0 {
+		h.server.RemoveTools(gone...)
+	}
+	for name, e := range want {
+		if h.exported[name] == nil {
+			h.server.AddTool(mcpTool(e), h.toolHandler(name))
+			h.exported[name] = e
+		}
+	}
 }
 
 // mcpTool is the MCP form of a catalog entry.

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -42,6 +44,10 @@ type Config struct {
 	PluginEnv []string
 	// Version is the host's version, sent to plugins and clients.
 	Version string
+	// Verify, when set, is asked before every launch of a plugin binary
+	// (not a bundled group) whether it may run: the installed-plugin lock
+	// check. Its error is the reason the plugin is refused.
+	Verify func(path string) error
 	// Logger receives the host's and plugins' logs; nil means slog.Default.
 	Logger *slog.Logger
 }
@@ -57,6 +63,12 @@ type Host struct {
 	mu      sync.Mutex
 	plugins map[string]*Plugin
 	skipped map[string]string // plugin name → why it is not served
+
+	reloadMu sync.Mutex // one Reload at a time
+
+	exportMu sync.Mutex
+	server   *mcp.Server       // nil until NewMCPServer
+	exported map[string]*Entry // the tools the server has, by name
 }
 
 // ErrUnknownTool is returned for a tool that is not mounted.
@@ -121,7 +133,12 @@ func (h *Host) Start(ctx context.Context) error {
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
-	cfg := launchConfig{
+	return h.startAll(ctx, sources)
+}
+
+// launchConfig is what every plugin is launched with.
+func (h *Host) launchConfig() launchConfig {
+	return launchConfig{
 		host: sdk.Host{
 			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
 			ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
@@ -129,7 +146,15 @@ func (h *Host) Start(ctx context.Context) error {
 		env:          pluginEnv(os.Environ(), h.cfg.PluginEnv),
 		startTimeout: h.cfg.StartTimeout,
 		logger:       h.logger,
+		verify:       h.cfg.Verify,
 	}
+}
+
+// startAll launches sources in parallel and registers them in name order,
+// so that which of two plugins declaring the same tool wins does not
+// depend on launch timing.
+func (h *Host) startAll(ctx context.Context, sources []Source) error {
+	cfg := h.launchConfig()
 	var wg sync.WaitGroup
 	results := make([]error, len(sources))
 	plugins := make([]*Plugin, len(sources))
@@ -149,32 +174,36 @@ func (h *Host) Start(ctx context.Context) error {
 		}
 		return err
 	}
-	// Register in name order so that which of two plugins declaring the
-	// same tool wins does not depend on launch timing.
 	for i, p := range plugins {
-		if p == nil {
-			continue
+		if p != nil {
+			h.register(p, results[i])
 		}
-		err := results[i]
-		if err == nil && !h.policy.anyGroupMounted(p.Description()) {
-			p.Stop()
-			h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
-			continue
-		}
-		if err == nil {
-			err = h.catalog.add(p.Name(), p.Description(), p)
-		}
-		if err != nil {
-			p.Stop()
-			h.skip(p.src, err)
-			continue
-		}
-		h.mu.Lock()
-		h.plugins[p.Name()] = p
-		h.mu.Unlock()
-		h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.src.String(), "pid", p.Pid())
 	}
 	return nil
+}
+
+// register adds a launched plugin's tools to the catalog, or stops it:
+// when it failed to start, when its tools clash, or when none of its
+// groups can be mounted.
+func (h *Host) register(p *Plugin, err error) {
+	if err == nil && !h.policy.anyGroupMounted(p.Description()) {
+		p.Stop()
+		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
+		return
+	}
+	if err == nil {
+		err = h.catalog.add(p.Name(), p.Description(), p)
+	}
+	if err != nil {
+		p.Stop()
+		h.skip(p.src, err)
+		return
+	}
+	h.mu.Lock()
+	h.plugins[p.Name()] = p
+	delete(h.skipped, p.Name())
+	h.mu.Unlock()
+	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.src.String(), "pid", p.Pid())
 }
 
 func (h *Host) skip(src Source, err error) {

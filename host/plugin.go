@@ -28,14 +28,16 @@ type launchConfig struct {
 	env          []string // the allow-listed host environment
 	startTimeout time.Duration
 	logger       *slog.Logger
+	verify       func(path string) error // nil: every binary may run
 }
 
 // Plugin is one plugin process under supervision: launched, described,
 // relaunched on the next call after it dies, and stopped with its whole
 // process group. It is safe for concurrent use.
 type Plugin struct {
-	src Source
-	cfg launchConfig
+	src         Source
+	cfg         launchConfig
+	fingerprint fingerprint // of the binary when the plugin was made
 
 	mu       sync.Mutex
 	live     *liveProc
@@ -54,7 +56,7 @@ type liveProc struct {
 }
 
 func newPlugin(src Source, cfg launchConfig) *Plugin {
-	return &Plugin{src: src, cfg: cfg}
+	return &Plugin{src: src, cfg: cfg, fingerprint: fingerprintOf(src)}
 }
 
 // Name is the plugin's name.
@@ -187,6 +189,11 @@ func (p *Plugin) Pid() int { return p.Health().Pid }
 // launch starts the plugin process, completes the handshake and describes
 // it. On any failure the process is killed.
 func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.Description, error) {
+	if cfg.verify != nil && !src.Bundled {
+		if err := cfg.verify(src.Path); err != nil {
+			return nil, nil, fmt.Errorf("refused plugin %q: %w", src.Name, err)
+		}
+	}
 	tail := newLineTail(8)
 	var proc *procRunner
 	logWriter := &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "plugin output"}

@@ -577,6 +577,54 @@ func TestProgressAndCancellationPassThrough(t *testing.T) {
 	}
 }
 
+func TestHotReloadThroughMCP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	changed := make(chan struct{}, 10)
+	s := &server{stderr: &lockedBuffer{}}
+	s.cmd = exec.Command(binary, baseArgs(t, project(t), "--plugins", dir)...)
+	s.cmd.Stderr = s.stderr
+	t.Cleanup(func() { s.stop(t) })
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: s.cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.session = cs
+	wait := func(what string, listed bool) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no tools/list_changed after %s; stderr:\n%s", what, s.stderr)
+		}
+		if _, ok := tools(t, cs)["echo"]; ok != listed {
+			t.Fatalf("after %s, echo listed = %v", what, ok)
+		}
+	}
+	bin := filepath.Join(dir, host.PluginPrefix+"echo")
+	b, err := os.ReadFile(testPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".echo.part"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, ".echo.part"), bin); err != nil {
+		t.Fatal(err)
+	}
+	wait("install", true)
+	if res, err := call(t, cs, "echo", map[string]any{"text": "hot"}); err != nil || text(res) != "hot" {
+		t.Fatalf("echo after install = %v, %v", res, err)
+	}
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	wait("remove", false)
+}
+
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command(binary, "--version").Output()

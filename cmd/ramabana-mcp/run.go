@@ -170,6 +170,11 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	server := h.NewMCPServer()
+	go func() {
+		if err := h.Watch(ctx); err != nil {
+			logger.Warn("plugin dirs are not watched; installs take effect at the next start", "error", err)
+		}
+	}()
 	logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
 	if o.transport == "stdio" {
 		return host.ServeStdio(ctx, server)

@@ -1,0 +1,139 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// fingerprint identifies the binary a plugin was started from, so a
+// replaced binary (a new install, a rebuild) is told from an untouched one.
+type fingerprint struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+}
+
+func fingerprintOf(src Source) fingerprint {
+	fi, err := os.Stat(src.Path)
+	if err != nil {
+		return fingerprint{}
+	}
+	return fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
+}
+
+// Reload re-discovers the plugins and brings the running set in line:
+// plugins whose binary appeared are started, those whose binary was
+// replaced are restarted, those whose binary went away are stopped. The
+// catalog and the MCP server's tools follow, and the SDK notifies clients
+// that the tool list changed.
+func (h *Host) Reload(ctx context.Context) error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	sources, errs := Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
+	for _, err := range errs {
+		h.logger.Warn("plugin skipped", "error", err)
+	}
+	want := map[string]Source{}
+	for _, s := range sources {
+		want[s.Name] = s
+	}
+	running := h.Plugins()
+	var start []Source
+	for _, src := range sources {
+		p, ok := running[src.Name]
+		switch {
+		case !ok:
+			h.mu.Lock()
+			_, failed := h.skipped[src.Name]
+			h.mu.Unlock()
+			if failed && src.Bundled {
+				continue // a bundled group that failed will fail again
+			}
+			start = append(start, src)
+		case p.src.Path != src.Path || p.fingerprint != fingerprintOf(src):
+			h.logger.Info("plugin binary changed; restarting", "plugin", src.Name, "source", src.String())
+			h.drop(p)
+			start = append(start, src)
+		}
+	}
+	for name, p := range running {
+		if _, ok := want[name]; !ok {
+			h.logger.Info("plugin binary removed; stopping", "plugin", name)
+			h.drop(p)
+		}
+	}
+	h.mu.Lock()
+	for name := range h.skipped {
+		if _, ok := want[name]; !ok {
+			delete(h.skipped, name)
+		}
+	}
+	h.mu.Unlock()
+	err := h.startAll(ctx, start)
+	h.syncTools()
+	return err
+}
+
+// drop stops a plugin and takes its tools out of the catalog.
+func (h *Host) drop(p *Plugin) {
+	h.mu.Lock()
+	delete(h.plugins, p.Name())
+	h.mu.Unlock()
+	h.catalog.removePlugin(p.Name())
+	p.Stop()
+}
+
+// Watch reloads whenever a ramabana-plugin-* file is created, written,
+// renamed or removed in a plugin dir, until ctx ends. Bursts of events (a
+// copy, then a rename) are folded into one reload. Dirs that do not exist
+// when Watch starts are not watched.
+func (h *Host) Watch(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	watched := 0
+	for _, dir := range h.cfg.PluginDirs {
+		if err := w.Add(dir); err == nil {
+			watched++
+		} else if !errors.Is(err, os.ErrNotExist) {
+			h.logger.Warn("cannot watch plugin dir", "dir", dir, "error", err)
+		}
+	}
+	if watched == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	const settle = 150 * time.Millisecond
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if strings.HasPrefix(filepath.Base(ev.Name), PluginPrefix) {
+				timer.Reset(settle)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			h.logger.Warn("plugin dir watch", "error", err)
+		case <-timer.C:
+			if err := h.Reload(ctx); err != nil && ctx.Err() == nil {
+				h.logger.Warn("reload plugins", "error", err)
+			}
+		}
+	}
+}
