@@ -29,6 +29,8 @@ type Config struct {
 	Web bool
 	// Groups opts groups in ("exhash") or out ("-shell").
 	Groups []string
+	// Agent says an agent is configured: legacy groups are left out.
+	Agent bool
 	// PluginDirs are searched for ramabana-plugin-<name> binaries, in order.
 	PluginDirs []string
 	// Self is the host binary, re-executed as `Self plugin serve <name>` for
@@ -110,7 +112,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	return &Host{
 		cfg:     cfg,
-		policy:  Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut},
+		policy:  Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
 		logger:  cfg.Logger,
 		roots:   roots,
 		catalog: newCatalog(),

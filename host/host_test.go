@@ -271,3 +271,32 @@ func TestPluginWithNoMountedGroupIsNotKeptRunning(t *testing.T) {
 		t.Errorf("plugins %v and %d tools served, want none", h.Plugins(), len(h.Mounted()))
 	}
 }
+
+func TestLegacyAndOptInGroups(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "legacy", "optin")
+	for name, tc := range map[string]struct {
+		cfg  Config
+		want map[string]bool
+	}{
+		"no agent, nothing opted in": {Config{}, map[string]bool{"old_echo": true, "optin_echo": false}},
+		"agent configured":           {Config{Agent: true}, map[string]bool{"old_echo": false}},
+		"opted in":                   {Config{Groups: []string{"optin"}}, map[string]bool{"optin_echo": true}},
+		"legacy opted out":           {Config{Groups: []string{"-legacy"}}, map[string]bool{"old_echo": false}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tc.cfg.PluginDirs = []string{dir}
+			h, _ := startHost(t, tc.cfg)
+			got := map[string]bool{}
+			for _, e := range h.Mounted() {
+				got[e.Spec.Name] = true
+			}
+			for tool, want := range tc.want {
+				if got[tool] != want {
+					t.Errorf("%s mounted = %v, want %v", tool, got[tool], want)
+				}
+			}
+		})
+	}
+}

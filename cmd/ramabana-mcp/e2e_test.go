@@ -625,6 +625,26 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	wait("remove", false)
 }
 
+func TestLegacyAndOptInGroupsThroughMCP(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "legacy", "optin")
+	ts := tools(t, startStdio(t, project(t), "--plugins", dir).session)
+	old, ok := ts["old_echo"]
+	if !ok {
+		t.Fatal("legacy tool not listed on a server without an agent")
+	}
+	if diff := old.Meta["deprecated"]; fmt.Sprint(diff) != "map[replaced_by:echo]" {
+		t.Errorf("legacy tool _meta.deprecated = %v, want replaced_by echo", diff)
+	}
+	if _, ok := ts["optin_echo"]; ok {
+		t.Error("opt-in tool listed without --groups")
+	}
+	ts = tools(t, startStdio(t, project(t), "--plugins", dir, "--groups", "optin").session)
+	if _, ok := ts["optin_echo"]; !ok {
+		t.Error("opt-in tool not listed with --groups optin")
+	}
+}
+
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command(binary, "--version").Output()

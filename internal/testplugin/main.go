@@ -8,6 +8,8 @@
 //	badcookie    serves with the wrong magic cookie
 //	exits        exits at once with an error
 //	shadow       a healthy group whose tool "echo" clashes with the echo plugin
+//	legacy       a legacy group "legacy" (tool old_echo), replaced by echo
+//	optin        an opt-in group "optin" (tool optin_echo)
 package main
 
 import (
@@ -43,6 +45,10 @@ func main() {
 		os.Exit(3)
 	case "shadow":
 		sdk.Serve(newEcho("shadow", "echo"))
+	case "legacy":
+		sdk.Serve(single("legacy", "old_echo", sdk.GroupSpec{Name: "legacy", Mode: sdk.ModeLegacy, ReplacedBy: "echo"}))
+	case "optin":
+		sdk.Serve(single("optin", "optin_echo", sdk.GroupSpec{Name: "optin", Mode: sdk.ModeOptIn}))
 	default:
 		sdk.Serve(newEcho("echo", "echo"))
 	}
@@ -57,6 +63,16 @@ type slowArgs struct {
 }
 
 type noArgs struct{}
+
+// single is a plugin with one group holding one echo tool.
+func single(plugin, tool string, g sdk.GroupSpec) *sdk.Toolbox {
+	box := sdk.NewToolbox(plugin, "0.0.1", "test tools")
+	box.AddGroup(g, sdk.TypedTool(sdk.ToolSpec{Name: tool, Description: "Echo the text.", Kind: sdk.KindRead},
+		func(_ context.Context, _ *sdk.Request, a echoArgs) (*sdk.Result, error) {
+			return sdk.TextResult(a.Text), nil
+		}))
+	return box
+}
 
 func newEcho(group, echoName string) *sdk.Toolbox {
 	box := sdk.NewToolbox(group, "0.0.1", "test tools")
