@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -41,7 +42,7 @@ func (e *Entry) Hints() sdk.Hints { return e.Spec.Hints() }
 // entry's input schema. The error says what is wrong in words a model can
 // act on.
 func (e *Entry) Validate(args json.RawMessage) error {
-	if len(args) == 0 {
+	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
 	var v any
@@ -55,6 +56,12 @@ func (e *Entry) Validate(args json.RawMessage) error {
 		return err
 	}
 	return nil
+}
+
+// isAbsent reports whether JSON arguments are missing: empty or null.
+func isAbsent(args json.RawMessage) bool {
+	t := bytes.TrimSpace(args)
+	return len(t) == 0 || bytes.Equal(t, []byte("null"))
 }
 
 // Catalog holds every described tool, mounted or not, by name. It is safe
@@ -101,6 +108,9 @@ func newEntry(plugin string, g sdk.GroupSpec, t sdk.ToolSpec, caller Caller) (*E
 	if !toolNameOK(t.Name) {
 		return nil, fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to 128)", t.Name)
 	}
+	if t.Kind == sdk.KindUnspecified {
+		return nil, fmt.Errorf("tool %q declares no kind: read, write or act", t.Name)
+	}
 	if len(t.InputSchema) == 0 {
 		return nil, fmt.Errorf("tool %q: no input schema", t.Name)
 	}
@@ -129,7 +139,7 @@ func toolNameOK(name string) bool {
 		return false
 	}
 	return strings.IndexFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}) < 0
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -149,6 +150,10 @@ func mcpResult(r *sdk.Result) *mcp.CallToolResult {
 	}
 	if len(r.Structured) > 0 {
 		out.StructuredContent = json.RawMessage(r.Structured)
+		if len(out.Content) == 0 {
+			// Clients that read only content still get the result.
+			out.Content = append(out.Content, &mcp.TextContent{Text: string(r.Structured)})
+		}
 	}
 	return out
 }
@@ -164,6 +169,7 @@ type sessionEvents struct {
 	logger  *slog.Logger
 
 	mu   sync.Mutex
+	sent bool
 	last float64
 }
 
@@ -171,13 +177,17 @@ func (e *sessionEvents) Progress(progress, total float64, message string) {
 	if e.token == nil || e.session == nil {
 		return
 	}
-	// MCP requires progress to increase; drop what would go backwards.
+	// MCP requires progress to increase: drop what would not, and what is
+	// not a number.
+	if math.IsNaN(progress) || math.IsInf(progress, 0) {
+		return
+	}
 	e.mu.Lock()
-	if progress <= e.last && e.last != 0 {
+	if e.sent && progress <= e.last {
 		e.mu.Unlock()
 		return
 	}
-	e.last = progress
+	e.sent, e.last = true, progress
 	e.mu.Unlock()
 	_ = e.session.NotifyProgress(e.ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: e.token, Progress: progress, Total: total, Message: message,

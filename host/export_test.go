@@ -19,7 +19,7 @@ var obj = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}
 func taskBox() *sdk.Toolbox {
 	ok := func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil }
 	tool := func(spec sdk.ToolSpec) sdk.Tool {
-		spec.InputSchema = obj
+		spec.InputSchema, spec.Kind = obj, sdk.KindRead
 		return sdk.Tool{Spec: spec, Handler: ok}
 	}
 	yes := true
@@ -120,5 +120,20 @@ func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
 	p := Policy{Web: true, Agent: true}
 	if ok, why := p.Mounted(&Entry{Group: "old", GroupMode: sdk.ModeLegacy}); ok || !strings.Contains(why, "legacy") {
 		t.Errorf("legacy group with an agent: mounted=%v (%s)", ok, why)
+	}
+}
+
+func TestToolWithoutKindIsRefused(t *testing.T) {
+	t.Parallel()
+	h, err := New(Config{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := sdk.NewToolbox("nokind", "1", "a tool that does not say what it does")
+	box.AddGroup(sdk.GroupSpec{Name: "nokind"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "mystery", InputSchema: obj}})
+	client, desc := sdktest.Connect(t, box, sdk.Host{})
+	err = h.catalog.add(desc.Name, desc, client)
+	if err == nil || !strings.Contains(err.Error(), `tool "mystery" declares no kind`) {
+		t.Errorf("err = %v, want the tool refused for having no kind", err)
 	}
 }

@@ -65,8 +65,10 @@ type Host struct {
 	mu      sync.Mutex
 	plugins map[string]*Plugin
 	skipped map[string]string // plugin name → why it is not served
+	idle    map[string]Source // started, then stopped: none of their groups is mounted
 
-	reloadMu sync.Mutex // one Reload at a time
+	reloadMu sync.Mutex // one Reload at a time; held by Close
+	closed   bool       // under reloadMu: no plugin starts after Close
 
 	exportMu sync.Mutex
 	server   *mcp.Server       // nil until NewMCPServer
@@ -118,6 +120,7 @@ func New(cfg Config) (*Host, error) {
 		catalog: newCatalog(),
 		plugins: map[string]*Plugin{},
 		skipped: map[string]string{},
+		idle:    map[string]Source{},
 	}, nil
 }
 
@@ -131,12 +134,19 @@ func (h *Host) Policy() Policy { return h.policy }
 // fails to start, describe or register is skipped with one log line; the
 // rest are served. Start fails only when ctx ends.
 func (h *Host) Start(ctx context.Context) error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	if h.closed {
+		return errClosed
+	}
 	sources, errs := Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
 	return h.startAll(ctx, sources)
 }
+
+var errClosed = errors.New("host is closed")
 
 // launchConfig is what every plugin is launched with.
 func (h *Host) launchConfig() launchConfig {
@@ -190,6 +200,9 @@ func (h *Host) startAll(ctx context.Context, sources []Source) error {
 func (h *Host) register(p *Plugin, err error) {
 	if err == nil && !h.policy.anyGroupMounted(p.Description()) {
 		p.Stop()
+		h.mu.Lock()
+		h.idle[p.Name()] = p.src
+		h.mu.Unlock()
 		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
 		return
 	}
@@ -266,7 +279,7 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 	if err := e.Validate(args); err != nil {
 		return sdk.Errorf("invalid arguments for %s: %v", name, err), nil
 	}
-	if len(args) == 0 {
+	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
 	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args}, events)
@@ -279,6 +292,9 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 // Close stops every plugin and its process group. It is safe to call more
 // than once.
 func (h *Host) Close() error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	h.closed = true
 	h.mu.Lock()
 	plugins := make([]*Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {

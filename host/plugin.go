@@ -39,20 +39,53 @@ type Plugin struct {
 	cfg         launchConfig
 	fingerprint fingerprint // of the binary when the plugin was made
 
-	mu       sync.Mutex
-	live     *liveProc
-	desc     *sdk.Description
-	restarts int
-	lastErr  error
-	retryAt  time.Time     // no relaunch before this, after a failed launch
-	backoff  time.Duration // the next wait after a failed launch
-	stopped  bool
+	// mu guards the fields below and is never held across a launch, a
+	// call or a kill: those can take seconds.
+	mu           sync.Mutex
+	live         *liveProc
+	launching    chan struct{} // closed when the launch under way ends
+	desc         *sdk.Description
+	restarts     int
+	lastErr      error
+	retryAt      time.Time // no relaunch before this
+	quickCrashes int       // consecutive deaths soon after a launch
+	stopped      bool
 }
 
+// A plugin that dies within crashWindow of its launch counts as crashing;
+// from the second such death in a row, relaunches back off.
+const crashWindow = 10 * time.Second
+
 type liveProc struct {
-	client *plugin.Client
-	group  sdk.Group
-	runner *procRunner
+	client  *plugin.Client
+	group   sdk.Group
+	runner  *procRunner
+	started time.Time
+}
+
+// stop ends the process: first the lifeline, which a well-behaved plugin
+// answers by exiting, then SIGKILL to its process group, then go-plugin's
+// own cleanup, which is quick once the process is gone. It never blocks on
+// an unresponsive plugin (go-plugin's graceful Kill would).
+func (lp *liveProc) stop() {
+	lp.runner.closeLifeline()
+	if !lp.exitedWithin(time.Second) {
+		_ = lp.runner.Kill(context.Background())
+		lp.exitedWithin(2 * time.Second)
+	}
+	lp.client.Kill()
+}
+
+// exitedWithin reports whether the process has exited, waiting up to d.
+func (lp *liveProc) exitedWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !lp.client.Exited() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 func newPlugin(src Source, cfg launchConfig) *Plugin {
@@ -65,89 +98,145 @@ func (p *Plugin) Name() string { return p.src.Name }
 // Source says where the plugin comes from.
 func (p *Plugin) Source() Source { return p.src }
 
-// Description is the plugin's last description, nil before a good launch.
+// Description is the plugin's first good description, nil before one.
 func (p *Plugin) Description() *sdk.Description {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.desc
 }
 
-// start launches the plugin and describes it. It is called once at host
-// start; later launches happen in ensure.
+// start launches the plugin and describes it, at host start.
 func (p *Plugin) start(ctx context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, err := p.launchLocked(ctx)
+	_, err := p.ensure(ctx)
 	return err
 }
 
-func (p *Plugin) launchLocked(ctx context.Context) (*liveProc, error) {
-	lp, desc, err := launch(ctx, p.src, p.cfg)
-	if err != nil {
-		p.lastErr = err
-		if p.backoff == 0 {
-			p.backoff = 250 * time.Millisecond
-		}
-		p.retryAt = time.Now().Add(p.backoff)
-		p.backoff = min(2*p.backoff, 30*time.Second)
-		return nil, err
-	}
-	if p.desc != nil && !sameTools(p.desc, desc) {
-		p.cfg.logger.Warn("plugin changed its tools after a restart; the catalog keeps the first description", "plugin", p.src.Name)
-	}
-	if p.desc == nil {
-		p.desc = desc
-	}
-	p.live, p.backoff, p.retryAt = lp, 0, time.Time{}
-	return lp, nil
-}
-
-// ensure returns the live process, relaunching a dead one.
+// ensure returns the live process, launching it when there is none. One
+// launch runs at a time; concurrent callers wait for it or for their own
+// context. The launch itself is not bound to the caller's context (other
+// callers depend on it), only to the start timeout and to Stop.
 func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stopped {
-		return nil, fmt.Errorf("plugin %q is stopped", p.src.Name)
+	for {
+		p.mu.Lock()
+		switch {
+		case p.stopped:
+			p.mu.Unlock()
+			return nil, fmt.Errorf("plugin %q is stopped", p.src.Name)
+		case p.live != nil && !p.live.client.Exited():
+			lp := p.live
+			p.mu.Unlock()
+			return lp, nil
+		case p.launching != nil:
+			wait := p.launching
+			p.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		dead := p.live
+		if dead != nil {
+			p.noteDeathLocked(dead)
+			p.live = nil
+		}
+		if wait := time.Until(p.retryAt); wait > 0 {
+			err := fmt.Errorf("plugin %q keeps failing (%v); next try in %s", p.src.Name, p.lastErr, wait.Round(time.Millisecond))
+			p.mu.Unlock()
+			if dead != nil {
+				dead.stop()
+			}
+			return nil, err
+		}
+		if p.desc != nil {
+			p.restarts++
+			p.cfg.logger.Info("restarting plugin", "plugin", p.src.Name, "restarts", p.restarts)
+		}
+		done := make(chan struct{})
+		p.launching = done
+		p.mu.Unlock()
+		if dead != nil {
+			dead.stop()
+		}
+
+		lp, desc, err := launch(context.WithoutCancel(ctx), p.src, p.cfg)
+
+		p.mu.Lock()
+		p.launching = nil
+		close(done)
+		switch {
+		case err != nil:
+			p.lastErr = err
+			p.quickCrashes++
+			p.retryAt = time.Now().Add(backoff(p.quickCrashes))
+		case p.stopped:
+			err = fmt.Errorf("plugin %q is stopped", p.src.Name)
+		default:
+			if p.desc != nil && !sameTools(p.desc, desc) {
+				p.cfg.logger.Warn("plugin changed its tools after a restart; the catalog keeps the first description", "plugin", p.src.Name)
+			}
+			if p.desc == nil {
+				p.desc = desc
+			}
+			p.live = lp
+		}
+		p.mu.Unlock()
+		if err != nil && lp != nil {
+			lp.stop()
+		}
+		return lp, err
 	}
-	if p.live != nil && !p.live.client.Exited() {
-		return p.live, nil
-	}
-	if p.live != nil {
-		p.live.client.Kill()
-		p.live = nil
-	}
-	if wait := time.Until(p.retryAt); wait > 0 {
-		return nil, fmt.Errorf("plugin %q failed to start (%v); next try in %s", p.src.Name, p.lastErr, wait.Round(time.Millisecond))
-	}
-	p.restarts++
-	p.cfg.logger.Info("restarting plugin", "plugin", p.src.Name, "restarts", p.restarts)
-	return p.launchLocked(ctx)
 }
 
-// Call runs a tool in the plugin. When the plugin dies during the call, the
-// error wraps ErrPluginDied and names the plugin; the next call relaunches
-// it.
+// noteDeathLocked counts a death for the crash-loop backoff: the first
+// death after a launch restarts at once, repeated quick ones wait.
+func (p *Plugin) noteDeathLocked(lp *liveProc) {
+	if time.Since(lp.started) < crashWindow {
+		p.quickCrashes++
+	} else {
+		p.quickCrashes = 0
+	}
+	if p.quickCrashes >= 2 {
+		p.retryAt = time.Now().Add(backoff(p.quickCrashes))
+	}
+}
+
+// backoff is 250 ms doubling from the second failure, capped at 30 s.
+func backoff(failures int) time.Duration {
+	if failures < 2 {
+		return 0
+	}
+	return min(250*time.Millisecond<<min(failures-2, 8), 30*time.Second)
+}
+
+// Call runs a tool in the plugin. When the plugin process dies during the
+// call, the error wraps ErrPluginDied and names the plugin; the next call
+// relaunches it. Other errors (a failing handler, a plugin that reports
+// UNAVAILABLE while it runs on) pass through and the process is kept.
 func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
 	lp, err := p.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := lp.group.Call(ctx, call, events)
-	if err != nil && ctx.Err() == nil && (errors.Is(err, sdk.ErrUnavailable) || lp.client.Exited()) {
-		p.markDead(lp, err)
-		return nil, fmt.Errorf("%w: plugin %q, tool %s: %v; it restarts on the next call", ErrPluginDied, p.src.Name, call.Tool, err)
+	if err != nil && ctx.Err() == nil && lp.exitedWithin(exitGrace(err)) {
+		p.mu.Lock()
+		p.lastErr = err
+		p.mu.Unlock()
+		p.cfg.logger.Warn("plugin exited during a call", "plugin", p.src.Name, "tool", call.Tool, "error", err)
+		return nil, fmt.Errorf("%w: plugin %q exited while running %s; it restarts on the next call", ErrPluginDied, p.src.Name, call.Tool)
 	}
 	return res, err
 }
 
-func (p *Plugin) markDead(lp *liveProc, err error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lastErr = err
-	if p.live == lp {
-		lp.client.Kill()
-		p.live = nil
+// exitGrace is how long to wait for the process to be seen exiting after a
+// failed call: a broken connection usually means the process is going.
+func exitGrace(err error) time.Duration {
+	if errors.Is(err, sdk.ErrUnavailable) || errors.Is(err, sdk.ErrNoResult) {
+		return time.Second
 	}
+	return 0
 }
 
 // Stop kills the plugin process and its process group; later calls fail.
@@ -157,7 +246,7 @@ func (p *Plugin) Stop() {
 	p.live, p.stopped = nil, true
 	p.mu.Unlock()
 	if lp != nil {
-		lp.client.Kill()
+		lp.stop()
 	}
 }
 
@@ -244,7 +333,7 @@ func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.
 	if err := checkDescription(desc); err != nil {
 		return fail(fmt.Errorf("plugin %q: %w", src.Name, err))
 	}
-	return &liveProc{client: client, group: group, runner: proc}, desc, nil
+	return &liveProc{client: client, group: group, runner: proc, started: time.Now()}, desc, nil
 }
 
 // cleanStartErr shortens go-plugin's multi-line start errors to one line,

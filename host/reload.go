@@ -35,6 +35,9 @@ func fingerprintOf(src Source) fingerprint {
 func (h *Host) Reload(ctx context.Context) error {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
+	if h.closed {
+		return errClosed
+	}
 	sources, errs := Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
@@ -51,9 +54,13 @@ func (h *Host) Reload(ctx context.Context) error {
 		case !ok:
 			h.mu.Lock()
 			_, failed := h.skipped[src.Name]
+			idle, isIdle := h.idle[src.Name]
 			h.mu.Unlock()
 			if failed && src.Bundled {
 				continue // a bundled group that failed will fail again
+			}
+			if isIdle && idle.Path == src.Path && fingerprintOf(idle) == fingerprintOf(src) {
+				continue // still none of its groups is mounted
 			}
 			start = append(start, src)
 		case p.src.Path != src.Path || p.fingerprint != fingerprintOf(src):

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-plugin/runner"
 )
@@ -37,10 +38,13 @@ type procRunner struct {
 	name   string
 	logger *slog.Logger
 
-	lifeline  *os.File      // write end of the plugin's stdin; closing it tells the plugin to exit
-	handshake io.ReadCloser // what go-plugin reads: the plugin's first stdout line, then EOF
-	drained   sync.WaitGroup
-	tail      *lineTail
+	lifeline     *os.File // write end of the plugin's stdin; closing it tells the plugin to exit
+	lifelineOnce sync.Once
+	stdoutR      *os.File      // read ends of the plugin's output pipes
+	stderrR      *os.File      //
+	handshake    io.ReadCloser // what go-plugin reads: the plugin's first stdout line, then EOF
+	drained      sync.WaitGroup
+	tail         *lineTail
 
 	mu     sync.Mutex
 	pid    int
@@ -79,7 +83,7 @@ func (r *procRunner) Start(context.Context) error {
 	r.mu.Lock()
 	r.pid = r.cmd.Process.Pid
 	r.mu.Unlock()
-	r.lifeline = stdinW
+	r.lifeline, r.stdoutR, r.stderrR = stdinW, stdoutR, stderrR
 
 	hsR, hsW := io.Pipe()
 	r.handshake = hsR
@@ -95,37 +99,53 @@ func (r *procRunner) Start(context.Context) error {
 func (r *procRunner) readStdout(f *os.File, hs *io.PipeWriter) {
 	defer r.drained.Done()
 	defer f.Close()
-	br := bufio.NewReader(f)
 	first := true
-	for {
-		line, err := br.ReadString('\n')
-		if first && (line != "" || err != nil) {
+	readLines(f, func(line string) {
+		if first {
 			first = false
-			if line != "" {
-				_, _ = hs.Write([]byte(line))
-			}
+			_, _ = hs.Write([]byte(line + "\n"))
 			_ = hs.Close()
-		} else if line != "" {
-			r.logger.Debug("plugin wrote to stdout", "plugin", r.name, "line", strings.TrimRight(line, "\r\n"))
-		}
-		if err != nil {
-			if first {
-				_ = hs.Close()
-			}
 			return
 		}
-	}
+		r.logger.Debug("plugin wrote to stdout", "plugin", r.name, "line", line)
+	})
+	_ = hs.Close() // no line at all: go-plugin sees EOF
 }
 
 func (r *procRunner) readStderr(f *os.File) {
 	defer r.drained.Done()
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	readLines(f, func(line string) {
+		if line == "" {
+			return
+		}
+		r.tail.add(line)
+		r.logger.Log(context.Background(), pluginLineLevel(line), "plugin", "plugin", r.name, "line", line)
+	})
+}
+
+// maxLine caps one line of plugin output; the rest of a longer line is
+// dropped, so a plugin writing without newlines cannot grow host memory.
+const maxLine = 64 << 10
+
+// readLines calls fn with each line of r, without its line ending, cut at
+// maxLine, until EOF or a read error.
+func readLines(r io.Reader, fn func(line string)) {
+	br := bufio.NewReaderSize(r, maxLine)
 	for {
-		line, err := br.ReadString('\n')
-		if line = strings.TrimRight(line, "\r\n"); line != "" {
-			r.tail.add(line)
-			r.logger.Log(context.Background(), pluginLineLevel(line), "plugin", "plugin", r.name, "line", line)
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			fn(string(line) + "…")
+			for errors.Is(err, bufio.ErrBufferFull) { // skip the rest of the line
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil {
+				return
+			}
+			continue
+		}
+		if len(line) > 0 {
+			fn(strings.TrimRight(string(line), "\r\n"))
 		}
 		if err != nil {
 			return
@@ -176,18 +196,37 @@ func (r *procRunner) Diagnose(context.Context) string {
 	return ""
 }
 
-// Wait waits for the plugin to exit, then kills what is left of its process
-// group and closes the lifeline.
+// Wait waits for the plugin to exit, kills what is left of its process
+// group, and gives the output readers a moment to finish: a descendant
+// that escaped the group (setsid) may still hold the pipes, and must not
+// keep the host waiting.
 func (r *procRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
-	r.drained.Wait()
 	r.mu.Lock()
 	r.waited = true
 	pid := r.pid
 	r.mu.Unlock()
 	killGroup(pid)
-	_ = r.lifeline.Close()
+	r.closeLifeline()
+	drained := make(chan struct{})
+	go func() { r.drained.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(time.Second):
+		closeAll(r.stdoutR, r.stderrR) // unblocks the readers
+		<-drained
+	}
 	return err
+}
+
+// closeLifeline closes the write end of the plugin's stdin: the plugin
+// sees EOF and exits. Safe to call more than once.
+func (r *procRunner) closeLifeline() {
+	r.lifelineOnce.Do(func() {
+		if r.lifeline != nil {
+			_ = r.lifeline.Close()
+		}
+	})
 }
 
 // Kill kills the plugin's whole process group.

@@ -75,9 +75,10 @@ var (
 	groupModeFromProto = invert(groupModeToProto)
 
 	kindToProto = map[Kind]pluginv1.ToolKind{
-		KindRead:  pluginv1.ToolKind_TOOL_KIND_READ,
-		KindWrite: pluginv1.ToolKind_TOOL_KIND_WRITE,
-		KindAct:   pluginv1.ToolKind_TOOL_KIND_ACT,
+		KindUnspecified: pluginv1.ToolKind_TOOL_KIND_UNSPECIFIED,
+		KindRead:        pluginv1.ToolKind_TOOL_KIND_READ,
+		KindWrite:       pluginv1.ToolKind_TOOL_KIND_WRITE,
+		KindAct:         pluginv1.ToolKind_TOOL_KIND_ACT,
 	}
 	kindFromProto = invert(kindToProto)
 
@@ -134,8 +135,8 @@ func toolToProto(t ToolSpec) *pluginv1.ToolSpec {
 	}
 }
 
-// toolFromProto maps unspecified enums to their documented defaults:
-// read kind, completion task.
+// toolFromProto maps an unspecified task to completion; an unspecified or
+// unknown kind stays KindUnspecified, for the host to refuse.
 func toolFromProto(p *pluginv1.ToolSpec) ToolSpec {
 	a := p.GetAnnotations()
 	t := ToolSpec{

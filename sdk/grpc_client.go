@@ -92,9 +92,9 @@ func fromStatus(err error) error {
 	case codes.NotFound:
 		return fmt.Errorf("%w: %s", ErrUnknownTool, st.Message())
 	case codes.Canceled:
-		return fmt.Errorf("%w: %s", context.Canceled, st.Message())
+		return context.Canceled
 	case codes.DeadlineExceeded:
-		return fmt.Errorf("%w: %s", context.DeadlineExceeded, st.Message())
+		return context.DeadlineExceeded
 	case codes.Unavailable:
 		return fmt.Errorf("%w: %s", ErrUnavailable, st.Message())
 	default:

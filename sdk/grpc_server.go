@@ -34,6 +34,7 @@ func (s *grpcServer) Describe(ctx context.Context, req *pluginv1.DescribeRequest
 func (s *grpcServer) Call(req *pluginv1.CallRequest, stream pluginv1.ToolGroupService_CallServer) (err error) {
 	defer recoverInto(&err, "tool "+req.GetTool())
 	ev := &streamEvents{stream: stream}
+	defer ev.finish() // events sent after the call returns are dropped
 	res, err := s.impl.Call(stream.Context(), &Call{Tool: req.GetTool(), Arguments: req.GetArguments(), ID: req.GetCallId()}, ev)
 	switch {
 	case errors.Is(err, ErrUnknownTool):
@@ -52,6 +53,12 @@ func (s *grpcServer) Call(req *pluginv1.CallRequest, stream pluginv1.ToolGroupSe
 	defer ev.mu.Unlock()
 	ev.done = true
 	return stream.Send(&pluginv1.CallResponse{Event: &pluginv1.CallResponse_Result{Result: resultToProto(res)}})
+}
+
+func (e *streamEvents) finish() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.done = true
 }
 
 func recoverInto(err *error, what string) {

@@ -4,6 +4,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -43,6 +46,7 @@ func Serve(g Group, opts ...ServeOpt) {
 	if cfg.watchHost {
 		go watchHost(os.Stdin, os.Getppid())
 	}
+	go exitOnSignal()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: PluginSets(g),
@@ -84,13 +88,49 @@ func watchHost(stdin *os.File, ppid int) {
 		go func() {
 			_, _ = io.Copy(io.Discard, stdin)
 			slog.Debug("host closed the lifeline; exiting")
-			os.Exit(0)
+			Exit(0)
 		}()
 	}
 	for range time.Tick(500 * time.Millisecond) {
 		if os.Getppid() != ppid {
 			slog.Debug("host went away; exiting")
-			os.Exit(0)
+			Exit(0)
 		}
 	}
+}
+
+// exitOnSignal exits cleanly on SIGTERM or SIGHUP: the host's parent-death
+// signal and a closing terminal. (go-plugin itself ignores SIGINT.)
+func exitOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGHUP)
+	sig := <-ch
+	slog.Debug("exiting on signal", "signal", sig.String())
+	Exit(0)
+}
+
+var (
+	exitMu    sync.Mutex
+	exitHooks []func()
+)
+
+// AtExit registers fn to run when the plugin exits because its host went
+// away or it was signalled: for work the plugin started outside its own
+// process group, such as a shell command's, which would otherwise outlive
+// it. Hooks run once, in reverse order, and must be quick.
+func AtExit(fn func()) {
+	exitMu.Lock()
+	defer exitMu.Unlock()
+	exitHooks = append(exitHooks, fn)
+}
+
+// Exit runs the AtExit hooks and exits with code.
+func Exit(code int) {
+	exitMu.Lock()
+	hooks := exitHooks
+	exitHooks = nil
+	for i := len(hooks) - 1; i >= 0; i-- {
+		hooks[i]()
+	}
+	os.Exit(code)
 }

@@ -61,23 +61,28 @@ type GroupSpec struct {
 }
 
 // Kind classifies a tool for policy: read and act tools are always mounted,
-// write tools only with --write.
+// write tools only with --write. Every tool must declare one: the host
+// refuses a tool of KindUnspecified rather than guess (a guess of "read"
+// would mount a destructive tool on a read-only server).
 type Kind int
 
 const (
-	KindRead Kind = iota
+	KindUnspecified Kind = iota
+	KindRead
 	KindWrite
 	KindAct
 )
 
 func (k Kind) String() string {
 	switch k {
+	case KindRead:
+		return "read"
 	case KindWrite:
 		return "write"
 	case KindAct:
 		return "act"
 	default:
-		return "read"
+		return "unspecified"
 	}
 }
 

@@ -11,11 +11,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // hints is what a tool's annotations must say.
@@ -208,5 +211,34 @@ func TestReadOnlyLeavesOutEveryWriteTool(t *testing.T) {
 		if _, ok := tools(t, s2.session)[name]; ok {
 			t.Errorf("%s listed with --web=false", name)
 		}
+	}
+}
+
+func TestKilledHostTakesShellCommandsWithIt(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	s := startStdio(t, root, "--write")
+	pidFile := filepath.Join(root, "sleep.pid")
+	go func() {
+		_, _ = call(t, s.session, "run_command", map[string]any{"command": "echo $$ > sleep.pid; exec sleep 300"})
+	}()
+	var pid int
+	deadline := time.Now().Add(20 * time.Second)
+	for pid == 0 && time.Now().Before(deadline) {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pid == 0 {
+		t.Fatal("the command never started")
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	for proctest.Alive(pid) && time.Now().Before(deadline.Add(10*time.Second)) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if proctest.Alive(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal("a shell command outlived its killed host")
 	}
 }

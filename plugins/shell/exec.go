@@ -96,6 +96,8 @@ func run(ctx context.Context, j job) (*outcome, error) {
 	}
 
 	o := &outcome{pgid: cmd.Process.Pid, stdout: newCapture(j.limit), stderr: newCapture(j.limit)}
+	running.add(o.pgid)
+	defer running.remove(o.pgid)
 	var readers sync.WaitGroup
 	readers.Go(func() { _, _ = io.Copy(o.stdout, outR) })
 	readers.Go(func() { _, _ = io.Copy(o.stderr, errR) })
@@ -193,5 +195,36 @@ loop:
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// running are the process groups of the commands under way, killed when
+// the plugin exits (sdk.AtExit): each command leads its own group, which
+// the host's kill of the plugin's group would not reach.
+var running = &groups{pgids: map[int]bool{}}
+
+type groups struct {
+	mu    sync.Mutex
+	pgids map[int]bool
+}
+
+func (g *groups) add(pgid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pgids[pgid] = true
+}
+
+func (g *groups) remove(pgid int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.pgids, pgid)
+}
+
+// killAll sends SIGKILL to every running command's group.
+func (g *groups) killAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for pgid := range g.pgids {
+		_ = signalGroup(pgid, syscall.SIGKILL)
 	}
 }

@@ -88,7 +88,7 @@ func (GroupMode) EnumDescriptor() ([]byte, []int) {
 type ToolKind int32
 
 const (
-	// Treated as TOOL_KIND_READ.
+	// Refused by the host: every tool must say what it does.
 	ToolKind_TOOL_KIND_UNSPECIFIED ToolKind = 0
 	// Only reads; always mounted.
 	ToolKind_TOOL_KIND_READ ToolKind = 1
