@@ -656,10 +656,11 @@ func TestVersion(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	t.Parallel()
 	for name, args := range map[string][]string{
-		"unknown transport": {"--transport", "carrier-pigeon"},
-		"missing root":      {"--root", "/no/such/dir"},
-		"bad group":         {"--groups", "Bad Name"},
-		"stray argument":    {"serve"},
+		"unknown transport":  {"--transport", "carrier-pigeon"},
+		"missing root":       {"--root", "/no/such/dir"},
+		"bad group":          {"--groups", "Bad Name"},
+		"stray argument":     {"serve"},
+		"open without token": {"--transport", "http", "--addr", "0.0.0.0:0"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -687,4 +688,33 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestTamperedInstalledPluginIsRefusedAtLaunch(t *testing.T) {
+	t.Parallel()
+	cfg := t.TempDir()
+	src := filepath.Join(pluginDir(t, "echo"), host.PluginPrefix+"echo")
+	if out, err := exec.Command(binary, "plugin", "install", src, "--cfg", cfg).CombinedOutput(); err != nil {
+		t.Fatalf("plugin install: %v\n%s", err, out)
+	}
+	installed := filepath.Join(cfg, "plugins", host.PluginPrefix+"echo")
+	s := startStdio(t, project(t), "--cfg", cfg)
+	if _, ok := tools(t, s.session)["echo"]; !ok {
+		t.Fatalf("installed plugin not served; stderr:\n%s", s.stderr)
+	}
+	s.stop(t)
+
+	f, err := os.OpenFile(installed, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.Write([]byte{0})
+	_ = f.Close()
+	s = startStdio(t, project(t), "--cfg", cfg)
+	if _, ok := tools(t, s.session)["echo"]; ok {
+		t.Error("a plugin modified after install was served")
+	}
+	if !strings.Contains(s.stderr.String(), "modified after install") {
+		t.Errorf("no clear refusal in stderr:\n%s", s.stderr)
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -38,12 +39,14 @@ func hostVersion() string {
 // group as a plugin process; anything else serves MCP.
 func run(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "plugin" {
-		return runPlugin(args[1:])
+		return runPlugin(ctx, args[1:])
 	}
 	return serve(ctx, args)
 }
 
-func runPlugin(args []string) error {
+// runPlugin runs `plugin serve <group>` (the host re-executing itself as
+// a bundled plugin) and the plugin management commands.
+func runPlugin(ctx context.Context, args []string) error {
 	if len(args) == 2 && args[0] == "serve" {
 		newGroup, ok := bundled[args[1]]
 		if !ok {
@@ -52,7 +55,7 @@ func runPlugin(args []string) error {
 		sdk.Serve(newGroup())
 		return nil
 	}
-	return errors.New("usage: ramabana-mcp plugin serve <group>")
+	return pluginCommand(ctx, args, os.Stdout, os.Stderr)
 }
 
 func bundledNames() []string { return slices.Sorted(maps.Keys(bundled)) }
@@ -115,6 +118,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.token == "" {
 		o.token = os.Getenv("RAMABANA_TOKEN")
 	}
+	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
+		return nil, fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
+	}
 	if o.cfg == "" {
 		dir, err := os.UserConfigDir()
 		if err != nil {
@@ -161,6 +167,7 @@ func serve(ctx context.Context, args []string) error {
 		PluginEnv:    o.pluginEnv,
 		Version:      hostVersion(),
 		Logger:       logger,
+		Verify:       verifyInstalled,
 	})
 	if err != nil {
 		return err
@@ -170,11 +177,16 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	server := h.NewMCPServer()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watching := make(chan struct{})
 	go func() {
-		if err := h.Watch(ctx); err != nil {
+		defer close(watching)
+		if err := h.Watch(watchCtx); err != nil {
 			logger.Warn("plugin dirs are not watched; installs take effect at the next start", "error", err)
 		}
 	}()
+	// Runs before the deferred Close: no reload may start plugins after it.
+	defer func() { stopWatch(); <-watching }()
 	logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
 	if o.transport == "stdio" {
 		return host.ServeStdio(ctx, server)
@@ -182,4 +194,28 @@ func serve(ctx context.Context, args []string) error {
 	return host.ServeHTTP(ctx, server, host.HTTPOptions{Addr: o.addr, Token: o.token, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
+}
+
+// loopback reports whether addr (host:port) listens only on this machine.
+func loopback(addr string) bool {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// verifyInstalled refuses a plugin binary whose hash no longer matches its
+// entry in the lock file of the dir it sits in (a binary dropped in by
+// hand, with no entry, may run).
+func verifyInstalled(path string) error {
+	st, err := pluginstore.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return st.Check(path)
 }

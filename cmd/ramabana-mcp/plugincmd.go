@@ -1,0 +1,510 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/pluginstore"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+const pluginUsage = `usage: ramabana-mcp plugin <command> [flags]
+
+commands:
+  list            every plugin the server would start: source, version, protocol, tools, sha256, health
+  install PATH    check PATH is a ramabana plugin, copy it into CFG/plugins and record it in the lock file
+  remove NAME     remove an installed plugin and its lock entry
+  verify          check every installed binary against its lock entry; fails on a mismatch or a missing binary
+  serve GROUP     run a bundled group as a plugin process (used by the server)
+
+flags (list, install, remove, verify):
+`
+
+// pluginCommand runs the plugin subcommands other than serve. Results go to
+// stdout (these subcommands do not speak MCP); errors are returned.
+func pluginCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own binary: %w", err)
+	}
+	return runPluginCommand(ctx, self, args, stdout, stderr)
+}
+
+// pluginOptions are the plugin subcommands' flags.
+type pluginOptions struct {
+	cfg          string
+	plugins      listFlag
+	startTimeout time.Duration
+	args         []string // positional arguments after the command
+}
+
+// runPluginCommand is pluginCommand with the binary that serves the bundled
+// groups given (tests pass the built ramabana-mcp, not the test binary).
+func runPluginCommand(ctx context.Context, self string, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: ramabana-mcp plugin list|install PATH|remove NAME|verify|serve GROUP (see ramabana-mcp plugin -h)")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "-h", "-help", "--help", "help":
+		cmd, rest = "list", []string{"-h"} // prints the usage
+	case "serve":
+		return errors.New("usage: ramabana-mcp plugin serve <group>")
+	}
+	want := map[string]int{"list": 0, "verify": 0, "install": 1, "remove": 1}
+	n, ok := want[cmd]
+	if !ok {
+		return fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME or verify", cmd)
+	}
+	o, err := parsePluginFlags(cmd, rest, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(o.args) != n {
+		return fmt.Errorf("plugin %s: want %d argument(s), got %d: %q", cmd, n, len(o.args), o.args)
+	}
+	p := &pluginCmd{self: self, opts: o, stdout: stdout}
+	switch cmd {
+	case "list":
+		return p.list(ctx)
+	case "install":
+		return p.install(ctx, o.args[0])
+	case "remove":
+		return p.remove(o.args[0])
+	default:
+		return p.verify()
+	}
+}
+
+// parsePluginFlags parses flags anywhere among the arguments, so that
+// `plugin install ./x --cfg DIR` works as well as the flags-first order.
+func parsePluginFlags(cmd string, args []string, stderr io.Writer) (*pluginOptions, error) {
+	o := &pluginOptions{}
+	fs := flag.NewFlagSet("ramabana-mcp plugin "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, pluginUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.cfg, "cfg", "", "config dir; plugins are installed in CFG/plugins (default: ~/.config/ramabana)")
+	fs.Var(&o.plugins, "plugins", "plugin dirs searched before $RAMABANA_PLUGIN_PATH and CFG/plugins, as the server searches them")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		o.args = append(o.args, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if o.cfg == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return nil, fmt.Errorf("config dir: %w (set --cfg)", err)
+		}
+		o.cfg = filepath.Join(dir, "ramabana")
+	}
+	return o, nil
+}
+
+type pluginCmd struct {
+	self   string
+	opts   *pluginOptions
+	stdout io.Writer
+}
+
+// dirs are the plugin dirs in the server's order of precedence.
+func (p *pluginCmd) dirs() []string {
+	return append(slices.Clone([]string(p.opts.plugins)), host.DefaultPluginDirs(p.opts.cfg)...)
+}
+
+// lockedDirs are the dirs verify checks, each once: the user plugin dir,
+// and every other plugin dir that has a lock file.
+func (p *pluginCmd) lockedDirs() []string {
+	user, _ := filepath.Abs(pluginstore.DefaultDir(p.opts.cfg))
+	out := []string{user}
+	for _, dir := range p.dirs() {
+		abs, err := filepath.Abs(dir)
+		if err != nil || slices.Contains(out, abs) {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(abs, pluginstore.LockFileName)); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
+}
+
+func (p *pluginCmd) userStore() (*pluginstore.Store, error) {
+	return pluginstore.Open(pluginstore.DefaultDir(p.opts.cfg))
+}
+
+// hostContext is the sdk.Host sent in Describe: the current folder as the
+// only root, read-only, as a server started here with default flags would.
+func (p *pluginCmd) hostContext() sdk.Host {
+	root, err := filepath.Abs(".")
+	if err == nil {
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			root = r
+		}
+	}
+	return sdk.Host{Roots: []string{root}, Web: true, ConfigDir: p.opts.cfg, HostVersion: hostVersion()}
+}
+
+// listRow is one plugin of `plugin list`.
+type listRow struct {
+	src    host.Source
+	sha    string
+	desc   *pluginstore.Description
+	health string
+}
+
+func (p *pluginCmd) list(ctx context.Context) error {
+	sources, errs := host.Discover(p.self, bundledNames(), p.dirs())
+	rows := make([]listRow, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Go(func() { rows[i] = p.inspect(ctx, src) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(p.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSOURCE\tVERSION\tPROTOCOL\tTOOLS\tSHA256\tGROUPS\tHEALTH")
+	for _, r := range rows {
+		version, protocol, tools, groups := "-", "-", "-", "-"
+		if r.desc != nil {
+			version, protocol = r.desc.Version, strconv.Itoa(r.desc.Protocol)
+			tools, groups = strconv.Itoa(r.desc.Tools), strings.Join(r.desc.Groups, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.src.Name, r.src, version, protocol, tools, shortSHA(r.sha), groups, r.health)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		fmt.Fprintf(p.stdout, "skipped: %v\n", err)
+	}
+	return nil
+}
+
+// inspect hashes and checks a binary against its dir's lock file, then
+// launches and describes it; a binary that fails its check is not run.
+func (p *pluginCmd) inspect(ctx context.Context, src host.Source) listRow {
+	r := listRow{src: src}
+	if !src.Bundled {
+		sha, err := pluginstore.FileSHA256(src.Path)
+		if err != nil {
+			r.health = err.Error()
+			return r
+		}
+		r.sha = sha
+		store, err := pluginstore.Open(filepath.Dir(src.Path))
+		if err == nil {
+			err = store.Check(src.Path)
+		}
+		if err != nil {
+			r.health = err.Error()
+			return r
+		}
+	}
+	desc, err := describeBinary(ctx, src.Path, src.Args, p.hostContext(), p.opts.startTimeout)
+	if err != nil {
+		r.health = err.Error()
+		return r
+	}
+	r.desc, r.health = desc, "ok"
+	return r
+}
+
+func shortSHA(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s[:min(12, len(s))]
+}
+
+func (p *pluginCmd) install(ctx context.Context, path string) error {
+	store, err := p.userStore()
+	if err != nil {
+		return err
+	}
+	e, err := store.Install(ctx, path, func(ctx context.Context, binary string) (*pluginstore.Description, error) {
+		return describeBinary(ctx, binary, nil, p.hostContext(), p.opts.startTimeout)
+	})
+	if err != nil {
+		return err
+	}
+	verb := "installed"
+	if e.Replaced != nil {
+		verb = "replaced " + e.Name + " " + e.Replaced.Version + " with"
+	}
+	fmt.Fprintf(p.stdout, "%s %s %s (protocol %d)\n  sha256  %s\n  file    %s\n  source  %s\n",
+		verb, e.Name, e.Version, e.Protocol, e.SHA256, store.Path(e.Name), e.Source)
+	if _, ok := bundled[e.Name]; ok {
+		fmt.Fprintf(p.stdout, "  it overrides the bundled group %s\n", e.Name)
+	}
+	sources, _ := host.Discover(p.self, nil, p.dirs())
+	for _, s := range sources {
+		if s.Name == e.Name && s.Path != store.Path(e.Name) {
+			fmt.Fprintf(p.stdout, "  warning: the server starts %s instead: that dir comes first\n", s.Path)
+		}
+	}
+	return nil
+}
+
+func (p *pluginCmd) remove(name string) error {
+	store, err := p.userStore()
+	if err != nil {
+		return err
+	}
+	if err := store.Remove(name); err != nil {
+		return err
+	}
+	fmt.Fprintf(p.stdout, "removed %s (%s)\n", name, store.Path(name))
+	if _, ok := bundled[name]; ok {
+		fmt.Fprintf(p.stdout, "  the bundled group %s is served again\n", name)
+	}
+	return nil
+}
+
+// verify checks the user plugin dir, and every other plugin dir that has a
+// lock file.
+func (p *pluginCmd) verify() error {
+	dirs := p.lockedDirs()
+	problems, total := 0, 0
+	for _, dir := range dirs {
+		store, err := pluginstore.Open(dir)
+		if err != nil {
+			return err
+		}
+		checks, err := store.Verify()
+		if err != nil {
+			return err
+		}
+		for _, c := range checks {
+			total++
+			line := fmt.Sprintf("%-9s %s  %s", c.Status, c.Name, c.Path)
+			switch c.Status {
+			case pluginstore.StatusMismatch:
+				line += fmt.Sprintf(": sha256 %s, locked %s; reinstall it with ramabana-mcp plugin install", c.Actual, c.Locked)
+			case pluginstore.StatusMissing:
+				line += "; reinstall it, or drop its entry with ramabana-mcp plugin remove " + c.Name
+			case pluginstore.StatusUnlocked:
+				line += ": no lock entry (dropped in by hand; served unchecked)"
+			case pluginstore.StatusError:
+				line += fmt.Sprintf(": %v", c.Err)
+			}
+			fmt.Fprintln(p.stdout, line)
+			if c.Problem() {
+				problems++
+			}
+		}
+	}
+	if total == 0 {
+		fmt.Fprintf(p.stdout, "no plugins installed in %s\n", dirs[0])
+	}
+	if problems > 0 {
+		return fmt.Errorf("plugin verify: %d of %d plugins failed", problems, total)
+	}
+	return nil
+}
+
+// describeBinary launches path with args as a ramabana plugin, describes it
+// and kills it. The plugin gets no stdin, an environment of PATH and HOME
+// plus go-plugin's handshake variables, and its own process group, killed
+// at the end; its stderr is kept for the error only, never parsed.
+//
+// It stands in for host's launch until host exports a Describe: the two
+// should become one.
+func describeBinary(ctx context.Context, path string, args []string, h sdk.Host, timeout time.Duration) (*pluginstore.Description, error) {
+	stderr := &tailWriter{}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.PluginSets(nil),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		SkipHostEnv:      true,
+		StartTimeout:     timeout,
+		GRPCDialOptions:  sdk.DialOptions(),
+		Logger:           hclog.NewNullLogger(),
+		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			cmd := exec.Command(path, args...)
+			for _, k := range []string{"PATH", "HOME"} {
+				if v, ok := os.LookupEnv(k); ok {
+					cmd.Env = append(cmd.Env, k+"="+v)
+				}
+			}
+			cmd.Env = append(cmd.Env, spec.Env...)
+			cmd.Stderr = stderr
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.WaitDelay = time.Second // a child left holding stderr does not block Wait
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				return nil, err
+			}
+			return &describeRunner{cmd: cmd, stdout: stdout}, nil
+		},
+	})
+	defer client.Kill()
+	fail := func(err error) (*pluginstore.Description, error) {
+		client.Kill() // before reading stderr, so that all of it is in
+		if t := stderr.String(); t != "" {
+			err = fmt.Errorf("%w (stderr: %s)", err, t)
+		}
+		return nil, err
+	}
+	rpc, err := client.Client()
+	if err != nil {
+		return fail(handshakeErr(err))
+	}
+	raw, err := rpc.Dispense(sdk.PluginName)
+	if err != nil {
+		return fail(err)
+	}
+	group, ok := raw.(sdk.Group)
+	if !ok {
+		return fail(fmt.Errorf("dispensed %T, not a tool group", raw))
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	d, err := group.Describe(dctx, h)
+	if err != nil {
+		return fail(fmt.Errorf("describe: %w", err))
+	}
+	out := &pluginstore.Description{Name: d.Name, Version: d.Version, Protocol: client.NegotiatedVersion()}
+	for _, g := range d.Groups {
+		out.Groups = append(out.Groups, g.Name)
+		out.Tools += len(g.Tools)
+	}
+	return out, nil
+}
+
+// handshakeErr shortens go-plugin's multi-line start errors to one line and
+// names the commonest failure plainly.
+func handshakeErr(err error) error {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if rest, ok := strings.CutPrefix(msg, "Unrecognized remote plugin message:"); ok {
+		if rest = strings.TrimSpace(rest); rest == "" {
+			return errors.New("no handshake: it ended its output without one")
+		}
+		return fmt.Errorf("no handshake: its first line was %q", rest)
+	}
+	if msg == "plugin exited before we could connect" {
+		return errors.New("no handshake: it exited before one")
+	}
+	return errors.New(msg)
+}
+
+// describeRunner runs a plugin for describeBinary: go-plugin's own runner
+// would hand the plugin our stdin and parse its stderr.
+type describeRunner struct {
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+
+	mu     sync.Mutex
+	waited bool
+}
+
+var _ runner.Runner = (*describeRunner)(nil)
+
+func (r *describeRunner) Start(context.Context) error     { return r.cmd.Start() }
+func (r *describeRunner) Diagnose(context.Context) string { return "" }
+func (r *describeRunner) Stdout() io.ReadCloser           { return r.stdout }
+
+// Stderr gives go-plugin nothing to parse; the real stream goes to a
+// tailWriter.
+func (r *describeRunner) Stderr() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
+func (r *describeRunner) Name() string          { return r.cmd.Path }
+
+func (r *describeRunner) ID() string {
+	if r.cmd.Process == nil {
+		return ""
+	}
+	return strconv.Itoa(r.cmd.Process.Pid)
+}
+
+func (r *describeRunner) Wait(context.Context) error {
+	err := r.cmd.Wait()
+	r.mu.Lock()
+	r.waited = true
+	r.mu.Unlock()
+	return err
+}
+
+// Kill kills the plugin's process group, unless it was reaped already (its
+// pid may belong to someone else by then).
+func (r *describeRunner) Kill(context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd.Process == nil || r.waited {
+		return nil
+	}
+	pid := r.cmd.Process.Pid
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		_ = r.cmd.Process.Kill()
+	}
+	return nil
+}
+
+func (r *describeRunner) PluginToHost(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+func (r *describeRunner) HostToPlugin(network, addr string) (string, string, error) {
+	return network, addr, nil
+}
+
+// tailWriter keeps the last few lines written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailMax = 2 << 10
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailMax {
+		t.buf = t.buf[len(t.buf)-tailMax:]
+	}
+	return len(p), nil
+}
+
+// String is the kept lines joined by " | ".
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var lines []string
+	for _, l := range strings.Split(string(t.buf), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines[max(0, len(lines)-8):], " | ")
+}

@@ -1,0 +1,146 @@
+package pluginstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// testPlugin is internal/testplugin, built once: a working plugin named
+// "echo", or "shadow" when run as ramabana-plugin-shadow.
+var testPlugin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "pluginstore-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testPlugin = filepath.Join(dir, "testplugin")
+	if b, err := exec.Command("go", "build", "-o", testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build testplugin: %v\n%s", err, b)
+		os.Exit(1)
+	}
+	// go-plugin hands plugins the host's stdin; the SDK's plugins exit when
+	// a stdin pipe reaches EOF. Give them /dev/null, whatever runs the tests.
+	if devNull, err := os.Open(os.DevNull); err == nil {
+		os.Stdin = devNull
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// describe launches binary as a plugin for real and describes it.
+func describe(ctx context.Context, binary string) (*Description, error) {
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.PluginSets(nil),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Cmd:              exec.Command(binary),
+		StartTimeout:     10 * time.Second,
+		Logger:           hclog.NewNullLogger(),
+	})
+	defer client.Kill()
+	rpc, err := client.Client()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := rpc.Dispense(sdk.PluginName)
+	if err != nil {
+		return nil, err
+	}
+	d, err := raw.(sdk.Group).Describe(ctx, sdk.Host{})
+	if err != nil {
+		return nil, err
+	}
+	out := &Description{Name: d.Name, Version: d.Version, Protocol: client.NegotiatedVersion()}
+	for _, g := range d.Groups {
+		out.Groups = append(out.Groups, g.Name)
+		out.Tools += len(g.Tools)
+	}
+	return out, nil
+}
+
+// pluginAs copies the test plugin to a temp dir under the name mode, which
+// picks its behaviour, and appends extra bytes (which change its hash, not
+// what it does).
+func pluginAs(t *testing.T, mode string, extra string) string {
+	t.Helper()
+	b, err := os.ReadFile(testPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), FilePrefix+mode)
+	if err := os.WriteFile(path, append(b, extra...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "plugins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func install(t *testing.T, s *Store, path string) Entry {
+	t.Helper()
+	e, err := s.Install(context.Background(), path, describe)
+	if err != nil {
+		t.Fatalf("install %s: %v", path, err)
+	}
+	return e
+}
+
+func sha(t *testing.T, path string) string {
+	t.Helper()
+	sum, err := FileSHA256(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+func appendByte(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dirNames lists a dir's file names; nil when it does not exist.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
