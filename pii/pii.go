@@ -1,0 +1,147 @@
+package pii
+
+import (
+	"sort"
+	"strings"
+)
+
+// Kind is a category of personal or secret data.
+type Kind string
+
+// The kinds Find detects.
+const (
+	Email  Kind = "email"
+	Phone  Kind = "phone"
+	Card   Kind = "card"
+	Secret Kind = "secret"
+)
+
+// priority decides which of two overlapping findings is kept: higher wins.
+func (k Kind) priority() int {
+	switch k {
+	case Secret:
+		return 4
+	case Card:
+		return 3
+	case Email:
+		return 2
+	case Phone:
+		return 1
+	}
+	return 0
+}
+
+// Finding is one match: text[Start:End] is PII of the given Kind. Offsets
+// are byte offsets into the text given to Find.
+type Finding struct {
+	Kind       Kind
+	Start, End int
+}
+
+// Find returns the PII in text, sorted by Start, with no two findings
+// overlapping. Where detectors disagree about a stretch of text, the finding
+// of the higher kind is kept (Secret, then Card, Email, Phone).
+func Find(text string) []Finding {
+	var all []Finding
+	all = findSecrets(text, all)
+	all = findEmails(text, all)
+	all = findNumbers(text, all)
+	return resolve(all)
+}
+
+// Redact returns text with each finding replaced by [REDACTED:kind], and
+// the findings (offsets into the original text).
+func Redact(text string) (string, []Finding) {
+	fs := Find(text)
+	if len(fs) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	last := 0
+	for _, f := range fs {
+		b.WriteString(text[last:f.Start])
+		b.WriteString("[REDACTED:")
+		b.WriteString(string(f.Kind))
+		b.WriteByte(']')
+		last = f.End
+	}
+	b.WriteString(text[last:])
+	return b.String(), fs
+}
+
+// resolve drops overlaps: findings are taken by kind, highest first, and
+// within a kind by position, longest first; each is kept only if it overlaps
+// none kept so far. Each kind is merged into the kept list in one sweep.
+func resolve(all []Finding) []Finding {
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if pa, pb := a.Kind.priority(), b.Kind.priority(); pa != pb {
+			return pa > pb
+		}
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return a.End > b.End
+	})
+	var kept []Finding // sorted by Start, non-overlapping
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].Kind == all[i].Kind {
+			j++
+		}
+		var add []Finding
+		k, lastEnd := 0, -1
+		for _, f := range all[i:j] {
+			if f.Start >= f.End || f.Start < lastEnd {
+				continue
+			}
+			for k < len(kept) && kept[k].End <= f.Start {
+				k++
+			}
+			if k < len(kept) && kept[k].Start < f.End {
+				continue
+			}
+			add = append(add, f)
+			lastEnd = f.End
+		}
+		kept = merge(kept, add)
+		i = j
+	}
+	return kept
+}
+
+// merge merges two lists sorted by Start.
+func merge(a, b []Finding) []Finding {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]Finding, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].Start < b[0].Start {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
+}
+
+// ASCII character classes; bytes of multi-byte UTF-8 sequences are in none.
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isAlnum(c byte) bool { return isDigit(c) || isAlpha(c) }
+func isWord(c byte) bool  { return isAlnum(c) || c == '_' }
+
+// at returns text[i], or 0 outside the text.
+func at(text string, i int) byte {
+	if i < 0 || i >= len(text) {
+		return 0
+	}
+	return text[i]
+}

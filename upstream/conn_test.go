@@ -1,0 +1,300 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// transports returns the honest test server over stdio, streamable HTTP
+// and SSE.
+func transports(t *testing.T) map[string]Server {
+	return map[string]Server{
+		"stdio": stdioServer(t, "local", "ok"),
+		"http":  {ID: "web", Type: TypeHTTP, URL: httpServer(t, TypeHTTP, "ok", "")},
+		"sse":   {ID: "old", Type: TypeSSE, URL: httpServer(t, TypeSSE, "ok", "")},
+	}
+}
+
+func TestConnToolsAndCall(t *testing.T) {
+	t.Parallel()
+	for name, s := range transports(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := connect(t, s, ConnectOptions{})
+			if got := c.Instructions(); got != "test server" {
+				t.Errorf("Instructions() = %q", got)
+			}
+			tools, err := c.Tools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range tools {
+				names = append(names, tl.Name)
+				if tl.Server != s.ID || tl.Namespaced != Namespace(s.ID, tl.Name) {
+					t.Errorf("tool %+v: wrong server or namespaced name", tl)
+				}
+			}
+			if diff := cmp.Diff(testToolNames, names); diff != "" {
+				t.Errorf("tool names (-want +got):\n%s", diff)
+			}
+			echo := tools[2]
+			if echo.Title != "Echo" || echo.Description != "Returns text." || echo.Annotations == nil || !echo.Annotations.ReadOnlyHint {
+				t.Errorf("echo tool = %+v", echo)
+			}
+			var schema struct {
+				Type       string
+				Properties map[string]any
+			}
+			if err := json.Unmarshal(echo.InputSchema, &schema); err != nil || schema.Type != "object" || schema.Properties["text"] == nil {
+				t.Errorf("echo schema = %s (%v)", echo.InputSchema, err)
+			}
+
+			tests := map[string]struct {
+				tool string
+				args string
+				want *sdk.Result
+			}{
+				"text": {"echo", `{"text":"hi there"}`, &sdk.Result{Content: []sdk.Content{{Text: "hi there"}}}},
+				"isError": {"fail", ``, &sdk.Result{IsError: true,
+					Content: []sdk.Content{{Text: "it failed on purpose"}}}},
+				"media": {"media", `null`, &sdk.Result{Content: []sdk.Content{
+					{Image: &sdk.Image{Data: []byte("\x89PNG"), MIMEType: "image/png"}},
+					{Resource: &sdk.Resource{URI: "file:///a.txt", MIMEType: "text/plain", Text: "hello"}},
+				}}},
+				"structured": {"structured", `{}`, &sdk.Result{
+					Content:    []sdk.Content{{Text: `{"n":7}`}},
+					Structured: json.RawMessage(`{"n":7}`),
+				}},
+			}
+			for name, tt := range tests {
+				t.Run(name, func(t *testing.T) {
+					got, err := c.Call(t.Context(), tt.tool, json.RawMessage(tt.args))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(tt.want, got); diff != "" {
+						t.Errorf("Call(%s) (-want +got):\n%s", tt.tool, diff)
+					}
+				})
+			}
+			if _, err := c.Call(t.Context(), "echo", json.RawMessage(`[1]`)); err == nil {
+				t.Error("Call with array arguments: no error")
+			}
+			if _, err := c.Call(t.Context(), "no_such_tool", nil); err == nil {
+				t.Error("Call of an unknown tool: no error")
+			}
+		})
+	}
+}
+
+func TestConnUpstreamOrder(t *testing.T) {
+	t.Parallel()
+	c := connect(t, stdioServer(t, "odd", "unsorted"), ConnectOptions{})
+	tools, err := c.Tools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Namespaced)
+	}
+	want := []string{"odd__zeta", "odd__alpha", "odd__mid", "odd__beta"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func TestConnPaginationFailures(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		mode     string
+		sentinel error
+		want     ToolsListError // Err is checked apart
+	}{
+		"repeated cursor": {"repeat", ErrRepeatedCursor,
+			ToolsListError{Server: "bad", Code: CodeRepeatedCursor, Page: 2, Cursor: "again"}},
+		"never stops": {"endless", ErrPaginationExceeded,
+			ToolsListError{Server: "bad", Code: CodePaginationExceeded, Page: MaxToolPages + 1, Cursor: "p100"}},
+		"failed page": {"failpage", ErrPageFailed,
+			ToolsListError{Server: "bad", Code: CodePageFailed, Page: 2, Cursor: "second"}},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := connect(t, stdioServer(t, "bad", tt.mode), ConnectOptions{})
+			tools, err := c.Tools(t.Context())
+			if tools != nil {
+				t.Errorf("Tools returned %d tools with the error", len(tools))
+			}
+			if !errors.Is(err, tt.sentinel) {
+				t.Fatalf("Tools error = %v, want %v", err, tt.sentinel)
+			}
+			var le *ToolsListError
+			if !errors.As(err, &le) {
+				t.Fatalf("Tools error %T is not a *ToolsListError", err)
+			}
+			if (le.Err != nil) != (tt.sentinel == ErrPageFailed) {
+				t.Errorf("Err = %v", le.Err)
+			}
+			got := *le
+			got.Err = nil
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			for _, other := range []error{ErrRepeatedCursor, ErrPaginationExceeded, ErrPageFailed} {
+				if other != tt.sentinel && errors.Is(err, other) {
+					t.Errorf("error also matches %v", other)
+				}
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func TestConnEnvAndCwd(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := stdioServer(t, "envy", "ok")
+	s.Env["GREETING"] = "${UPSTREAM_GREETING} and ${UNSET_VAR:-fallback}"
+	s.Cwd = "${WORKDIR}"
+	lookup := func(k string) (string, bool) {
+		v, ok := map[string]string{"UPSTREAM_GREETING": "hello", "WORKDIR": dir}[k]
+		return v, ok
+	}
+	c := connect(t, s, ConnectOptions{LookupEnv: lookup})
+	for tool, tt := range map[string]struct{ args, want string }{
+		"env": {`{"name":"GREETING"}`, "hello and fallback"},
+		"cwd": {`{}`, dir},
+	} {
+		res, err := c.Call(t.Context(), tool, json.RawMessage(tt.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Content[0].Text; got != tt.want || res.IsError {
+			t.Errorf("%s = %q, want %q", tool, got, tt.want)
+		}
+	}
+
+	s.Env["OTHER"] = "${NOT_SET_ANYWHERE}"
+	_, err := Connect(t.Context(), s, ConnectOptions{LookupEnv: lookup})
+	if err == nil || err.Error() != `connect MCP server "envy": "env" OTHER: environment variable NOT_SET_ANYWHERE is not set` {
+		t.Errorf("Connect with an unset variable: %v", err)
+	}
+}
+
+func TestConnHeaders(t *testing.T) {
+	t.Parallel()
+	for _, typ := range []string{TypeHTTP, TypeSSE} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			s := Server{ID: "secure", Type: typ, URL: httpServer(t, typ, "ok", "s3cret"),
+				Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}
+			if c, err := Connect(t.Context(), s, ConnectOptions{LookupEnv: func(string) (string, bool) { return "wrong", true }}); err == nil {
+				c.Close()
+				t.Fatal("Connect with a wrong token: no error")
+			}
+			c := connect(t, s, ConnectOptions{LookupEnv: func(string) (string, bool) { return "s3cret", true }})
+			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"in"}`))
+			if err != nil || res.Content[0].Text != "in" {
+				t.Errorf("Call = %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+func TestConnCloseEndsProcessGroup(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep binary")
+	}
+	t.Parallel()
+	s := stdioServer(t, "kids", "ok")
+	s.Env["UPSTREAM_TEST_CHILD"] = "1"
+	c, err := Connect(t.Context(), s, ConnectOptions{CloseTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Call(t.Context(), "child_pid", nil)
+	if err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(res.Content[0].Text)
+	server := c.cmd.Process.Pid
+	if child == 0 || !alive(child) || !alive(server) {
+		c.Close()
+		t.Fatalf("before Close: server %d alive %v, child %d alive %v", server, alive(server), child, alive(child))
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(server)); err == nil {
+		t.Errorf("server process %d still exists after Close", server)
+	}
+	// The orphaned child is killed by Close; its new parent reaps it.
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(child) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(child) {
+		t.Errorf("child process %d still running after Close", child)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestConnectFailures(t *testing.T) {
+	t.Parallel()
+	tests := map[string]Server{
+		"no such command":   {ID: "gone", Type: TypeStdio, Command: "/nonexistent/mcp-server"},
+		"not an MCP server": {ID: "mute", Type: TypeStdio, Command: "true"},
+		"refused":           {ID: "down", Type: TypeHTTP, URL: "http://127.0.0.1:1/mcp"},
+	}
+	for name, s := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Connect(t.Context(), s, ConnectOptions{})
+			if err == nil {
+				c.Close()
+				t.Fatal("no error")
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// The ctx given to Connect bounds the handshake, not the session.
+func TestConnOutlivesConnectContext(t *testing.T) {
+	t.Parallel()
+	for name, s := range transports(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(t.Context())
+			c, err := Connect(ctx, s, ConnectOptions{})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"still here"}`))
+			if err != nil || res.Content[0].Text != "still here" {
+				t.Errorf("Call after the connect ctx ended = %+v, %v", res, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,150 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// Tool is one upstream tool.
+type Tool struct {
+	Server      string // the server id
+	Name        string // the upstream name, used in tools/call
+	Namespaced  string // <server>__<name>, the name it registers under
+	Title       string
+	Description string // may be empty: some servers leave it out
+	// InputSchema is the upstream JSON Schema; {"type":"object"} when the
+	// server sent none.
+	InputSchema json.RawMessage
+	// OutputSchema is nil when the server sent none.
+	OutputSchema json.RawMessage
+	Annotations  *mcp.ToolAnnotations // nil when the server sent none
+}
+
+// Tools returns every tool the server lists, following nextCursor across
+// tools/list pages in upstream order. A cursor seen before, more than
+// [MaxToolPages] pages, or a failed page is a [*ToolsListError]. A tool name
+// listed twice keeps its first definition.
+func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
+	id := c.server.ID
+	var tools []Tool
+	names := map[string]bool{}
+	used := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		if page > MaxToolPages {
+			return nil, &ToolsListError{Server: id, Code: CodePaginationExceeded, Page: page, Cursor: cursor}
+		}
+		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: cursor, Err: err}
+		}
+		for _, t := range res.Tools {
+			if t == nil || names[t.Name] {
+				if t != nil {
+					c.log.Warn("upstream tool listed twice; keeping the first", "tool", t.Name)
+				}
+				continue
+			}
+			tool, err := convertTool(id, t)
+			if err != nil {
+				return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: cursor, Err: err}
+			}
+			names[t.Name] = true
+			tools = append(tools, tool)
+		}
+		// The go-sdk drops an empty nextCursor, so "" ends the walk here.
+		next := res.NextCursor
+		if next == "" {
+			return tools, nil
+		}
+		if used[next] || next == cursor {
+			return nil, &ToolsListError{Server: id, Code: CodeRepeatedCursor, Page: page, Cursor: next}
+		}
+		used[next] = true
+		cursor = next
+	}
+}
+
+func convertTool(server string, t *mcp.Tool) (Tool, error) {
+	in, err := schemaJSON(t.InputSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("tool %q input schema: %w", t.Name, err)
+	}
+	if in == nil {
+		in = json.RawMessage(`{"type":"object"}`)
+	}
+	out, err := schemaJSON(t.OutputSchema)
+	if err != nil {
+		return Tool{}, fmt.Errorf("tool %q output schema: %w", t.Name, err)
+	}
+	return Tool{
+		Server:       server,
+		Name:         t.Name,
+		Namespaced:   Namespace(server, t.Name),
+		Title:        toolTitle(t),
+		Description:  t.Description,
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  t.Annotations,
+	}, nil
+}
+
+func toolTitle(t *mcp.Tool) string {
+	if t.Title != "" {
+		return t.Title
+	}
+	if t.Annotations != nil {
+		return t.Annotations.Title
+	}
+	return ""
+}
+
+func schemaJSON(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || bytes.Equal(b, []byte("null")) {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Call calls the upstream tool by its upstream name. args must be a JSON
+// object; empty or null means {}. A tool's own failure is a Result with
+// IsError; a Go error is a protocol or connection fault (unknown tool,
+// invalid params, the server gone), which callers report to a model as an
+// error result.
+func (c *Conn) Call(ctx context.Context, tool string, args json.RawMessage) (*sdk.Result, error) {
+	name := Namespace(c.server.ID, tool)
+	obj, err := argsObject(args)
+	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", name, err)
+	}
+	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: obj})
+	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", name, err)
+	}
+	out, err := convertResult(res)
+	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", name, err)
+	}
+	return out, nil
+}
+
+func argsObject(args json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return json.RawMessage(`{}`), nil
+	}
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, fmt.Errorf("arguments must be a JSON object, got %.40s", trimmed)
+	}
+	return json.RawMessage(trimmed), nil
+}
