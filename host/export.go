@@ -41,6 +41,7 @@ func (h *Host) NewMCPServer() *mcp.Server {
 	h.server, h.exported = s, map[string]*Entry{}
 	h.exportMu.Unlock()
 	h.syncTools()
+	h.addResources(s)
 	return s
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -31,6 +33,13 @@ type Config struct {
 	Groups []string
 	// Agent says an agent is configured: legacy groups are left out.
 	Agent bool
+	// PII filters read tools' results: off, redact or refuse.
+	PII pii.Mode
+	// Transport is how the server is reached, for the status resource.
+	Transport string
+	// HomeDir holds the user's skills (~/.agents/skills); empty means the
+	// user's home directory.
+	HomeDir string
 	// PluginDirs are searched for ramabana-plugin-<name> binaries, in order.
 	PluginDirs []string
 	// Self is the host binary, re-executed as `Self plugin serve <name>` for
@@ -56,11 +65,16 @@ type Config struct {
 
 // Host owns the plugin processes and the catalog.
 type Host struct {
-	cfg     Config
-	policy  Policy
-	logger  *slog.Logger
-	roots   []string
-	catalog *Catalog
+	cfg      Config
+	policy   Policy
+	logger   *slog.Logger
+	roots    []string
+	catalog  *Catalog
+	activity *activity.Log
+
+	skillsMu    sync.Mutex
+	warned      map[string]bool // skill warnings already logged
+	agentStatus func() any      // nil without an agent
 
 	mu      sync.Mutex
 	plugins map[string]*Plugin
@@ -112,16 +126,25 @@ func New(cfg Config) (*Host, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Host{
-		cfg:     cfg,
-		policy:  Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
-		logger:  cfg.Logger,
-		roots:   roots,
-		catalog: newCatalog(),
-		plugins: map[string]*Plugin{},
-		skipped: map[string]string{},
-		idle:    map[string]Source{},
-	}, nil
+	if cfg.HomeDir == "" {
+		cfg.HomeDir, _ = os.UserHomeDir()
+	}
+	h := &Host{
+		cfg:      cfg,
+		policy:   Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
+		logger:   cfg.Logger,
+		roots:    roots,
+		catalog:  newCatalog(),
+		plugins:  map[string]*Plugin{},
+		skipped:  map[string]string{},
+		idle:     map[string]Source{},
+		activity: activity.New(activity.Options{}),
+		warned:   map[string]bool{},
+	}
+	if err := newSessionGroup(h.activity).register(h.catalog); err != nil {
+		return nil, fmt.Errorf("session group: %w", err)
+	}
+	return h, nil
 }
 
 // Roots are the served folders, absolute with symlinks resolved.
@@ -276,18 +299,28 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
+	rec := h.activity.Start(name, e.Group, callerOf(ctx), args)
 	if err := e.Validate(args); err != nil {
-		return sdk.Errorf("invalid arguments for %s: %v", name, err), nil
+		res := sdk.Errorf("invalid arguments for %s: %v", name, err)
+		rec.Finish(res, nil)
+		return res, nil
 	}
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
 	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args}, events)
+	rec.Finish(res, err)
 	if err != nil {
 		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
 	}
+	if e.Spec.Kind == sdk.KindRead {
+		res = filterPII(h.cfg.PII, name, res)
+	}
 	return res, nil
 }
+
+// Activity is the session's activity feed and changes ledger.
+func (h *Host) Activity() *activity.Log { return h.activity }
 
 // Close stops every plugin and its process group. It is safe to call more
 // than once.

@@ -266,7 +266,7 @@ func TestPluginsGetOnlyAllowListedEnvironment(t *testing.T) {
 
 func TestPluginWithNoMountedGroupIsNotKeptRunning(t *testing.T) {
 	t.Parallel()
-	h, _ := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}, Groups: []string{"-echo", "-echo-extra"}})
+	h, _ := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}, Groups: []string{"-echo", "-echo-extra", "-session"}})
 	if len(h.Plugins()) != 0 || len(h.Mounted()) != 0 {
 		t.Errorf("plugins %v and %d tools served, want none", h.Plugins(), len(h.Mounted()))
 	}

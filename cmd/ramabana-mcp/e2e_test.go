@@ -114,7 +114,16 @@ func baseArgs(t *testing.T, root string, args ...string) []string {
 // recording everything it writes to stdout.
 func startStdio(t *testing.T, root string, args ...string) *server {
 	t.Helper()
+	return startStdioEnv(t, nil, root, args...)
+}
+
+// startStdioEnv is startStdio with extra environment variables.
+func startStdioEnv(t *testing.T, env []string, root string, args ...string) *server {
+	t.Helper()
 	cmd := exec.Command(binary, baseArgs(t, root, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	s := &server{cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}}
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -77,6 +78,7 @@ type options struct {
 	roots, plugins, groups, pluginEnv listFlag
 	write, readOutside, web, version  bool
 	transport, addr, token, cfg       string
+	pii                               pii.Mode
 	logLevel                          string
 	startTimeout                      time.Duration
 }
@@ -99,6 +101,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off)", func(s string) error {
+		m, err := pii.ParseMode(s)
+		o.pii = m
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -168,6 +175,8 @@ func serve(ctx context.Context, args []string) error {
 		Version:      hostVersion(),
 		Logger:       logger,
 		Verify:       verifyInstalled,
+		PII:          o.pii,
+		Transport:    o.transport,
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@
 //	shadow       a healthy group whose tool "echo" clashes with the echo plugin
 //	legacy       a legacy group "legacy" (tool old_echo), replaced by echo
 //	optin        an opt-in group "optin" (tool optin_echo)
+//	skill        a group "skill" with a skill tool house_style
 package main
 
 import (
@@ -47,6 +48,15 @@ func main() {
 		sdk.Serve(newEcho("shadow", "echo"))
 	case "legacy":
 		sdk.Serve(single("legacy", "old_echo", sdk.GroupSpec{Name: "legacy", Mode: sdk.ModeLegacy, ReplacedBy: "echo"}))
+	case "skill":
+		box := sdk.NewToolbox("skill", "0.0.1", "a skill served by a tool")
+		box.AddGroup(sdk.GroupSpec{Name: "skill"}, sdk.TypedTool(sdk.ToolSpec{
+			Name: "house_style", Description: "Use when writing user-facing text.\nMore detail.", Kind: sdk.KindRead,
+			Task: sdk.TaskSkill, Mode: sdk.SkillAuto,
+		}, func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+			return sdk.TextResult("# House style\nShort sentences."), nil
+		}))
+		sdk.Serve(box)
 	case "optin":
 		sdk.Serve(single("optin", "optin_echo", sdk.GroupSpec{Name: "optin", Mode: sdk.ModeOptIn}))
 	default:

@@ -1,0 +1,210 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/skills"
+)
+
+// Resource URIs.
+const (
+	SkillsURI   = "ramabana://skills"
+	SkillURI    = "skill://{name}"
+	StatusURI   = "ramabana://status"
+	skillPrefix = "skill://"
+)
+
+// skillRoots are the folders searched for skills, highest precedence
+// first: each served root's .agents/skills, the config dir's skills, the
+// user's ~/.agents/skills.
+func (h *Host) skillRoots() []skills.Root {
+	var roots []skills.Root
+	for _, r := range h.roots {
+		roots = append(roots, skills.Root{Dir: filepath.Join(r, ".agents", "skills"), Source: skills.Project})
+	}
+	if h.cfg.ConfigDir != "" {
+		roots = append(roots, skills.Root{Dir: filepath.Join(h.cfg.ConfigDir, "skills"), Source: skills.Config})
+	}
+	if h.cfg.HomeDir != "" {
+		roots = append(roots, skills.Root{Dir: filepath.Join(h.cfg.HomeDir, ".agents", "skills"), Source: skills.User})
+	}
+	return roots
+}
+
+// Skills loads the skills afresh (files change while the server runs) and
+// adds every mounted skill tool of a plugin, named as skills are (the tool
+// house_style is the skill house-style). Problems are logged, once per
+// distinct message.
+func (h *Host) Skills() *skills.Index {
+	ix, _ := h.skillIndex()
+	return ix
+}
+
+// skillIndex is Skills, with the tool behind each plugin skill.
+func (h *Host) skillIndex() (*skills.Index, map[string]string) {
+	ix, warnings := skills.Load(h.skillRoots())
+	tools := map[string]string{}
+	for _, e := range h.Mounted() {
+		if e.Spec.EffectiveTask() != sdk.TaskSkill {
+			continue
+		}
+		name := strings.ReplaceAll(strings.ToLower(e.Spec.Name), "_", "-")
+		if w, ok := ix.Add(skills.Skill{Name: name, Description: firstLine(e.Spec.Description)}); !ok {
+			warnings = append(warnings, w)
+			continue
+		}
+		tools[name] = e.Spec.Name
+	}
+	h.skillsMu.Lock()
+	defer h.skillsMu.Unlock()
+	for _, w := range warnings {
+		if !h.warned[w.String()] {
+			h.warned[w.String()] = true
+			h.logger.Warn("skill skipped", "warning", w.String())
+		}
+	}
+	return ix, tools
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// addResources serves the skills index, each skill, and the status.
+func (h *Host) addResources(s *mcp.Server) {
+	s.AddResource(&mcp.Resource{
+		URI: SkillsURI, Name: "skills", Title: "Skills",
+		Description: "Every skill this server knows, one line each: its name and when it applies. Read skill://{name} for one in full.",
+		MIMEType:    "text/markdown",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return textResource(req.Params.URI, "text/markdown", h.Skills().Markdown()), nil
+	})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: SkillURI, Name: "skill", Title: "A skill",
+		Description: "One skill in full: its SKILL.md, front matter included.",
+		MIMEType:    "text/markdown",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		name := strings.TrimPrefix(req.Params.URI, skillPrefix)
+		ix, tools := h.skillIndex()
+		sk, ok := ix.Get(name)
+		if !ok {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		if sk.Source == skills.Plugin {
+			res, err := h.Call(ctx, tools[name], nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			return textResource(req.Params.URI, "text/markdown", res.Text()), nil
+		}
+		return textResource(req.Params.URI, "text/markdown", sk.Content), nil
+	})
+	s.AddResource(&mcp.Resource{
+		URI: StatusURI, Name: "status", Title: "Server status",
+		Description: "JSON: the served folders, the mounted groups and their tools, plugin health (pid, restarts, last error), skills, the transport, and the ask agent's status when there is one.",
+		MIMEType:    "application/json",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		b, err := json.MarshalIndent(h.Status(), "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		return textResource(req.Params.URI, "application/json", string(b)), nil
+	})
+}
+
+func textResource(uri, mime, text string) *mcp.ReadResourceResult {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}
+}
+
+// Status is the ramabana://status document.
+type Status struct {
+	Version   string            `json:"version"`
+	Roots     []string          `json:"roots"`
+	Transport string            `json:"transport,omitempty"`
+	Write     bool              `json:"write"`
+	Groups    []GroupStatus     `json:"groups"`
+	Plugins   []PluginStatus    `json:"plugins"`
+	Skipped   map[string]string `json:"skipped,omitempty"`
+	Skills    []SkillStatus     `json:"skills"`
+	Agent     any               `json:"agent,omitempty"`
+}
+
+// GroupStatus is one mounted group.
+type GroupStatus struct {
+	Name   string   `json:"name"`
+	Plugin string   `json:"plugin"`
+	Mode   string   `json:"mode"`
+	Tools  []string `json:"tools"`
+}
+
+// PluginStatus is one plugin's health.
+type PluginStatus struct {
+	Name     string `json:"name"`
+	Source   string `json:"source"`
+	Running  bool   `json:"running"`
+	Pid      int    `json:"pid,omitempty"`
+	Restarts int    `json:"restarts"`
+	LastErr  string `json:"last_error,omitempty"`
+}
+
+// SkillStatus is one skill in the index.
+type SkillStatus struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+}
+
+// SetAgentStatus makes the status resource include the ask agent's status.
+func (h *Host) SetAgentStatus(fn func() any) {
+	h.skillsMu.Lock()
+	defer h.skillsMu.Unlock()
+	h.agentStatus = fn
+}
+
+// Status reports the server's state now.
+func (h *Host) Status() Status {
+	st := Status{
+		Version: h.cfg.Version, Roots: h.roots, Transport: h.cfg.Transport, Write: h.cfg.Write,
+		Groups: []GroupStatus{}, Plugins: []PluginStatus{}, Skills: []SkillStatus{},
+	}
+	groups := map[string]*GroupStatus{}
+	for _, e := range h.Mounted() {
+		g := groups[e.Group]
+		if g == nil {
+			g = &GroupStatus{Name: e.Group, Plugin: e.Plugin, Mode: e.GroupMode.String()}
+			groups[e.Group] = g
+		}
+		g.Tools = append(g.Tools, e.Spec.Name)
+	}
+	for _, g := range groups {
+		st.Groups = append(st.Groups, *g)
+	}
+	sort.Slice(st.Groups, func(i, j int) bool { return st.Groups[i].Name < st.Groups[j].Name })
+	for name, p := range h.Plugins() {
+		hl := p.Health()
+		st.Plugins = append(st.Plugins, PluginStatus{
+			Name: name, Source: p.Source().String(), Running: hl.Running, Pid: hl.Pid, Restarts: hl.Restarts, LastErr: hl.LastErr,
+		})
+	}
+	sort.Slice(st.Plugins, func(i, j int) bool { return st.Plugins[i].Name < st.Plugins[j].Name })
+	if sk := h.Skipped(); len(sk) > 0 {
+		st.Skipped = sk
+	}
+	for _, s := range h.Skills().List() {
+		st.Skills = append(st.Skills, SkillStatus{Name: s.Name, Source: string(s.Source)})
+	}
+	h.skillsMu.Lock()
+	agent := h.agentStatus
+	h.skillsMu.Unlock()
+	if agent != nil {
+		st.Agent = agent()
+	}
+	return st
+}

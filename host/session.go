@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// callerKey carries who makes a call through Host.Call.
+type callerKey struct{}
+
+// WithCaller marks ctx's calls as made by caller (the ask agent marks its
+// turn's calls); calls without a mark are the MCP client's.
+func WithCaller(ctx context.Context, caller activity.Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+func callerOf(ctx context.Context) activity.Caller {
+	if c, ok := ctx.Value(callerKey{}).(activity.Caller); ok {
+		return c
+	}
+	return activity.Client
+}
+
+// sessionGroup is the in-process "session" group: what this session did
+// and changed, from the activity log. Its calls are recorded like any
+// other.
+type sessionGroup struct {
+	box *sdk.Toolbox
+}
+
+type activityArgs struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many calls, newest first (default 30, max 1000)"`
+	Tool   string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
+	Caller string `json:"caller,omitempty" jsonschema:"only calls by this caller: client, agent (any ask turn) or agent:<turn>"`
+}
+
+type changesArgs struct {
+	Path    string `json:"path,omitempty" jsonschema:"only this file (absolute, as listed)"`
+	Diff    *bool  `json:"diff,omitempty" jsonschema:"include unified diffs (default true)"`
+	Context int    `json:"context,omitempty" jsonschema:"lines of context in diffs (default 3)"`
+}
+
+func newSessionGroup(log *activity.Log) *sessionGroup {
+	box := sdk.NewToolbox("session", "1", "what this session did and changed")
+	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
+		sdk.TypedTool(sdk.ToolSpec{
+			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
+			Description: "List this session's recent tool calls, newest first: time, caller (client or agent:<turn>), tool and group, outcome, duration, an argument summary, and the files each call changed.",
+		}, func(_ context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
+			if a.Limit <= 0 {
+				a.Limit = 30
+			}
+			recs := log.Recent(min(a.Limit, 1000), activity.Filter{Tool: a.Tool, Caller: activity.Caller(a.Caller)})
+			if len(recs) == 0 {
+				return sdk.TextResult("no calls recorded yet"), nil
+			}
+			return sdk.TextResult(activity.RenderActivity(recs)), nil
+		}),
+		sdk.TypedTool(sdk.ToolSpec{
+			Name: "changes", Title: "Files changed this session", Kind: sdk.KindRead,
+			Description: "List the files this session's tool calls created, changed or deleted, with a unified diff of each from before the first change to after the latest (when the contents are known: text files up to 1 MiB).",
+		}, func(_ context.Context, _ *sdk.Request, a changesArgs) (*sdk.Result, error) {
+			entries := log.Changes()
+			if a.Path != "" {
+				var only []activity.FileEntry
+				for _, e := range entries {
+					if e.Path == a.Path {
+						only = append(only, e)
+					}
+				}
+				if len(only) == 0 {
+					return sdk.Errorf("no change recorded for %s this session", a.Path), nil
+				}
+				entries = only
+			}
+			if len(entries) == 0 {
+				return sdk.TextResult("no files changed this session"), nil
+			}
+			diffs := map[string]string{}
+			if a.Diff == nil || *a.Diff {
+				ctx := a.Context
+				if ctx <= 0 {
+					ctx = activity.DefaultContext
+				}
+				for _, e := range entries {
+					d, err := log.Diff(e.Path, ctx)
+					switch {
+					case err == nil:
+						diffs[e.Path] = d
+					case errors.Is(err, activity.ErrOnlyHashes):
+						diffs[e.Path] = err.Error()
+					default:
+						return nil, fmt.Errorf("diff %s: %w", e.Path, err)
+					}
+				}
+			}
+			return sdk.TextResult(activity.RenderChanges(entries, diffs)), nil
+		}),
+	)
+	return &sessionGroup{box: box}
+}
+
+// Call runs a session tool in-process.
+func (s *sessionGroup) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	return s.box.Call(ctx, call, events)
+}
+
+// register adds the session group to the catalog.
+func (s *sessionGroup) register(c *Catalog) error {
+	d, err := s.box.Describe(context.Background(), sdk.Host{})
+	if err != nil {
+		return err
+	}
+	return c.add("session", d, s)
+}
+
+var _ Caller = (*sessionGroup)(nil)
