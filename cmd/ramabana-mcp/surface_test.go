@@ -72,7 +72,7 @@ func TestSkillsAndStatusResources(t *testing.T) {
 	}
 	_, err = readResource(t, s.session, "skill://nope")
 	var rpcErr *jsonrpc.Error
-	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeResourceNotFound {
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("unknown skill: %v, want the resource-not-found error", err)
 	}
 	for _, want := range []string{"shadows", "broken"} {
