@@ -16,10 +16,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a
@@ -79,6 +82,9 @@ type options struct {
 	write, readOutside, web, version  bool
 	transport, addr, token, cfg       string
 	pii                               pii.Mode
+	model, modelURL, modelKeyEnv      string
+	delegate                          bool
+	maxSteps                          int
 	logLevel                          string
 	startTimeout                      time.Duration
 }
@@ -101,6 +107,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.StringVar(&o.model, "model", "", "model for the ask agent (an OpenAI-compatible chat model); omit to serve tools only")
+	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model (Ollama's by default)")
+	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
+	fs.BoolVar(&o.delegate, "delegate", true, "with --model, mount the ask tool")
+	fs.IntVar(&o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
 	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off)", func(s string) error {
 		m, err := pii.ParseMode(s)
 		o.pii = m
@@ -176,6 +187,7 @@ func serve(ctx context.Context, args []string) error {
 		Logger:       logger,
 		Verify:       verifyInstalled,
 		PII:          o.pii,
+		Agent:        o.model != "",
 		Transport:    o.transport,
 	})
 	if err != nil {
@@ -184,6 +196,11 @@ func serve(ctx context.Context, args []string) error {
 	defer h.Close()
 	if err := h.Start(ctx); err != nil {
 		return err
+	}
+	if o.model != "" && o.delegate {
+		if err := mountAgent(h, o, logger); err != nil {
+			return err
+		}
 	}
 	server := h.NewMCPServer()
 	watchCtx, stopWatch := context.WithCancel(ctx)
@@ -227,4 +244,25 @@ func verifyInstalled(path string) error {
 		return err
 	}
 	return st.Check(path)
+}
+
+// mountAgent mounts the ask tool over an OpenAI-compatible backend, with
+// the upstream MCP servers of CFG/mcp.json for mcp_connect.
+func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
+	servers, err := upstream.LoadConfig(filepath.Join(o.cfg, "mcp.json"))
+	if err != nil {
+		return err
+	}
+	_, err = ask.Mount(ask.Config{
+		Host: h,
+		Backend: agent.NewOpenAI(agent.OpenAIConfig{
+			BaseURL: o.modelURL, APIKey: os.Getenv(o.modelKeyEnv), KeyEnv: o.modelKeyEnv, Model: o.model, Logger: logger,
+		}),
+		Model:    o.model,
+		MaxSteps: o.maxSteps,
+		Upstream: servers,
+		Version:  hostVersion(),
+		Logger:   logger,
+	})
+	return err
 }

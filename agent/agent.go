@@ -1,0 +1,102 @@
+package agent
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxSteps      = 20
+	DefaultContextBudget = 200_000 // characters, about 50k tokens
+)
+
+// Config builds an Agent.
+type Config struct {
+	Backend Backend
+	// Model is sent with every request and shown in Status; empty lets the
+	// backend use its own.
+	Model string
+	// System is the system prompt; empty uses DefaultSystemPrompt. The
+	// <available_mcps> block is appended to it in turns with a Connector.
+	System string
+	// Tools is the host's catalog; nil means no tools but mcp_connect.
+	Tools Toolset
+	// MaxSteps bounds the model calls of one turn; 0 means DefaultMaxSteps.
+	MaxSteps int
+	// ContextBudget is the conversation size, in characters (about four per
+	// token), above which a turn is compacted before the next model call;
+	// 0 means DefaultContextBudget. One tool result is trimmed to a quarter
+	// of it. Tool schemas are not counted.
+	ContextBudget int
+	// Logger receives compactions and failures; nil discards.
+	Logger *slog.Logger
+}
+
+// Agent runs ask turns. It holds no conversation state: each Run has its
+// own, and concurrent Runs share only the Status counters.
+type Agent struct {
+	backend Backend
+	model   string
+	system  string
+	tools   Toolset
+	steps   int
+	budget  int
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	status Status
+}
+
+// Status is what the agent has done so far, for ramabana://status.
+type Status struct {
+	Model            string
+	Running          int // turns in progress
+	Turns            int // turns finished, whatever the outcome
+	ToolCalls        int
+	PromptTokens     int
+	CompletionTokens int
+	LastError        string
+	LastErrorAt      time.Time
+}
+
+// New returns an agent; see Config for the defaults.
+func New(cfg Config) *Agent {
+	a := &Agent{
+		backend: cfg.Backend,
+		model:   cfg.Model,
+		system:  cfg.System,
+		tools:   cfg.Tools,
+		steps:   cfg.MaxSteps,
+		budget:  cfg.ContextBudget,
+		log:     cfg.Logger,
+	}
+	if a.steps <= 0 {
+		a.steps = DefaultMaxSteps
+	}
+	if a.budget <= 0 {
+		a.budget = DefaultContextBudget
+	}
+	if a.system == "" {
+		a.system = DefaultSystemPrompt(a.steps)
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	a.status.Model = cfg.Model
+	return a
+}
+
+// Status returns a snapshot; safe for concurrent use.
+func (a *Agent) Status() Status {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.status
+}
+
+func (a *Agent) update(f func(*Status)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	f(&a.status)
+}

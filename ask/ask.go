@@ -1,0 +1,161 @@
+// Package ask mounts the ask agent on a host: one `ask(task)` tool that runs
+// a whole agent turn in-process over the host's own catalog, with
+// mcp_connect to the upstream MCP servers of the config.
+//
+// Every tool call of a turn goes through the host's call path as the
+// turn's caller (activity.Agent(turn)), so it lands in the activity feed
+// and the changes ledger like a client's call. The agent may call write
+// tools whatever --write says: --write decides only what the client may
+// call directly.
+package ask
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/upstream"
+)
+
+// Config mounts the agent.
+type Config struct {
+	Host    *host.Host
+	Backend agent.Backend
+	Model   string
+	// MaxSteps and ContextBudget bound a turn (0: the agent's defaults).
+	MaxSteps, ContextBudget int
+	// Upstream lists the MCP servers a turn may mcp_connect to; nil or
+	// empty means none.
+	Upstream *upstream.Config
+	// Version names the host to upstream servers.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Mount adds the ask tool to the host (group "agent") and the agent's
+// status to ramabana://status.
+func Mount(cfg Config) (*agent.Agent, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	ag := agent.New(agent.Config{
+		Backend: cfg.Backend, Model: cfg.Model, Tools: toolset{cfg.Host},
+		MaxSteps: cfg.MaxSteps, ContextBudget: cfg.ContextBudget, Logger: cfg.Logger,
+	})
+	m := &mounted{cfg: cfg, agent: ag}
+	box := sdk.NewToolbox(host.AgentGroup, "1", "the ask agent")
+	box.AddGroup(sdk.GroupSpec{Name: host.AgentGroup, Description: "Delegate a whole task to ramabana's own agent."},
+		sdk.TypedTool(sdk.ToolSpec{
+			Name: "ask", Title: "Ask the agent",
+			Description: "Hand a whole task to ramabana's own agent, which runs it to the end on this side with the same tools this server offers (and may change files with them), then returns one answer. Use it for work that takes many tool calls; describe the task fully, as to a colleague who sees only this message. Progress notifications report each step.",
+			Kind:        sdk.KindAct,
+			Annotations: sdk.Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
+		}, m.ask))
+	if err := cfg.Host.AddGroup(host.AgentGroup, box); err != nil {
+		return nil, err
+	}
+	cfg.Host.SetAgentStatus(func() any { return ag.Status() })
+	return ag, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+type mounted struct {
+	cfg   Config
+	agent *agent.Agent
+	turns atomic.Int64
+}
+
+type askArgs struct {
+	Task string `json:"task" jsonschema:"the task, complete and self-contained"`
+}
+
+// ask runs one turn. Its failures are results the client's model reads:
+// an unreachable model, a refused key, the step limit.
+func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Result, error) {
+	if a.Task == "" {
+		return sdk.Errorf("task is empty: say what the agent should do"), nil
+	}
+	turn := strconv.FormatInt(m.turns.Add(1), 10)
+	ctx = host.WithCaller(ctx, activity.Agent(turn))
+	var conn agent.Connector
+	if m.cfg.Upstream != nil && len(m.cfg.Upstream.Servers()) > 0 {
+		conn = &connector{
+			pool: upstream.NewPool(m.cfg.Upstream, upstream.ConnectOptions{Name: "ramabana-ask", Version: m.cfg.Version, Logger: m.cfg.Logger}),
+			host: m.cfg.Host,
+		}
+	}
+	out, err := m.agent.Run(ctx, a.Task, agent.RunOptions{
+		Connector: conn,
+		Progress: func(step int, message string) {
+			req.Events.Progress(float64(step), 0, message)
+		},
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return sdk.Errorf("the ask agent could not finish: %v", err), nil
+	}
+	return sdk.TextResult(out.Answer), nil
+}
+
+// toolset is the host's catalog as the agent sees it.
+type toolset struct{ h *host.Host }
+
+func (t toolset) Tools() []agent.Tool {
+	entries := t.h.AgentTools()
+	out := make([]agent.Tool, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, agent.Tool{Name: e.Spec.Name, Description: e.Spec.Description, InputSchema: e.Spec.InputSchema})
+	}
+	return out
+}
+
+func (t toolset) Call(ctx context.Context, name string, args json.RawMessage) (*sdk.Result, error) {
+	return t.h.AgentCall(ctx, name, args, nil)
+}
+
+// connector is one turn's upstream activation set; its calls are recorded
+// in the activity feed as the turn's.
+type connector struct {
+	pool *upstream.Pool
+	host *host.Host
+}
+
+func (c *connector) Available() []agent.Server {
+	var out []agent.Server
+	for _, s := range c.pool.Available() {
+		out = append(out, agent.Server{ID: s.ID, Description: s.Description})
+	}
+	return out
+}
+
+func (c *connector) Connect(ctx context.Context, id string) ([]agent.Tool, error) {
+	tools, err := c.pool.Connect(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agent.Tool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, agent.Tool{Name: t.Namespaced, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	return out, nil
+}
+
+func (c *connector) Call(ctx context.Context, namespaced string, args json.RawMessage) (*sdk.Result, error) {
+	server, _, _ := upstream.SplitName(namespaced)
+	finish := c.host.Record(ctx, namespaced, fmt.Sprintf("upstream:%s", server), args)
+	res, err := c.pool.Call(ctx, namespaced, args)
+	finish(res, err)
+	return res, err
+}
+
+func (c *connector) Close() error { return c.pool.Close() }
