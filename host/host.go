@@ -287,6 +287,62 @@ func (h *Host) Mounted() []*Entry {
 // Catalog is every described tool, mounted or not.
 func (h *Host) Catalog() *Catalog { return h.catalog }
 
+// AgentTools are the entries the ask agent may call: every tool of a
+// mounted group that the network policy allows, write tools included
+// (there is no approval gate in a turn; --write only decides what the
+// client may call directly), but not the agent's own tools.
+func (h *Host) AgentTools() []*Entry {
+	var out []*Entry
+	for _, e := range h.catalog.All() {
+		if e.Group == AgentGroup {
+			continue
+		}
+		if ok, _ := h.policy.groupMounted(e.Group, e.GroupMode); !ok {
+			continue
+		}
+		if !h.policy.Web && e.Hints().OpenWorld {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// AgentGroup is the in-process group of the ask tool.
+const AgentGroup = "agent"
+
+// AgentCall runs one of AgentTools through the same path as Call: schema
+// validation, the activity feed (as ctx's caller), the PII filter.
+func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	for _, e := range h.AgentTools() {
+		if e.Spec.Name == name {
+			return h.call(ctx, e, args, events)
+		}
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+}
+
+// Record records a call that does not go through the catalog (an upstream
+// server's tool called by the agent) in the activity feed.
+func (h *Host) Record(ctx context.Context, tool, group string, args json.RawMessage) func(*sdk.Result, error) {
+	p := h.activity.Start(tool, group, callerOf(ctx), args)
+	return p.Finish
+}
+
+// AddGroup serves an in-process group through the catalog, like a plugin:
+// its calls take the same path. The MCP server's tools follow.
+func (h *Host) AddGroup(name string, g sdk.Group) error {
+	d, err := g.Describe(context.Background(), sdk.Host{Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version})
+	if err != nil {
+		return fmt.Errorf("describe %s: %w", name, err)
+	}
+	if err := h.catalog.add(name, d, g); err != nil {
+		return err
+	}
+	h.syncTools()
+	return nil
+}
+
 // Call runs a mounted tool: it validates the arguments against the tool's
 // schema, then calls its source. A bad argument is a tool error result
 // (the model can correct it); an unmounted tool is ErrUnknownTool; a plugin
@@ -299,6 +355,12 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
+	return h.call(ctx, e, args, events)
+}
+
+// call is the one call path behind Call and AgentCall.
+func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	name := e.Spec.Name
 	rec := h.activity.Start(name, e.Group, callerOf(ctx), args)
 	if err := e.Validate(args); err != nil {
 		res := sdk.Errorf("invalid arguments for %s: %v", name, err)
