@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Tool is a spec and the handler that runs it.
@@ -45,7 +43,9 @@ func (r *Request) Bind(v any) error {
 // an input schema already, it is inferred from In: exported fields by their
 // json names, required unless tagged omitempty or omitzero, described by a
 // `jsonschema:"..."` tag. Arguments that do not decode give the model an
-// error result naming the problem.
+// error result naming the problem. A handler returns sdk.Failf for failures
+// the model can act on: they become error results too; any other error is
+// a fault.
 func TypedTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (*Result, error)) Tool {
 	if len(spec.InputSchema) == 0 {
 		spec.InputSchema = MustSchemaFor[In]()
@@ -55,22 +55,8 @@ func TypedTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request,
 		if err := req.Bind(&args); err != nil {
 			return Errorf("%v", err), nil
 		}
-		return fn(ctx, req, args)
+		return failure(fn(ctx, req, args))
 	}}
-}
-
-// MustSchemaFor infers the JSON Schema of In; it panics if In cannot be
-// described, which is a programming error found at start-up.
-func MustSchemaFor[In any]() json.RawMessage {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
-	}
-	return b
 }
 
 // Toolbox is a [Group] built from declared tools. Its zero value is not
@@ -134,7 +120,8 @@ func (b *Toolbox) Host() Host {
 	return b.host
 }
 
-// Call runs the named tool's handler.
+// Call runs the named tool's handler. A *ToolError it returns, wrapped or
+// not, becomes an error result (see Failf).
 func (b *Toolbox) Call(ctx context.Context, call *Call, events Events) (*Result, error) {
 	t, ok := b.tools[call.Tool]
 	if !ok {
@@ -143,7 +130,7 @@ func (b *Toolbox) Call(ctx context.Context, call *Call, events Events) (*Result,
 	if events == nil {
 		events = NoEvents
 	}
-	res, err := t.Handler(ctx, &Request{Call: *call, Host: b.Host(), Events: events})
+	res, err := failure(t.Handler(ctx, &Request{Call: *call, Host: b.Host(), Events: events}))
 	if err == nil && res == nil {
 		res = &Result{}
 	}

@@ -48,14 +48,14 @@ e.g. "pkg/server.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Co
 At most max_results symbols (default 50) are shown; a last line says when more were left out. Use outline to see everything one file declares.`,
 }
 
-var findSymbolSchema = schemaFor[findSymbolArgs](func(p map[string]*jsonschema.Schema) {
+var findSymbolSchema = sdk.SchemaFor[findSymbolArgs](func(p map[string]*jsonschema.Schema) {
 	p["name"].MinLength = new(1)
 	p["path"].Default = []byte(`"."`)
 	enum(p["kind"], allKinds...)
 	boolDefault(p["substring"], false)
 	boolDefault(p["include_body"], false)
-	intDefault(p["depth"], 0, 0, maxSymbolDepth)
-	intDefault(p["max_results"], defaultSymbolResults, 1, maxSymbolResults)
+	sdk.IntDefault(p["depth"], 0, 0, maxSymbolDepth)
+	sdk.IntDefault(p["max_results"], defaultSymbolResults, 1, maxSymbolResults)
 })
 
 // kindAliases are names a model may use for a kind.
@@ -91,7 +91,7 @@ func parseNamePath(s string, substring bool) (namePath, error) {
 		}
 	}
 	if len(np.parts) == 0 {
-		return np, failf("name %q has no name in it; give a symbol name such as \"Run\" or a name path such as \"Server/Run\"", s)
+		return np, sdk.Failf("name %q has no name in it; give a symbol name such as \"Run\" or a name path such as \"Server/Run\"", s)
 	}
 	np.lower = strings.ToLower(np.parts[len(np.parts)-1])
 	return np, nil
@@ -140,13 +140,13 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 		kind = a
 	}
 	if kind != "" && !slices.Contains(allKinds, kind) {
-		return nil, failf("kind %q is not one of %s", args.Kind, strings.Join(allKinds, ", "))
+		return nil, sdk.Failf("kind %q is not one of %s", args.Kind, strings.Join(allKinds, ", "))
 	}
 	if args.Depth < 0 || args.Depth > maxSymbolDepth {
-		return nil, failf("depth must be between 0 and %d (got %d)", maxSymbolDepth, args.Depth)
+		return nil, sdk.Failf("depth must be between 0 and %d (got %d)", maxSymbolDepth, args.Depth)
 	}
 	if args.MaxResults < 0 {
-		return nil, failf("max_results must be at least 1 (got %d); leave it out for the default of %d", args.MaxResults, defaultSymbolResults)
+		return nil, sdk.Failf("max_results must be at least 1 (got %d); leave it out for the default of %d", args.MaxResults, defaultSymbolResults)
 	}
 	limit := args.MaxResults
 	if limit == 0 {
@@ -164,11 +164,11 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 	fi, err := os.Stat(abs)
 	switch {
 	case os.IsNotExist(err):
-		return nil, failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
+		return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
 	case err != nil:
-		return nil, failf("cannot read %s: %v", shownRoot, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", shownRoot, unwrapPath(err))
 	case !fi.IsDir() && languageFor(abs) == nil:
-		return nil, failf("%s: find_symbol reads %s; use search_code for other files", shownRoot, supportedExts())
+		return nil, sdk.Failf("%s: find_symbol reads %s; use search_code for other files", shownRoot, supportedExts())
 	}
 	// The last name occurs in any file that declares it: files without it
 	// are not parsed.
@@ -228,7 +228,7 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, failf("cannot search %s: %v", shownRoot, unwrapPath(err))
+		return nil, sdk.Failf("cannot search %s: %v", shownRoot, unwrapPath(err))
 	}
 
 	what := fmt.Sprintf("name path %q", args.Name)

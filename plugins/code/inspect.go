@@ -57,7 +57,7 @@ the docstring (inspect.getdoc, cut at 6000 characters), and for a class its own 
 Failures are error results: a module that cannot be found or fails to import (with the exception's last line), a missing attribute (with close names), no python3 on PATH. python3 is killed with what it started after 20 seconds.`,
 }
 
-var inspectSchema = schemaFor[inspectArgs](func(p map[string]*jsonschema.Schema) {
+var inspectSchema = sdk.SchemaFor[inspectArgs](func(p map[string]*jsonschema.Schema) {
 	p["target"].MinLength = new(1)
 	p["cwd"].Default = []byte(`"."`)
 })
@@ -95,7 +95,7 @@ type inspectResult struct {
 func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspectArgs) (*sdk.Result, error) {
 	target := strings.TrimSpace(args.Target)
 	if !dottedName.MatchString(target) {
-		return nil, failf("target %q is not a dotted Python name; give one such as \"json.dumps\" or \"mypkg.module.Class.method\" (no calls, brackets or spaces)", args.Target)
+		return nil, sdk.Failf("target %q is not a dotted Python name; give one such as \"json.dumps\" or \"mypkg.module.Class.method\" (no calls, brackets or spaces)", args.Target)
 	}
 	if args.Cwd == "" {
 		args.Cwd = "."
@@ -105,14 +105,14 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspect
 		return nil, err
 	}
 	if _, ok := r.Root(cwd); !ok {
-		return nil, failf("cwd %q is outside the served folders (%s); python3 runs only inside them", args.Cwd, strings.Join(r.List(), ", "))
+		return nil, sdk.Failf("cwd %q is outside the served folders (%s); python3 runs only inside them", args.Cwd, strings.Join(r.List(), ", "))
 	}
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return nil, failf("cwd %s is not a directory", display(r, cwd))
+		return nil, sdk.Failf("cwd %s is not a directory", display(r, cwd))
 	}
 	py, err := exec.LookPath("python3")
 	if err != nil {
-		return nil, failf("python3 not found on PATH; inspect_python needs a Python 3 interpreter")
+		return nil, sdk.Failf("python3 not found on PATH; inspect_python needs a Python 3 interpreter")
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, s.inspectTimeout)
@@ -133,7 +133,7 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspect
 	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, failf("python3 did not finish inspecting %s within %s and was killed; importing it may hang, wait for input or do heavy work at import time", target, s.inspectTimeout)
+			return nil, sdk.Failf("python3 did not finish inspecting %s within %s and was killed; importing it may hang, wait for input or do heavy work at import time", target, s.inspectTimeout)
 		}
 		return nil, ctx.Err()
 	}
@@ -144,7 +144,7 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspect
 		if msg == "" && runErr != nil {
 			msg = runErr.Error()
 		}
-		return nil, failf("python3 exited without a result while inspecting %s: %s", target, msg)
+		return nil, sdk.Failf("python3 exited without a result while inspecting %s: %s", target, msg)
 	}
 	var res inspectResult
 	if err := json.Unmarshal(bytes.TrimSpace(out[i+len(inspectMarker):]), &res); err != nil {
@@ -157,9 +157,9 @@ func formatInspect(r *roots.Roots, cwd, target string, res *inspectResult) (*sdk
 	switch res.Error {
 	case "":
 	case "no_module":
-		return nil, failf("no module %q can be imported from %s (python3: %s); check the spelling, or set cwd to the folder the package is imported from, or install it", res.Module, display(r, cwd), res.Message)
+		return nil, sdk.Failf("no module %q can be imported from %s (python3: %s); check the spelling, or set cwd to the folder the package is imported from, or install it", res.Module, display(r, cwd), res.Message)
 	case "import":
-		return nil, failf("importing %s failed: %s", res.Module, res.Message)
+		return nil, sdk.Failf("importing %s failed: %s", res.Module, res.Message)
 	case "attribute":
 		msg := fmt.Sprintf("%s (a %s) has no attribute %q", res.Owner, res.OwnerKind, res.Name)
 		if res.Message != "" {
@@ -168,9 +168,9 @@ func formatInspect(r *roots.Roots, cwd, target string, res *inspectResult) (*sdk
 		if len(res.Suggestions) > 0 {
 			msg += "; did you mean " + strings.Join(res.Suggestions, ", ") + "?"
 		}
-		return nil, failf("%s", msg)
+		return nil, sdk.Failf("%s", msg)
 	default:
-		return nil, failf("inspecting %s failed: %s", target, res.Message)
+		return nil, sdk.Failf("inspecting %s failed: %s", target, res.Message)
 	}
 
 	var b strings.Builder

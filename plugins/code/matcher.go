@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // matcher finds the lines of a buffer that a pattern matches. Matching is
@@ -60,7 +62,7 @@ const (
 // caseSensitive.
 func newMatcher(pattern string, isLiteral, caseSensitive bool) (*matcher, error) {
 	if pattern == "" {
-		return nil, failf("pattern is empty; give a regular expression or, with literal: true, the text to find")
+		return nil, sdk.Failf("pattern is empty; give a regular expression or, with literal: true, the text to find")
 	}
 	expr := pattern
 	if isLiteral {
@@ -72,11 +74,11 @@ func newMatcher(pattern string, isLiteral, caseSensitive bool) (*matcher, error)
 	}
 	tree, err := syntax.Parse(expr, flags)
 	if err != nil {
-		return nil, failf("pattern %q is not a valid regular expression (Go RE2 syntax): %v; set literal: true to search for the text as is", pattern, syntaxDetail(err))
+		return nil, sdk.Failf("pattern %q is not a valid regular expression (Go RE2 syntax): %v; set literal: true to search for the text as is", pattern, syntaxDetail(err))
 	}
 	tree = tree.Simplify()
 	if hasNewline(tree) {
-		return nil, failf("pattern %q contains a newline; search_code matches one line at a time, so search for one line of the text", pattern)
+		return nil, sdk.Failf("pattern %q contains a newline; search_code matches one line at a time, so search for one line of the text", pattern)
 	}
 	prefix := "(?m)"
 	if !caseSensitive {
@@ -84,7 +86,7 @@ func newMatcher(pattern string, isLiteral, caseSensitive bool) (*matcher, error)
 	}
 	re, err := regexp.Compile(prefix + expr)
 	if err != nil {
-		return nil, failf("pattern %q is not a valid regular expression (Go RE2 syntax): %v; set literal: true to search for the text as is", pattern, syntaxDetail(err))
+		return nil, sdk.Failf("pattern %q is not a valid regular expression (Go RE2 syntax): %v; set literal: true to search for the text as is", pattern, syntaxDetail(err))
 	}
 	m := &matcher{re: re}
 	whole := tree.Op == syntax.OpLiteral

@@ -45,8 +45,8 @@ kind is one of function, method, class, struct, interface, type, enum, enum_memb
 A directory outlines each supported file directly in it (not subdirectories; gitignored files left out), at most 50 files, separated by blank lines. Use find_symbol to find a symbol by name across a tree and read its body.`,
 }
 
-var outlineSchema = schemaFor[outlineArgs](func(p map[string]*jsonschema.Schema) {
-	intDefault(p["depth"], defaultOutlineDepth, 1, maxOutlineDepth)
+var outlineSchema = sdk.SchemaFor[outlineArgs](func(p map[string]*jsonschema.Schema) {
+	sdk.IntDefault(p["depth"], defaultOutlineDepth, 1, maxOutlineDepth)
 })
 
 func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) (*sdk.Result, error) {
@@ -55,10 +55,10 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 		depth = defaultOutlineDepth
 	}
 	if depth < 1 || depth > maxOutlineDepth {
-		return nil, failf("depth must be between 1 and %d (got %d)", maxOutlineDepth, args.Depth)
+		return nil, sdk.Failf("depth must be between 1 and %d (got %d)", maxOutlineDepth, args.Depth)
 	}
 	if args.Path == "" {
-		return nil, failf("path is required: a file to outline, or a directory")
+		return nil, sdk.Failf("path is required: a file to outline, or a directory")
 	}
 	abs, err := resolveRead(r, args.Path)
 	if err != nil {
@@ -68,9 +68,9 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	fi, err := os.Stat(abs)
 	switch {
 	case os.IsNotExist(err):
-		return nil, failf("%s does not exist", shown)
+		return nil, sdk.Failf("%s does not exist", shown)
 	case err != nil:
-		return nil, failf("cannot read %s: %v", shown, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", shown, unwrapPath(err))
 	}
 	st := newWorkerState()
 	defer st.close()
@@ -78,7 +78,7 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	if !fi.IsDir() {
 		l := languageFor(abs)
 		if l == nil {
-			return nil, failf("%s: outline reads %s; for other files use view_file or search_code", shown, supportedExts())
+			return nil, sdk.Failf("%s: outline reads %s; for other files use view_file or search_code", shown, supportedExts())
 		}
 		var b strings.Builder
 		if err := outlineFile(ctx, st, l, abs, shown, depth, &b, &budget); err != nil {
@@ -105,10 +105,10 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 		return nil
 	})
 	if err != nil {
-		return nil, failf("cannot list %s: %v", shown, unwrapPath(err))
+		return nil, sdk.Failf("cannot list %s: %v", shown, unwrapPath(err))
 	}
 	if len(files) == 0 {
-		return nil, failf("%s has no files outline reads directly in it (it is not recursive); it reads %s. Give a file or a subdirectory, or use list_files to see what is there", shown, supportedExts())
+		return nil, sdk.Failf("%s has no files outline reads directly in it (it is not recursive); it reads %s. Give a file or a subdirectory, or use list_files to see what is there", shown, supportedExts())
 	}
 	var b strings.Builder
 	for i, rel := range files {
@@ -120,7 +120,7 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 			break
 		}
 		if err := outlineFile(ctx, st, languageFor(rel), filepath.Join(abs, rel), joinDisplay(shown, rel), depth, &b, &budget); err != nil {
-			if _, ok := err.(*toolError); ok {
+			if _, ok := err.(*sdk.ToolError); ok {
 				fmt.Fprintf(&b, "(%v)\n", err)
 				continue
 			}
@@ -138,11 +138,11 @@ func outlineFile(ctx context.Context, st *workerState, l *language, abs, shown s
 	src, status := st.readFile(abs)
 	switch status {
 	case readBinary:
-		return failf("%s is a binary file", shown)
+		return sdk.Failf("%s is a binary file", shown)
 	case readLarge:
-		return failf("%s is over 2 MiB; outline reads smaller files only", shown)
+		return sdk.Failf("%s is over 2 MiB; outline reads smaller files only", shown)
 	case readFailed:
-		return failf("cannot read %s", shown)
+		return sdk.Failf("cannot read %s", shown)
 	}
 	syms, err := st.parser(l).symbols(ctx, l, src, false)
 	if err != nil {

@@ -59,14 +59,14 @@ Paths are relative to the first served folder (absolute for files in another one
 Examples: {"pattern": "func \\w+\\(ctx"}; {"pattern": "TODO", "glob": "*.py", "context_lines": 2}; {"pattern": "a.b[0]", "literal": true, "case_sensitive": false, "path": "src"}.`,
 }
 
-var searchSchema = schemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
+var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
 	boolDefault(p["literal"], false)
 	boolDefault(p["case_sensitive"], true)
 	p["case_sensitive"].Types, p["case_sensitive"].Type = nil, "boolean"
 	p["path"].Default = []byte(`"."`)
 	p["pattern"].MinLength = new(1)
-	intDefault(p["context_lines"], 0, 0, maxContextLines)
-	intDefault(p["max_results"], defaultSearchResults, 1, maxSearchResults)
+	sdk.IntDefault(p["context_lines"], 0, 0, maxContextLines)
+	sdk.IntDefault(p["max_results"], defaultSearchResults, 1, maxSearchResults)
 })
 
 // searchQuery is a validated search, shared by the workers.
@@ -84,10 +84,10 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 		return nil, err
 	}
 	if args.ContextLines < 0 || args.ContextLines > maxContextLines {
-		return nil, failf("context_lines must be between 0 and %d (got %d)", maxContextLines, args.ContextLines)
+		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContextLines, args.ContextLines)
 	}
 	if args.MaxResults < 0 {
-		return nil, failf("max_results must be at least 1 (got %d); leave it out for the default of %d", args.MaxResults, defaultSearchResults)
+		return nil, sdk.Failf("max_results must be at least 1 (got %d); leave it out for the default of %d", args.MaxResults, defaultSearchResults)
 	}
 	limit := args.MaxResults
 	if limit == 0 {
@@ -95,7 +95,7 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 	}
 	limit = min(limit, maxSearchResults)
 	if args.Glob != "" && !doublestar.ValidatePattern(args.Glob) {
-		return nil, failf("glob %q is not a valid pattern (check its brackets and braces)", args.Glob)
+		return nil, sdk.Failf("glob %q is not a valid pattern (check its brackets and braces)", args.Glob)
 	}
 	if args.Path == "" {
 		args.Path = "."
@@ -107,9 +107,9 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 	shownRoot := display(r, abs)
 	if _, err := os.Stat(abs); err != nil {
 		if os.IsNotExist(err) {
-			return nil, failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
+			return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
 		}
-		return nil, failf("cannot search %s: %v", shownRoot, unwrapPath(err))
+		return nil, sdk.Failf("cannot search %s: %v", shownRoot, unwrapPath(err))
 	}
 
 	q := &searchQuery{m: m, limit: limit, context: args.ContextLines}
@@ -158,7 +158,7 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, failf("cannot search %s: %v", shownRoot, unwrapPath(err))
+		return nil, sdk.Failf("cannot search %s: %v", shownRoot, unwrapPath(err))
 	}
 
 	var totals string

@@ -3,11 +3,13 @@ package files
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -27,9 +29,12 @@ var createSpec = sdk.ToolSpec{
 The write is atomic: the file holds the old content or the new, never a mix. Writes stay inside the served folders. The result says how many bytes and lines were written.`,
 }
 
-var createSchema = schemaFor[createArgs](func(p map[string]*jsonschema.Schema) {
+var createSchema = sdk.SchemaFor[createArgs](func(p map[string]*jsonschema.Schema) {
 	p["overwrite"].Default = []byte("false")
 })
+
+// newFileMode is the mode of a created file, whatever the umask.
+const newFileMode fs.FileMode = 0o644
 
 func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) (*sdk.Result, error) {
 	abs, err := resolveWrite(r, args.Path)
@@ -45,26 +50,26 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 	fi, err := os.Stat(abs)
 	switch {
 	case err == nil && fi.IsDir():
-		return nil, failf("%s is a directory", display)
+		return nil, sdk.Failf("%s is a directory", display)
 	case err == nil && !fi.Mode().IsRegular():
-		return nil, failf("%s exists and is not a regular file (%s)", display, fi.Mode().Type())
+		return nil, sdk.Failf("%s exists and is not a regular file (%s)", display, fi.Mode().Type())
 	case err == nil && !args.Overwrite:
-		return nil, failf("%s already exists (%d bytes); set overwrite=true to replace it, or change it with replace_text or edit_file", display, fi.Size())
+		return nil, sdk.Failf("%s already exists (%d bytes); set overwrite=true to replace it, or change it with replace_text or edit_file", display, fi.Size())
 	case err == nil:
 		old, err := os.ReadFile(abs)
 		if err != nil {
-			return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+			return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 		}
-		mode, before, verb = keptMode(fi.Mode()), old, "overwrote"
+		mode, before, verb = atomicfile.KeptMode(fi.Mode()), old, "overwrote"
 	case !os.IsNotExist(err):
-		return nil, failf("cannot create %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot create %s: %v", display, unwrapPath(err))
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, failf("cannot create the directories of %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot create the directories of %s: %v", display, unwrapPath(err))
 	}
 	data := []byte(args.Content)
-	if err := writeAtomic(abs, data, mode); err != nil {
-		return nil, failf("cannot write %s: %v", display, unwrapPath(err))
+	if err := atomicfile.Write(abs, data, mode); err != nil {
+		return nil, sdk.Failf("cannot write %s: %v", display, unwrapPath(err))
 	}
 	res := sdk.TextResult(fmt.Sprintf("%s %s (%s, %s)", verb, display, plural(len(data), "byte"), plural(countLines(data), "line")))
 	res.Changes = []sdk.FileChange{sdk.NewFileChange(abs, before, data)}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -57,7 +58,7 @@ Every anchor is checked before anything changes. If any line number is past the 
 The file keeps its line endings (CRLF or LF, and a missing final newline), its permissions, and is written atomically. The result shows each edited region as it now reads, with one line of context either side, as "lineno|hash|content", ready for further edits.`,
 }
 
-var editSchema = schemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
+var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1
 	p["edits"].Type, p["edits"].Types = "array", nil
 	p["edits"].MinItems = &one
@@ -87,7 +88,7 @@ type anchor struct {
 
 func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {
 	if len(args.Edits) == 0 {
-		return nil, failf("edits is empty; give at least one edit")
+		return nil, sdk.Failf("edits is empty; give at least one edit")
 	}
 	spans, anchors, err := parseEdits(args.Edits)
 	if err != nil {
@@ -117,13 +118,13 @@ func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sd
 	for i := 1; i < len(spans); i++ {
 		p, q := spans[i-1], spans[i]
 		if q.a <= p.b || (p.b < p.a && q.b < q.a && p.a == q.a) {
-			return nil, failf("edits %d and %d overlap (%s and %s); nothing was changed. Combine them into one edit", min(p.edit, q.edit), max(p.edit, q.edit), describeSpan(p), describeSpan(q))
+			return nil, sdk.Failf("edits %d and %d overlap (%s and %s); nothing was changed. Combine them into one edit", min(p.edit, q.edit), max(p.edit, q.edit), describeSpan(p), describeSpan(q))
 		}
 	}
 
 	out, regions := applySpans(lines, spans, detectEOL(text), len(text) == 0 || strings.HasSuffix(text, "\n"))
-	if err := writeAtomic(f.abs, []byte(out), keptMode(f.mode)); err != nil {
-		return nil, failf("cannot write %s: %v", f.display, unwrapPath(err))
+	if err := atomicfile.Write(f.abs, []byte(out), atomicfile.KeptMode(f.mode)); err != nil {
+		return nil, sdk.Failf("cannot write %s: %v", f.display, unwrapPath(err))
 	}
 	newLines := splitLines(out)
 	var b strings.Builder
@@ -203,7 +204,7 @@ func parseEdits(edits []lineEdit) ([]span, []anchor, error) {
 		}
 	}
 	if len(problems) > 0 {
-		return nil, nil, failf("edit_file changed nothing: %s", strings.Join(problems, "; "))
+		return nil, nil, sdk.Failf("edit_file changed nothing: %s", strings.Join(problems, "; "))
 	}
 	return spans, anchors, nil
 }
@@ -244,7 +245,7 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 	if stale == 0 {
 		return nil
 	}
-	return failf("edit_file changed nothing in %s: %d of %s do not match the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
+	return sdk.Failf("edit_file changed nothing in %s: %d of %s do not match the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
 		display, stale, plural(len(anchors), "anchor"), b.String())
 }
 

@@ -1,11 +1,8 @@
 package files
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -45,92 +42,15 @@ func New() *sdk.Toolbox {
 // and the lock that makes each write's read-modify-write step atomic with
 // respect to the plugin's other writes.
 type server struct {
-	mu    sync.Mutex
-	roots map[string]*roots.Roots
+	roots roots.Cache
 
 	writeMu sync.Mutex
 }
 
-// maxCachedRoots bounds the roots cache; host contexts rarely change.
-const maxCachedRoots = 8
-
-// rootsFor returns the roots of a host context, built once per distinct
-// context. A served folder that cannot be resolved is a host fault.
-func (s *server) rootsFor(h sdk.Host) (*roots.Roots, error) {
-	key := fmt.Sprintf("%t\x00%s", h.ReadOutside, strings.Join(h.Roots, "\x00"))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.roots[key]; ok {
-		return r, nil
-	}
-	r, err := roots.New(h.Roots, h.ReadOutside)
-	if err != nil {
-		return nil, err
-	}
-	if s.roots == nil || len(s.roots) >= maxCachedRoots {
-		s.roots = map[string]*roots.Roots{}
-	}
-	s.roots[key] = r
-	return r, nil
-}
-
-// toolError is a failure the model can act on; handlers return it and the
-// tool adapter turns it into an error result.
-type toolError struct{ msg string }
-
-func (e *toolError) Error() string { return e.msg }
-
-func failf(format string, args ...any) error {
-	return &toolError{msg: fmt.Sprintf(format, args...)}
-}
-
-// handler is a tool's body: arguments decoded, roots resolved.
-type handler[In any] func(ctx context.Context, r *roots.Roots, args In) (*sdk.Result, error)
-
-// tool declares a typed tool whose *toolError failures become error results
-// and whose other errors are faults.
-func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
+// tool declares a typed tool with its input schema.
+func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn roots.Handler[In]) sdk.Tool {
 	spec.InputSchema = schema
-	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
-		r, err := s.rootsFor(req.Host)
-		if err != nil {
-			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
-		}
-		res, err := fn(ctx, r, args)
-		if te := (*toolError)(nil); errors.As(err, &te) {
-			return sdk.Errorf("%s", te.msg), nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.Name, err)
-		}
-		return res, nil
-	})
-}
-
-// schemaFor infers the input schema of In and lets fix add what struct tags
-// cannot say (defaults, bounds, enums). It panics on a bad type, a
-// programming error found at start-up.
-func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("files: schema: %v", err))
-	}
-	if fix != nil {
-		fix(s.Properties)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("files: schema: %v", err))
-	}
-	return b
-}
-
-func intDefault(p *jsonschema.Schema, def int, minimum, maximum float64) {
-	p.Default = json.RawMessage(fmt.Sprint(def))
-	p.Minimum = &minimum
-	if maximum > 0 {
-		p.Maximum = &maximum
-	}
+	return roots.TypedTool(&s.roots, spec, fn)
 }
 
 func enum(p *jsonschema.Schema, values ...string) {
@@ -144,7 +64,7 @@ func enum(p *jsonschema.Schema, values ...string) {
 func resolveRead(r *roots.Roots, p string) (string, error) {
 	abs, err := r.ResolveRead(p)
 	if err != nil {
-		return "", failf("%v", err)
+		return "", sdk.Failf("%v", err)
 	}
 	return abs, nil
 }
@@ -153,11 +73,9 @@ func resolveWrite(r *roots.Roots, p string) (string, error) {
 	abs, err := r.ResolveWrite(p)
 	if err != nil {
 		if errors.Is(err, roots.ErrOutside) {
-			return "", failf("%v; files can be written only inside the served folders", err)
+			return "", sdk.Failf("%v; files can be written only inside the served folders", err)
 		}
-		return "", failf("%v", err)
+		return "", sdk.Failf("%v", err)
 	}
 	return abs, nil
 }
-
-var _ error = (*toolError)(nil)

@@ -43,10 +43,10 @@ Output: one path per line, relative to the listed directory, with '/' as separat
 glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)".`,
 }
 
-var listSchema = schemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
+var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	p["path"].Default = []byte(`"."`)
-	intDefault(p["depth"], 0, 0, 0)
-	intDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
+	sdk.IntDefault(p["depth"], 0, 0, 0)
+	sdk.IntDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
 })
 
 func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (*sdk.Result, error) {
@@ -54,7 +54,7 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 		args.Path = "."
 	}
 	if args.Depth < 0 || args.MaxResults < 0 {
-		return nil, failf("depth and max_results must not be negative (got depth=%d, max_results=%d)", args.Depth, args.MaxResults)
+		return nil, sdk.Failf("depth and max_results must not be negative (got depth=%d, max_results=%d)", args.Depth, args.MaxResults)
 	}
 	limit := args.MaxResults
 	if limit == 0 {
@@ -63,7 +63,7 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 	limit = min(limit, maxMaxResults)
 	glob := args.Glob
 	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return nil, failf("glob %q is not a valid pattern (check its brackets and braces)", glob)
+		return nil, sdk.Failf("glob %q is not a valid pattern (check its brackets and braces)", glob)
 	}
 	baseNames := glob != "" && !strings.Contains(glob, "/")
 
@@ -75,11 +75,11 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 	fi, err := os.Stat(abs)
 	switch {
 	case os.IsNotExist(err):
-		return nil, failf("%s does not exist", display)
+		return nil, sdk.Failf("%s does not exist", display)
 	case err != nil:
-		return nil, failf("cannot list %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot list %s: %v", display, unwrapPath(err))
 	case !fi.IsDir():
-		return nil, failf("%s is a file, not a directory; use view_file to read it", display)
+		return nil, sdk.Failf("%s is a file, not a directory; use view_file to read it", display)
 	}
 	base, ok := r.Root(abs)
 	if !ok {
@@ -116,7 +116,7 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, failf("cannot list %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot list %s: %v", display, unwrapPath(err))
 	}
 	switch {
 	case shown == 0 && glob != "":

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -32,7 +33,7 @@ Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line ending
 The result says how many occurrences were replaced and shows the replaced lines as they are now, as "lineno|hash|content".`,
 }
 
-var replaceSchema = schemaFor[replaceArgs](func(p map[string]*jsonschema.Schema) {
+var replaceSchema = sdk.SchemaFor[replaceArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1
 	p["old"].MinLength = &one
 	p["replace_all"].Default = []byte("false")
@@ -40,7 +41,7 @@ var replaceSchema = schemaFor[replaceArgs](func(p map[string]*jsonschema.Schema)
 
 func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs) (*sdk.Result, error) {
 	if args.Old == "" {
-		return nil, failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
+		return nil, sdk.Failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
 	}
 	abs, err := resolveWrite(r, args.Path)
 	if err != nil {
@@ -66,11 +67,11 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 	}
 	switch {
 	case n == 0:
-		return nil, failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", f.display)
+		return nil, sdk.Failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", f.display)
 	case n > 1 && !args.ReplaceAll:
-		return nil, failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, f.display, lineAt(text, strings.Index(text, old)), n)
+		return nil, sdk.Failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, f.display, lineAt(text, strings.Index(text, old)), n)
 	case old == repl:
-		return nil, failf("old and new are the same; nothing to change in %s", f.display)
+		return nil, sdk.Failf("old and new are the same; nothing to change in %s", f.display)
 	}
 
 	// Build the new text, noting where each replacement lands.
@@ -88,8 +89,8 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 	b.WriteString(rest)
 	out := b.String()
 
-	if err := writeAtomic(f.abs, []byte(out), keptMode(f.mode)); err != nil {
-		return nil, failf("cannot write %s: %v", f.display, unwrapPath(err))
+	if err := atomicfile.Write(f.abs, []byte(out), atomicfile.KeptMode(f.mode)); err != nil {
+		return nil, sdk.Failf("cannot write %s: %v", f.display, unwrapPath(err))
 	}
 	res := sdk.TextResult(replaceSummary(out, at, len(repl), f.display))
 	res.Changes = []sdk.FileChange{sdk.NewFileChange(f.abs, f.data, []byte(out))}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // LineHash is the hash view_file shows for a line and edit_file checks: 4
@@ -164,22 +166,22 @@ func readFile(abs, display, tool string) (*file, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case os.IsNotExist(err):
-		return nil, failf("%s does not exist", display)
+		return nil, sdk.Failf("%s does not exist", display)
 	case err != nil:
-		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	case fi.IsDir():
-		return nil, failf("%s is a directory; %s works on files (use list_files to see what it holds)", display, tool)
+		return nil, sdk.Failf("%s is a directory; %s works on files (use list_files to see what it holds)", display, tool)
 	case !fi.Mode().IsRegular():
-		return nil, failf("%s is not a regular file (%s)", display, fi.Mode().Type())
+		return nil, sdk.Failf("%s is not a regular file (%s)", display, fi.Mode().Type())
 	case fi.Size() > maxFileSize:
-		return nil, failf("%s is too large (%d bytes); %s reads files up to %d MiB", display, fi.Size(), tool, maxFileSize>>20)
+		return nil, sdk.Failf("%s is too large (%d bytes); %s reads files up to %d MiB", display, fi.Size(), tool, maxFileSize>>20)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	}
 	if isBinary(data) {
-		return nil, failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
+		return nil, sdk.Failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
 	}
 	return &file{abs: abs, display: display, data: data, mode: fi.Mode()}, nil
 }

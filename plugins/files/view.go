@@ -39,14 +39,14 @@ Shows at most limit lines (default 2000) starting at line start (default 1), and
 Refuses directories (use list_files) and binary files (a NUL byte in the first 8 KiB, or invalid UTF-8).`,
 }
 
-var viewSchema = schemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
-	intDefault(p["start"], 1, 1, 0)
-	intDefault(p["limit"], defaultViewLimit, 1, 0)
+var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
+	sdk.IntDefault(p["start"], 1, 1, 0)
+	sdk.IntDefault(p["limit"], defaultViewLimit, 1, 0)
 })
 
 func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sdk.Result, error) {
 	if args.Start < 0 || args.Limit < 0 {
-		return nil, failf("start and limit must be positive (got start=%d, limit=%d)", args.Start, args.Limit)
+		return nil, sdk.Failf("start and limit must be positive (got start=%d, limit=%d)", args.Start, args.Limit)
 	}
 	abs, err := resolveRead(r, args.Path)
 	if err != nil {
@@ -80,7 +80,7 @@ func renderPage(data []byte, display string, start, limit int) (string, error) {
 	for n := 1; n < start; n++ {
 		i := bytes.IndexByte(data[pos:], '\n')
 		if i < 0 || pos+i+1 == len(data) {
-			return "", failf("start=%d is past the end: %s has %s", start, display, plural(countLines(data), "line"))
+			return "", sdk.Failf("start=%d is past the end: %s has %s", start, display, plural(countLines(data), "line"))
 		}
 		pos += i + 1
 	}

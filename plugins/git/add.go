@@ -33,7 +33,7 @@ var addSchema = schemaFor[addArgs](func(p map[string]*jsonschema.Schema) {
 
 func (s *server) add(ctx context.Context, rp *repo, args addArgs) (*sdk.Result, error) {
 	if len(args.Paths) == 0 {
-		return nil, failf("paths is empty; name the files or folders to stage (\".\" for everything)")
+		return nil, sdk.Failf("paths is empty; name the files or folders to stage (\".\" for everything)")
 	}
 	paths, err := rp.paths(args.Paths)
 	if err != nil {
@@ -49,7 +49,7 @@ func (s *server) add(ctx context.Context, rp *repo, args addArgs) (*sdk.Result, 
 		return nil, err
 	}
 	if ign.code == 0 {
-		return nil, failf("refused ignored paths (nothing was staged):\n  %s\ngit_add does not add files matched by .gitignore; change .gitignore if they should be tracked",
+		return nil, sdk.Failf("refused ignored paths (nothing was staged):\n  %s\ngit_add does not add files matched by .gitignore; change .gitignore if they should be tracked",
 			strings.Join(strings.Split(strings.TrimSuffix(string(ign.stdout), "\x00"), "\x00"), "\n  "))
 	}
 	out, err := rp.git(ctx, run{}, append([]string{"add", "--verbose", "--"}, paths...)...)

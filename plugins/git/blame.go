@@ -40,7 +40,7 @@ start and end (1-based, inclusive) limit the lines; by default the whole file. r
 }
 
 var blameSchema = schemaFor[blameArgs](func(p map[string]*jsonschema.Schema) {
-	intBounds(p["start"], 1, 1, 0)
+	sdk.IntDefault(p["start"], 1, 1, 0)
 	min := 1.0
 	p["end"].Minimum = &min
 })
@@ -57,10 +57,10 @@ type blameLine struct {
 
 func (s *server) blame(ctx context.Context, rp *repo, args blameArgs) (*sdk.Result, error) {
 	if args.Start < 0 || args.End < 0 {
-		return nil, failf("start and end must be 1 or more (got start=%d, end=%d)", args.Start, args.End)
+		return nil, sdk.Failf("start and end must be 1 or more (got start=%d, end=%d)", args.Start, args.End)
 	}
 	if args.End > 0 && args.Start > args.End {
-		return nil, failf("start=%d is after end=%d", args.Start, args.End)
+		return nil, sdk.Failf("start=%d is after end=%d", args.Start, args.End)
 	}
 	rel, err := rp.path(args.Path)
 	if err != nil {
@@ -90,9 +90,9 @@ func (s *server) blame(ctx context.Context, rp *repo, args blameArgs) (*sdk.Resu
 			if args.Ref != "" {
 				where = "at " + args.Ref
 			}
-			return nil, failf("%s does not exist %s (or is not tracked); git said: %s", rel, where, msg)
+			return nil, sdk.Failf("%s does not exist %s (or is not tracked); git said: %s", rel, where, msg)
 		}
-		return nil, failf("git blame failed:\n%s", msg)
+		return nil, sdk.Failf("git blame failed:\n%s", msg)
 	}
 	lines := parseBlame(out.stdout)
 	if len(lines) == 0 {

@@ -38,7 +38,7 @@ var branchSchema = schemaFor[branchArgs](nil)
 func (s *server) branch(ctx context.Context, rp *repo, args branchArgs) (*sdk.Result, error) {
 	if args.Name == "" {
 		if args.StartPoint != "" {
-			return nil, failf("start_point needs name: give the name of the branch to create")
+			return nil, sdk.Failf("start_point needs name: give the name of the branch to create")
 		}
 		return rp.listBranches(ctx, args.All)
 	}
@@ -51,7 +51,7 @@ func (s *server) branch(ctx context.Context, rp *repo, args branchArgs) (*sdk.Re
 	}
 	if _, err := rp.verify(ctx, "start_point", start, "commit"); err != nil {
 		if args.StartPoint == "" {
-			return nil, failf("%s has no commits yet, so a branch has nothing to point at; commit first", rp.display())
+			return nil, sdk.Failf("%s has no commits yet, so a branch has nothing to point at; commit first", rp.display())
 		}
 		return nil, err
 	}

@@ -43,7 +43,7 @@ var checkoutSchema = schemaFor[checkoutArgs](nil)
 
 func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sdk.Result, error) {
 	if args.StartPoint != "" && !args.Create {
-		return nil, failf("start_point goes with create: true; to switch to %q, pass it as ref", args.StartPoint)
+		return nil, sdk.Failf("start_point goes with create: true; to switch to %q, pass it as ref", args.StartPoint)
 	}
 	var cmd []string
 	target := args.Ref
@@ -83,11 +83,11 @@ func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sd
 		msg := out.message()
 		switch {
 		case strings.Contains(msg, "would be overwritten"):
-			return nil, failf("git checkout refused, nothing changed:\n%s\nCommit those changes with git_commit (or have the user stash them), then switch again", msg)
+			return nil, sdk.Failf("git checkout refused, nothing changed:\n%s\nCommit those changes with git_commit (or have the user stash them), then switch again", msg)
 		case strings.Contains(msg, "invalid reference") || strings.Contains(msg, "did not match any"):
-			return nil, failf("git checkout failed, nothing changed:\n%s\nList branches with git_branch (all: true for remote ones); to make a new branch pass create: true", msg)
+			return nil, sdk.Failf("git checkout failed, nothing changed:\n%s\nList branches with git_branch (all: true for remote ones); to make a new branch pass create: true", msg)
 		}
-		return nil, failf("git checkout failed:\n%s", msg)
+		return nil, sdk.Failf("git checkout failed:\n%s", msg)
 	}
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(string(out.stderr)))

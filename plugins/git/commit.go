@@ -37,10 +37,10 @@ var commitSchema = schemaFor[commitArgs](func(p map[string]*jsonschema.Schema) {
 
 func (s *server) commit(ctx context.Context, rp *repo, args commitArgs) (*sdk.Result, error) {
 	if strings.TrimSpace(args.Message) == "" {
-		return nil, failf("message is empty; give the commit a message that says what changed and why")
+		return nil, sdk.Failf("message is empty; give the commit a message that says what changed and why")
 	}
 	if strings.ContainsRune(args.Message, 0) {
-		return nil, failf("message contains a NUL byte")
+		return nil, sdk.Failf("message contains a NUL byte")
 	}
 	if err := rp.checkIdentity(ctx); err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (s *server) commit(ctx context.Context, rp *repo, args commitArgs) (*sdk.Re
 			return nil, err
 		}
 		if out.code == 0 {
-			return nil, failf("nothing to commit: no changes are staged in %s. Stage them with git_add, or pass paths to commit changes to tracked files directly; git_status shows what changed", rp.display())
+			return nil, sdk.Failf("nothing to commit: no changes are staged in %s. Stage them with git_add, or pass paths to commit changes to tracked files directly; git_status shows what changed", rp.display())
 		}
 	}
 	cmd := []string{"commit", "--file=-"}
@@ -70,11 +70,11 @@ func (s *server) commit(ctx context.Context, rp *repo, args commitArgs) (*sdk.Re
 		msg := out.message()
 		switch {
 		case strings.Contains(msg, "did not match any file(s) known to git"):
-			return nil, failf("git commit failed, nothing was committed:\n%s\npaths must be tracked files; stage new files with git_add first", msg)
+			return nil, sdk.Failf("git commit failed, nothing was committed:\n%s\npaths must be tracked files; stage new files with git_add first", msg)
 		case strings.Contains(msg, "nothing to commit") || strings.Contains(msg, "no changes added to commit"):
-			return nil, failf("nothing to commit: the paths have no changes\n%s", msg)
+			return nil, sdk.Failf("nothing to commit: the paths have no changes\n%s", msg)
 		}
-		return nil, failf("git commit failed, nothing was committed (a failing hook prints its reasons here):\n%s", msg)
+		return nil, sdk.Failf("git commit failed, nothing was committed (a failing hook prints its reasons here):\n%s", msg)
 	}
 	return sdk.TextResult(strings.TrimSpace(string(out.stdout))), nil
 }
@@ -88,7 +88,7 @@ func (rp *repo) checkIdentity(ctx context.Context) error {
 			return err
 		}
 		if out.code != 0 {
-			return failf("git has no author identity to commit with (user.name and user.email are not set). Ask the user to set them, e.g.\n  git config --global user.name \"Their Name\"\n  git config --global user.email \"them@example.com\"\n(or without --global, in %s only); git said: %s", rp.top, out.message())
+			return sdk.Failf("git has no author identity to commit with (user.name and user.email are not set). Ask the user to set them, e.g.\n  git config --global user.name \"Their Name\"\n  git config --global user.email \"them@example.com\"\n(or without --global, in %s only); git said: %s", rp.top, out.message())
 		}
 	}
 	return nil

@@ -48,7 +48,7 @@ Output is capped at 100 KiB. A cut diff ends at a file boundary where possible, 
 }
 
 var diffSchema = schemaFor[diffArgs](func(p map[string]*jsonschema.Schema) {
-	intBounds(p["context_lines"], defaultContext, 0, maxContext)
+	sdk.IntDefault(p["context_lines"], defaultContext, 0, maxContext)
 	p["staged"].Default = []byte("false")
 	p["stat"].Default = []byte("false")
 })
@@ -59,13 +59,13 @@ func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result
 		n = *args.ContextLines
 	}
 	if n < 0 || n > maxContext {
-		return nil, failf("context_lines must be between 0 and %d (got %d)", maxContext, n)
+		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContext, n)
 	}
 	if args.Ref2 != "" && args.Ref == "" {
-		return nil, failf("ref2 needs ref: the diff goes from ref to ref2")
+		return nil, sdk.Failf("ref2 needs ref: the diff goes from ref to ref2")
 	}
 	if args.Ref2 != "" && args.Staged {
-		return nil, failf("staged compares the index; it cannot be combined with ref2, which compares two commits")
+		return nil, sdk.Failf("staged compares the index; it cannot be combined with ref2, which compares two commits")
 	}
 	var revs []string
 	what := "the work tree and the index (unstaged changes; use staged: true for staged ones)"
@@ -79,7 +79,7 @@ func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result
 		}
 		switch {
 		case sep != "" && args.Ref2 != "":
-			return nil, failf("ref %q is already a range; leave ref2 empty", args.Ref)
+			return nil, sdk.Failf("ref %q is already a range; leave ref2 empty", args.Ref)
 		case sep == "...":
 			what = fmt.Sprintf("%s and where it branched from %s", orHEAD(b), orHEAD(a))
 		case sep == "..":

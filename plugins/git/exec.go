@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 const (
@@ -120,7 +122,7 @@ func (o *output) message() string {
 // failure is a tool error for a git command that failed: what was tried,
 // and git's message.
 func (o *output) failure(what string) error {
-	return failf("%s failed:\n%s", what, o.message())
+	return sdk.Failf("%s failed:\n%s", what, o.message())
 }
 
 // git runs git with args in dir. A non-zero exit is not an error: the
@@ -157,7 +159,7 @@ func git(ctx context.Context, dir string, r run, args ...string) (*output, error
 		return nil, ctx.Err()
 	}
 	if cctx.Err() != nil {
-		return nil, failf("git %s took longer than %s and was stopped; narrow the request (fewer paths, a smaller count or line range)", args[0], timeout)
+		return nil, sdk.Failf("git %s took longer than %s and was stopped; narrow the request (fewer paths, a smaller count or line range)", args[0], timeout)
 	}
 	var exit *exec.ExitError
 	switch {
@@ -168,7 +170,7 @@ func git(ctx context.Context, dir string, r run, args ...string) (*output, error
 			out.code = 128 // killed by a signal: SIGPIPE after a cut
 		}
 	case errors.Is(err, exec.ErrNotFound):
-		return nil, failf("git is not installed or not on the PATH of the git plugin; install git to use these tools")
+		return nil, sdk.Failf("git is not installed or not on the PATH of the git plugin; install git to use these tools")
 	case errors.Is(err, errCut):
 		// Stdout was cut; git may not have noticed yet.
 	default:

@@ -43,43 +43,9 @@ func New() *sdk.Toolbox {
 // and the lock that keeps this plugin's own writes to a repository from
 // racing each other (git's index.lock would fail the loser).
 type server struct {
-	mu    sync.Mutex
-	roots map[string]*roots.Roots
+	roots roots.Cache
 
 	writeMu sync.Mutex
-}
-
-// maxCachedRoots bounds the roots cache; host contexts rarely change.
-const maxCachedRoots = 8
-
-// rootsFor returns the roots of a host context, built once per distinct
-// context. A served folder that cannot be resolved is a host fault.
-func (s *server) rootsFor(h sdk.Host) (*roots.Roots, error) {
-	key := fmt.Sprintf("%t\x00%s", h.ReadOutside, strings.Join(h.Roots, "\x00"))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.roots[key]; ok {
-		return r, nil
-	}
-	r, err := roots.New(h.Roots, h.ReadOutside)
-	if err != nil {
-		return nil, err
-	}
-	if s.roots == nil || len(s.roots) >= maxCachedRoots {
-		s.roots = map[string]*roots.Roots{}
-	}
-	s.roots[key] = r
-	return r, nil
-}
-
-// toolError is a failure the model can act on; handlers return it and the
-// tool adapter turns it into an error result.
-type toolError struct{ msg string }
-
-func (e *toolError) Error() string { return e.msg }
-
-func failf(format string, args ...any) error {
-	return &toolError{msg: fmt.Sprintf(format, args...)}
 }
 
 // repoArg is the argument every tool takes; argument structs embed it.
@@ -95,13 +61,13 @@ type repoArgs interface{ repoPath() string }
 type handler[In any] func(ctx context.Context, rp *repo, args In) (*sdk.Result, error)
 
 // tool declares a typed tool that finds the repository named by the
-// arguments' repo, with write confinement for write tools. *toolError
+// arguments' repo, with write confinement for write tools. sdk.Failf
 // failures become error results; other errors are faults.
 func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
 	spec.InputSchema = schema
 	write := spec.Kind == sdk.KindWrite
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
-		r, err := s.rootsFor(req.Host)
+		r, err := s.roots.For(req.Host)
 		if err != nil {
 			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
 		}
@@ -116,8 +82,8 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 			}
 			return fn(ctx, rp, args)
 		}()
-		if te := (*toolError)(nil); errors.As(err, &te) {
-			return sdk.Errorf("%s", strings.ToValidUTF8(te.msg, "\uFFFD")), nil
+		if te := (*sdk.ToolError)(nil); errors.As(err, &te) {
+			return sdk.Errorf("%s", strings.ToValidUTF8(te.Msg, "\uFFFD")), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)
@@ -130,44 +96,25 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 	})
 }
 
-// schemaFor infers the input schema of In and lets fix add what struct tags
-// cannot say (defaults, bounds). Slices are plain arrays: null is not a
-// useful value to offer a model. It panics on a bad type, a programming
-// error found at start-up.
+// schemaFor is sdk.SchemaFor with slices as plain arrays: null is not a
+// useful value to offer a model.
 func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("git: schema: %v", err))
-	}
-	for _, p := range s.Properties {
-		if len(p.Types) == 2 && p.Types[0] == "null" {
-			p.Type, p.Types = p.Types[1], nil
+	return sdk.SchemaFor[In](func(props map[string]*jsonschema.Schema) {
+		for _, p := range props {
+			if len(p.Types) == 2 && p.Types[0] == "null" {
+				p.Type, p.Types = p.Types[1], nil
+			}
 		}
-	}
-	if fix != nil {
-		fix(s.Properties)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("git: schema: %v", err))
-	}
-	return b
+		if fix != nil {
+			fix(props)
+		}
+	})
 }
 
 // yes and no are addressable for annotations.
 var yes, no = true, false
 
-func intBounds(p *jsonschema.Schema, def int, minimum, maximum float64) {
-	p.Default = json.RawMessage(fmt.Sprint(def))
-	p.Minimum = &minimum
-	if maximum > 0 {
-		p.Maximum = &maximum
-	}
-}
-
 func nonEmptyArray(p *jsonschema.Schema) {
 	one := 1
 	p.MinItems = &one
 }
-
-var _ error = (*toolError)(nil)

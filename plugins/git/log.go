@@ -43,8 +43,8 @@ count sets how many (default 20, at most 500) and skip pages further back; when 
 }
 
 var logSchema = schemaFor[logArgs](func(p map[string]*jsonschema.Schema) {
-	intBounds(p["count"], defaultLogCount, 1, maxLogCount)
-	intBounds(p["skip"], 0, 0, 0)
+	sdk.IntDefault(p["count"], defaultLogCount, 1, maxLogCount)
+	sdk.IntDefault(p["skip"], 0, 0, 0)
 	p["ref"].Default = []byte(`"HEAD"`)
 })
 
@@ -54,16 +54,16 @@ func (s *server) log(ctx context.Context, rp *repo, args logArgs) (*sdk.Result, 
 		count = defaultLogCount
 	}
 	if count < 1 || count > maxLogCount {
-		return nil, failf("count must be between 1 and %d (got %d); page with skip for more", maxLogCount, count)
+		return nil, sdk.Failf("count must be between 1 and %d (got %d); page with skip for more", maxLogCount, count)
 	}
 	if args.Skip < 0 {
-		return nil, failf("skip must be 0 or more (got %d)", args.Skip)
+		return nil, sdk.Failf("skip must be 0 or more (got %d)", args.Skip)
 	}
 	ref := args.Ref
 	if ref == "" {
 		ref = "HEAD"
 		if _, err := rp.verify(ctx, "ref", "HEAD", "commit"); err != nil {
-			return nil, failf("%s has no commits yet", rp.display())
+			return nil, sdk.Failf("%s has no commits yet", rp.display())
 		}
 	} else if _, _, _, err := rp.verifyRange(ctx, "ref", ref, "commit"); err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (rp *repo) since(ctx context.Context, v string) (string, error) {
 	age, ok := strings.CutPrefix(strings.TrimSpace(string(out.stdout)), "--max-age=")
 	t, perr := strconv.ParseInt(age, 10, 64)
 	if out.code != 0 || !ok || perr != nil || t >= before-1 {
-		return "", failf("since %q is not a date git understands (it reads as now or later); use e.g. \"2 weeks ago\", \"yesterday\", \"2024-05-01\" or \"2024-05-01T14:00\"", v)
+		return "", sdk.Failf("since %q is not a date git understands (it reads as now or later); use e.g. \"2 weeks ago\", \"yesterday\", \"2024-05-01\" or \"2024-05-01T14:00\"", v)
 	}
 	return v, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
@@ -26,12 +27,12 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write bool) (*repo,
 	if p == "" {
 		list := r.List()
 		if len(list) == 0 {
-			return nil, failf("no folder is served, so there is no default repository; pass repo as an absolute path")
+			return nil, sdk.Failf("no folder is served, so there is no default repository; pass repo as an absolute path")
 		}
 		p = list[0]
 	}
 	if strings.HasPrefix(p, "-") {
-		return nil, failf("repo %q begins with '-', which git would read as an option; write it as ./%s", p, p)
+		return nil, sdk.Failf("repo %q begins with '-', which git would read as an option; write it as ./%s", p, p)
 	}
 	resolve := r.ResolveRead
 	if write {
@@ -40,13 +41,13 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write bool) (*repo,
 	abs, err := resolve(p)
 	if err != nil {
 		if errors.Is(err, roots.ErrOutside) && write {
-			return nil, failf("%v; repositories can be changed only inside the served folders", err)
+			return nil, sdk.Failf("%v; repositories can be changed only inside the served folders", err)
 		}
-		return nil, failf("repo: %v", err)
+		return nil, sdk.Failf("repo: %v", err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, failf("repo %q does not exist", p)
+		return nil, sdk.Failf("repo %q does not exist", p)
 	}
 	dir := abs
 	if !fi.IsDir() {
@@ -59,19 +60,19 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write bool) (*repo,
 	if !out.ok() {
 		msg := out.message()
 		if strings.Contains(msg, "not a git repository") {
-			return nil, failf("%s is not inside a git repository; pass repo as a path inside one, or run git init there first", r.Rel(abs))
+			return nil, sdk.Failf("%s is not inside a git repository; pass repo as a path inside one, or run git init there first", r.Rel(abs))
 		}
-		return nil, failf("cannot find the repository of %s: %s", r.Rel(abs), msg)
+		return nil, sdk.Failf("cannot find the repository of %s: %s", r.Rel(abs), msg)
 	}
 	top := strings.TrimSuffix(string(out.stdout), "\n")
 	if top == "" {
-		return nil, failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", r.Rel(abs))
+		return nil, sdk.Failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", r.Rel(abs))
 	}
 	if real, err := filepath.EvalSymlinks(top); err == nil {
 		top = real
 	}
 	if _, inside := r.Root(top); !inside && (write || !r.ReadOutside()) {
-		return nil, failf("the repository containing %s has its top level at %s, outside the served folders (%s); serve that folder to use it", r.Rel(abs), top, strings.Join(r.List(), ", "))
+		return nil, sdk.Failf("the repository containing %s has its top level at %s, outside the served folders (%s); serve that folder to use it", r.Rel(abs), top, strings.Join(r.List(), ", "))
 	}
 	return &repo{top: top, roots: r, write: write}, nil
 }
@@ -94,11 +95,11 @@ func (rp *repo) display() string { return rp.roots.Rel(rp.top) }
 func (rp *repo) path(p string) (string, error) {
 	switch {
 	case p == "":
-		return "", failf("empty path")
+		return "", sdk.Failf("empty path")
 	case strings.HasPrefix(p, "-"):
-		return "", failf("path %q begins with '-', which git could read as an option; to name a file of that name write ./%s", p, p)
+		return "", sdk.Failf("path %q begins with '-', which git could read as an option; to name a file of that name write ./%s", p, p)
 	case strings.ContainsRune(p, 0):
-		return "", failf("path %q contains a NUL byte", p)
+		return "", sdk.Failf("path %q contains a NUL byte", p)
 	}
 	abs := p
 	if !filepath.IsAbs(abs) {
@@ -111,7 +112,7 @@ func (rp *repo) path(p string) (string, error) {
 	}
 	real, err := resolve(abs)
 	if err != nil {
-		return "", failf("path %q: %v", p, err)
+		return "", sdk.Failf("path %q: %v", p, err)
 	}
 	rel, ok := inside(rp.top, abs)
 	if !ok {
@@ -119,10 +120,10 @@ func (rp *repo) path(p string) (string, error) {
 		rel, ok = inside(rp.top, real)
 	}
 	if !ok {
-		return "", failf("path %q is outside the repository %s; paths are relative to its top level", p, rp.top)
+		return "", sdk.Failf("path %q is outside the repository %s; paths are relative to its top level", p, rp.top)
 	}
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
-		return "", failf("path %q is inside the .git directory; git tools work on the work tree", p)
+		return "", sdk.Failf("path %q is inside the .git directory; git tools work on the work tree", p)
 	}
 	return rel, nil
 }
@@ -154,13 +155,13 @@ func inside(dir, p string) (string, bool) {
 func checkArg(what, v string) error {
 	switch {
 	case v == "":
-		return failf("%s is empty", what)
+		return sdk.Failf("%s is empty", what)
 	case strings.HasPrefix(v, "-"):
-		return failf("%s %q begins with '-', which git would read as an option; refs, branch names and dates never begin with '-'", what, v)
+		return sdk.Failf("%s %q begins with '-', which git would read as an option; refs, branch names and dates never begin with '-'", what, v)
 	case strings.ContainsAny(v, "\x00\n\r"):
-		return failf("%s %q contains a NUL or line break", what, v)
+		return sdk.Failf("%s %q contains a NUL or line break", what, v)
 	case len(v) > 1024:
-		return failf("%s is %d bytes long; at most 1024", what, len(v))
+		return sdk.Failf("%s is %d bytes long; at most 1024", what, len(v))
 	}
 	return nil
 }
@@ -188,7 +189,7 @@ func (rp *repo) verify(ctx context.Context, what, ref, kind string) (string, err
 		case "":
 			noun = "an object"
 		}
-		return "", failf("%s %q does not name %s in %s; list branches with git_branch and commits with git_log", what, ref, noun, rp.display())
+		return "", sdk.Failf("%s %q does not name %s in %s; list branches with git_branch and commits with git_log", what, ref, noun, rp.display())
 	}
 	return strings.TrimSpace(string(out.stdout)), nil
 }
@@ -199,14 +200,14 @@ func (rp *repo) checkBranchName(ctx context.Context, name string) error {
 		return err
 	}
 	if name == "@" || name == "HEAD" {
-		return failf("%q is not a valid branch name: git reads it as the current commit", name)
+		return sdk.Failf("%q is not a valid branch name: git reads it as the current commit", name)
 	}
 	out, err := rp.git(ctx, run{}, "check-ref-format", "--branch", name)
 	if err != nil {
 		return err
 	}
 	if out.code != 0 || strings.TrimSpace(string(out.stdout)) != name {
-		return failf("%q is not a valid branch name (see git check-ref-format: no spaces, '..', '~', '^', ':', '?', '*', '[', '\\', no leading '-' or '.', no trailing '/' or '.lock')", name)
+		return sdk.Failf("%q is not a valid branch name (see git check-ref-format: no spaces, '..', '~', '^', ':', '?', '*', '[', '\\', no leading '-' or '.', no trailing '/' or '.lock')", name)
 	}
 	return nil
 }

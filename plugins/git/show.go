@@ -40,7 +40,7 @@ func (s *server) show(ctx context.Context, rp *repo, args showArgs) (*sdk.Result
 	}
 	if _, err := rp.verify(ctx, "ref", ref, ""); err != nil {
 		if args.Ref == "" {
-			return nil, failf("%s has no commits yet", rp.display())
+			return nil, sdk.Failf("%s has no commits yet", rp.display())
 		}
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *server) showFile(ctx context.Context, rp *repo, ref, path string) (*sdk
 	}
 	oid, err := rp.verify(ctx, "path", spec, "")
 	if err != nil {
-		return nil, failf("%s does not exist at %s; list its folder with git_show path: %q ref: %q", rel, ref, parentDir(rel), ref)
+		return nil, sdk.Failf("%s does not exist at %s; list its folder with git_show path: %q ref: %q", rel, ref, parentDir(rel), ref)
 	}
 	info, err := rp.git(ctx, run{limit: 4 << 10, stdin: strings.NewReader(oid + "\n")},
 		"cat-file", "--batch-check=%(objecttype) %(objectsize)")

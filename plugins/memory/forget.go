@@ -33,7 +33,7 @@ Give id for one memory or ids for several (both may be given). It is all or noth
 Returns one line per forgotten memory: "Forgot id 42: <first line of its content>".`,
 }
 
-var forgetSchema = schemaFor[forgetArgs](func(p map[string]*jsonschema.Schema) {
+var forgetSchema = sdk.SchemaFor[forgetArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1.0
 	p["id"].Minimum = &one
 	p["ids"].Items.Minimum = &one
@@ -53,18 +53,18 @@ func (s *server) forget(ctx context.Context, e env, args forgetArgs) (*sdk.Resul
 	}
 	switch {
 	case len(ids) == 0:
-		return nil, failf("give id (one memory) or ids (several) to forget; recall and list_memories show ids")
+		return nil, sdk.Failf("give id (one memory) or ids (several) to forget; recall and list_memories show ids")
 	case len(ids) > maxForget:
-		return nil, failf("%d ids given; forget takes at most %d at a time", len(ids), maxForget)
+		return nil, sdk.Failf("%d ids given; forget takes at most %d at a time", len(ids), maxForget)
 	}
 	for _, id := range ids {
 		if id < 1 {
-			return nil, failf("id %d is not a memory id: ids are positive; nothing was forgotten", id)
+			return nil, sdk.Failf("id %d is not a memory id: ids are positive; nothing was forgotten", id)
 		}
 	}
 	gone, err := e.store.remove(ctx, ids)
 	if me := (*missingError)(nil); errors.As(err, &me) {
-		return nil, failf("%v; nothing was forgotten. recall or list_memories (scope \"all\") shows the ids that exist", me)
+		return nil, sdk.Failf("%v; nothing was forgotten. recall or list_memories (scope \"all\") shows the ids that exist", me)
 	}
 	if err != nil {
 		return nil, err

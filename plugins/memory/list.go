@@ -35,7 +35,7 @@ By default it lists the current project's memories (those of the served folders)
 Output: a first line "Memories 1-20 of 57 in project /home/u/proj and global, most recent first; next page: offset 20" (the next offset only when more remain), then one content block per memory: a header "id 42 · scope /home/u/proj · tags build, go · saved 2025-01-31 14:02 UTC" and the content on the following lines, cut at max_chars characters (default 500) with a note. limit is 20 by default, at most 200.`,
 }
 
-var listSchema = schemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
+var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	intBounds(p["limit"], defaultListLimit, 1, maxListLimit)
 	intBounds(p["offset"], 0, 0, 0)
 	intBounds(p["max_chars"], defaultListChars, 1, maxContent)
@@ -52,7 +52,7 @@ func (s *server) listMemories(ctx context.Context, e env, args listArgs) (*sdk.R
 		return nil, err
 	}
 	if args.Offset < 0 {
-		return nil, failf("offset must not be negative (got %d)", args.Offset)
+		return nil, sdk.Failf("offset must not be negative (got %d)", args.Offset)
 	}
 	tags, err := normalizeTags(args.Tags)
 	if err != nil {

@@ -3,10 +3,8 @@ package memory
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -43,8 +41,7 @@ func dbPath(configDir string) string {
 // server holds what the tools share: the open database and the resolved
 // roots per host context.
 type server struct {
-	rootsMu sync.Mutex
-	roots   map[string]*roots.Roots
+	roots roots.Cache
 
 	// mu guards cur, the database of the current config dir, opened on
 	// first use.
@@ -65,10 +62,10 @@ type handle struct {
 // that releases it.
 func (s *server) acquire(ctx context.Context, h sdk.Host) (*store, func(), error) {
 	if h.ConfigDir == "" {
-		return nil, nil, failf("memory is unavailable: the host sent no config dir to keep the memory database in; start ramabana-mcp with a config dir (--cfg)")
+		return nil, nil, sdk.Failf("memory is unavailable: the host sent no config dir to keep the memory database in; start ramabana-mcp with a config dir (--cfg)")
 	}
 	if !filepath.IsAbs(h.ConfigDir) {
-		return nil, nil, failf("memory is unavailable: the config dir %q is not an absolute path", h.ConfigDir)
+		return nil, nil, sdk.Failf("memory is unavailable: the config dir %q is not an absolute path", h.ConfigDir)
 	}
 	path := dbPath(filepath.Clean(h.ConfigDir))
 	s.mu.Lock()
@@ -78,7 +75,7 @@ func (s *server) acquire(ctx context.Context, h sdk.Host) (*store, func(), error
 		if err != nil {
 			// Not a database, a newer schema, no permission: the user
 			// can fix each, and the model can tell them how.
-			return nil, nil, failf("cannot open the memory database %s: %v", path, err)
+			return nil, nil, sdk.Failf("cannot open the memory database %s: %v", path, err)
 		}
 		if old := s.cur; old != nil {
 			old.retired = true
@@ -99,57 +96,21 @@ func (s *server) acquire(ctx context.Context, h sdk.Host) (*store, func(), error
 	}, nil
 }
 
-// maxCachedRoots bounds the roots cache; host contexts rarely change.
-const maxCachedRoots = 8
-
-// rootsFor returns the roots of a host context, built once per distinct
-// context. A served folder that cannot be resolved is a host fault.
-func (s *server) rootsFor(h sdk.Host) (*roots.Roots, error) {
-	key := fmt.Sprintf("%t\x00%s", h.ReadOutside, strings.Join(h.Roots, "\x00"))
-	s.rootsMu.Lock()
-	defer s.rootsMu.Unlock()
-	if r, ok := s.roots[key]; ok {
-		return r, nil
-	}
-	r, err := roots.New(h.Roots, h.ReadOutside)
-	if err != nil {
-		return nil, err
-	}
-	if s.roots == nil || len(s.roots) >= maxCachedRoots {
-		s.roots = map[string]*roots.Roots{}
-	}
-	s.roots[key] = r
-	return r, nil
-}
-
 // env is what a tool body gets besides its arguments.
 type env struct {
 	roots *roots.Roots
 	store *store
 }
 
-// toolError is a failure the model can act on; handlers return it and the
-// tool adapter turns it into an error result.
-type toolError struct{ msg string }
-
-func (e *toolError) Error() string { return e.msg }
-
-func failf(format string, args ...any) error {
-	return &toolError{msg: fmt.Sprintf(format, args...)}
-}
-
 // handler is a tool's body: arguments decoded, roots resolved, store open.
 type handler[In any] func(ctx context.Context, e env, args In) (*sdk.Result, error)
 
-// tool declares a typed tool whose *toolError failures become error results
+// tool declares a typed tool whose sdk.Failf failures become error results
 // and whose other errors are faults.
 func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
 	spec.InputSchema = schema
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
 		res, err := run(ctx, s, req.Host, args, fn)
-		if te := (*toolError)(nil); errors.As(err, &te) {
-			return sdk.Errorf("%s", te.msg), nil
-		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)
 		}
@@ -158,7 +119,7 @@ func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handl
 }
 
 func run[In any](ctx context.Context, s *server, h sdk.Host, args In, fn handler[In]) (*sdk.Result, error) {
-	r, err := s.rootsFor(h)
+	r, err := s.roots.For(h)
 	if err != nil {
 		return nil, fmt.Errorf("served folders: %w", err)
 	}
@@ -170,24 +131,6 @@ func run[In any](ctx context.Context, s *server, h sdk.Host, args In, fn handler
 	return fn(ctx, env{roots: r, store: st}, args)
 }
 
-// schemaFor infers the input schema of In and lets fix add what struct tags
-// cannot say (defaults, bounds). It panics on a bad type, a programming
-// error found at start-up.
-func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("memory: schema: %v", err))
-	}
-	if fix != nil {
-		fix(s.Properties)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("memory: schema: %v", err))
-	}
-	return b
-}
-
 func intBounds(p *jsonschema.Schema, def int, minimum, maximum float64) {
 	if def != 0 {
 		p.Default = json.RawMessage(fmt.Sprint(def))
@@ -197,5 +140,3 @@ func intBounds(p *jsonschema.Schema, def int, minimum, maximum float64) {
 		p.Maximum = &maximum
 	}
 }
-
-var _ error = (*toolError)(nil)

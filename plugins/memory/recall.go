@@ -40,7 +40,7 @@ By default it searches the current project's memories (those of the served folde
 Output: a first line saying how many memories were found and where, then one content block per memory, best first: a header "id 42 · score 7.31 · scope /home/u/proj · tags build, go · saved 2025-01-31 14:02 UTC" and the content on the following lines. Contents longer than max_chars (default 2000) are cut, with a note giving the max_chars that shows all. When more memories match than limit (default 10, at most 100), the first line says so. No match is not an error: the answer says no memories match.`,
 }
 
-var recallSchema = schemaFor[recallArgs](func(p map[string]*jsonschema.Schema) {
+var recallSchema = sdk.SchemaFor[recallArgs](func(p map[string]*jsonschema.Schema) {
 	minLen := 1
 	p["query"].MinLength = &minLen
 	intBounds(p["limit"], defaultRecallLimit, 1, maxRecallLimit)
@@ -59,7 +59,7 @@ func (s *server) recall(ctx context.Context, e env, args recallArgs) (*sdk.Resul
 	}
 	words := queryWords(args.Query)
 	if len(words) == 0 {
-		return nil, failf("query %q has no words to search for; give words (letters or digits), or use list_memories to see memories without searching", args.Query)
+		return nil, sdk.Failf("query %q has no words to search for; give words (letters or digits), or use list_memories to see memories without searching", args.Query)
 	}
 	tags, err := normalizeTags(args.Tags)
 	if err != nil {
@@ -104,9 +104,9 @@ func bounded(name string, v, def, maximum int) (int, error) {
 	case v == 0:
 		return def, nil
 	case v < 0:
-		return 0, failf("%s must be positive (got %d); default %d, at most %d", name, v, def, maximum)
+		return 0, sdk.Failf("%s must be positive (got %d); default %d, at most %d", name, v, def, maximum)
 	case v > maximum:
-		return 0, failf("%s is at most %d (got %d)", name, maximum, v)
+		return 0, sdk.Failf("%s is at most %d (got %d)", name, maximum, v)
 	}
 	return v, nil
 }

@@ -37,7 +37,7 @@ Scope: by default the memory belongs to the current project (the first served fo
 Returns the new memory's id, e.g. "Remembered as id 42 (scope /home/u/proj; tags build, go)." Storing content that the scope already holds (the same text exactly) stores nothing: the answer names the existing id and adds any new tags to it. Content is at most 20,000 characters; at most 20 tags.`,
 }
 
-var rememberSchema = schemaFor[rememberArgs](func(p map[string]*jsonschema.Schema) {
+var rememberSchema = sdk.SchemaFor[rememberArgs](func(p map[string]*jsonschema.Schema) {
 	minLen, maxLen := 1, maxContent
 	p["content"].MinLength, p["content"].MaxLength = &minLen, &maxLen
 	maxItems := maxTags
@@ -48,10 +48,10 @@ var rememberSchema = schemaFor[rememberArgs](func(p map[string]*jsonschema.Schem
 func (s *server) remember(ctx context.Context, e env, args rememberArgs) (*sdk.Result, error) {
 	content := strings.TrimSpace(args.Content)
 	if content == "" {
-		return nil, failf("content is empty; give the note to remember")
+		return nil, sdk.Failf("content is empty; give the note to remember")
 	}
 	if n := utf8.RuneCountInString(content); n > maxContent {
-		return nil, failf("content has %d characters; a memory holds at most %d: split it into several memories or store a summary", n, maxContent)
+		return nil, sdk.Failf("content has %d characters; a memory holds at most %d: split it into several memories or store a summary", n, maxContent)
 	}
 	tags, err := normalizeTags(args.Tags)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
@@ -30,20 +31,20 @@ func writeScope(r *roots.Roots, arg string) (scope, note string, err error) {
 		return folders[0], "", nil
 	case scopeProject:
 		if len(folders) == 0 {
-			return "", "", failf(`scope "project" needs a served folder and none is served; use scope "global"`)
+			return "", "", sdk.Failf(`scope "project" needs a served folder and none is served; use scope "global"`)
 		}
 		return folders[0], "", nil
 	case scopeGlobal:
 		return scopeGlobal, "", nil
 	case scopeAll:
-		return "", "", failf(`scope "all" is for recall and list_memories; remember needs one scope: "project" (default), "global", or a served folder`)
+		return "", "", sdk.Failf(`scope "all" is for recall and list_memories; remember needs one scope: "project" (default), "global", or a served folder`)
 	}
 	abs, err := r.ResolveWrite(arg)
 	if err != nil {
 		if errors.Is(err, roots.ErrOutside) {
-			return "", "", failf(`scope %v; a memory belongs to a served folder, or use scope "global"`, err)
+			return "", "", sdk.Failf(`scope %v; a memory belongs to a served folder, or use scope "global"`, err)
 		}
-		return "", "", failf("scope: %v", err)
+		return "", "", sdk.Failf("scope: %v", err)
 	}
 	root, _ := r.Root(abs)
 	return root, "", nil
@@ -65,7 +66,7 @@ func readScopes(r *roots.Roots, arg string) (scopes []string, label string, err 
 		return append(folders, scopeGlobal), projectLabel(folders) + " and global", nil
 	case scopeProject:
 		if len(folders) == 0 {
-			return nil, "", failf(`scope "project" needs a served folder and none is served; use scope "global" or "all"`)
+			return nil, "", sdk.Failf(`scope "project" needs a served folder and none is served; use scope "global" or "all"`)
 		}
 		return folders, projectLabel(folders), nil
 	case scopeGlobal:
@@ -76,9 +77,9 @@ func readScopes(r *roots.Roots, arg string) (scopes []string, label string, err 
 	abs, err := r.ResolveRead(arg)
 	if err != nil {
 		if errors.Is(err, roots.ErrOutside) {
-			return nil, "", failf(`scope %v; use "all" to include other projects' memories`, err)
+			return nil, "", sdk.Failf(`scope %v; use "all" to include other projects' memories`, err)
 		}
-		return nil, "", failf("scope: %v", err)
+		return nil, "", sdk.Failf("scope: %v", err)
 	}
 	if root, ok := r.Root(abs); ok {
 		abs = root

@@ -26,7 +26,7 @@ var deleteSpec = sdk.ToolSpec{
 The cells after it move up by one index (their ids do not change). Everything else in the file stays byte for byte as it was, and the write is atomic. The result names the deleted cell and quotes the start of its source, e.g. "deleted code cell [2] id=ab12cd34 from analysis.ipynb (it began: import pandas as pd); 6 cells remain".`,
 }
 
-var deleteSchema = schemaFor[deleteArgs](func(p map[string]*jsonschema.Schema) {
+var deleteSchema = sdk.SchemaFor[deleteArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 })
 

@@ -31,7 +31,7 @@ Changing a code cell's source clears its outputs and sets its execution_count to
 The cell keeps its id and metadata; everything else in the file stays byte for byte as it was, and the write is atomic. Giving the same source and type as now is an error (nothing to change). If the notebook is open in Jupyter, reload it there to see the change.`,
 }
 
-var editSchema = schemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
+var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 	enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })
@@ -53,7 +53,7 @@ func (s *server) editCell(_ context.Context, r *roots.Roots, args editArgs) (*sd
 		oldSource := c.get("source")
 		name := describeCell(c, i)
 		if newType == oldType && oldSource != nil && oldSource.text() == args.Source {
-			return "", failf("%s already has this source and type; nothing was changed", name)
+			return "", sdk.Failf("%s already has this source and type; nothing was changed", name)
 		}
 
 		var notes []string
@@ -71,7 +71,7 @@ func (s *server) editCell(_ context.Context, r *roots.Roots, args editArgs) (*sd
 				for _, m := range a.members {
 					keys = append(keys, m.key)
 				}
-				return "", failf("%s has attachments (%s), which a code cell cannot hold; nothing was changed. Keep it %s, or delete it and insert a new code cell", name, strings.Join(keys, ", "), oldType)
+				return "", sdk.Failf("%s has attachments (%s), which a code cell cannot hold; nothing was changed. Keep it %s, or delete it and insert a new code cell", name, strings.Join(keys, ", "), oldType)
 			}
 			c.del("attachments")
 			c.set("execution_count", nullNode(), st)

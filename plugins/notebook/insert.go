@@ -29,7 +29,7 @@ The cell is written as Jupyter writes a new one: empty metadata; a code cell has
 The rest of the file is left byte for byte as it was (other cells, their outputs, notebook and cell metadata), and the write is atomic. If the notebook is open in Jupyter, reload it there to see the change. The result names the new cell, e.g. "inserted code cell [3] id=1a2b3c4d into analysis.ipynb (now 8 cells)".`,
 }
 
-var insertSchema = schemaFor[insertArgs](func(p map[string]*jsonschema.Schema) {
+var insertSchema = sdk.SchemaFor[insertArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 	enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })
@@ -38,7 +38,7 @@ var cellTypes = []string{typeCode, typeMarkdown, typeRaw}
 
 func checkCellType(t string) error {
 	if !slices.Contains(cellTypes, t) {
-		return failf("cell_type %q is not one of code, markdown, raw; nothing was changed", t)
+		return sdk.Failf("cell_type %q is not one of code, markdown, raw; nothing was changed", t)
 	}
 	return nil
 }

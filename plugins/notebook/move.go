@@ -27,7 +27,7 @@ var moveSpec = sdk.ToolSpec{
 The cell moves whole (source, outputs, metadata, id). Everything else in the file stays byte for byte as it was, and the write is atomic. Moving a cell to where it already is, is an error (nothing to change). The result says where the cell was and is now, e.g. "moved code cell [2] id=ab12cd34 to [5] in analysis.ipynb".`,
 }
 
-var moveSchema = schemaFor[moveArgs](func(p map[string]*jsonschema.Schema) {
+var moveSchema = sdk.SchemaFor[moveArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 	intArg(p["to"], 0, -1)
 })
@@ -43,7 +43,7 @@ func (s *server) moveCell(_ context.Context, r *roots.Roots, args moveArgs) (*sd
 		}
 		c := nb.cells.elems[i]
 		if args.To == i {
-			return "", failf("%s is already at index %d; nothing was changed", describeCell(c, i), i)
+			return "", sdk.Failf("%s is already at index %d; nothing was changed", describeCell(c, i), i)
 		}
 		nb.cells.elems = slices.Insert(slices.Delete(nb.cells.elems, i, i+1), args.To, c)
 		msg := fmt.Sprintf("moved %s to [%d] in %s", describeCell(c, i), args.To, nb.display)

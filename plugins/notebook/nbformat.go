@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -40,19 +41,19 @@ func loadNotebook(abs, display string) (*notebook, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, failf("%s does not exist", display)
+		return nil, sdk.Failf("%s does not exist", display)
 	case err != nil:
-		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	case fi.IsDir():
-		return nil, failf("%s is a directory, not a notebook", display)
+		return nil, sdk.Failf("%s is a directory, not a notebook", display)
 	case !fi.Mode().IsRegular():
-		return nil, failf("%s is not a regular file (%s)", display, fi.Mode().Type())
+		return nil, sdk.Failf("%s is not a regular file (%s)", display, fi.Mode().Type())
 	case fi.Size() > maxNotebookSize:
-		return nil, failf("%s is too large (%d bytes); notebooks up to %d MiB are read", display, fi.Size(), maxNotebookSize>>20)
+		return nil, sdk.Failf("%s is too large (%d bytes); notebooks up to %d MiB are read", display, fi.Size(), maxNotebookSize>>20)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, failf("cannot read %s: %v", display, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	}
 	nb, err := parseNotebook(data, display)
 	if err != nil {
@@ -65,34 +66,34 @@ func loadNotebook(abs, display string) (*notebook, error) {
 // parseNotebook checks that data is an nbformat 4 notebook.
 func parseNotebook(data []byte, display string) (*notebook, error) {
 	if !utf8.Valid(data) {
-		return nil, failf("%s is not valid UTF-8, so it is not a notebook Jupyter can open", display)
+		return nil, sdk.Failf("%s is not valid UTF-8, so it is not a notebook Jupyter can open", display)
 	}
 	doc, err := parseDocument(string(data))
 	if err != nil {
-		return nil, failf("%s is not valid JSON (%v), so it is not a notebook Jupyter can open; nothing was changed", display, err)
+		return nil, sdk.Failf("%s is not valid JSON (%v), so it is not a notebook Jupyter can open; nothing was changed", display, err)
 	}
 	root := doc.root
 	if root.kind != kindObject {
-		return nil, failf("%s is JSON but not a notebook: its top level is not an object", display)
+		return nil, sdk.Failf("%s is JSON but not a notebook: its top level is not an object", display)
 	}
 	major, ok := root.get("nbformat").int()
 	if !ok {
-		return nil, failf("%s is JSON but not a Jupyter notebook: it has no integer \"nbformat\" field", display)
+		return nil, sdk.Failf("%s is JSON but not a Jupyter notebook: it has no integer \"nbformat\" field", display)
 	}
 	minor, _ := root.get("nbformat_minor").int()
 	switch {
 	case major < 4:
-		return nil, failf("%s uses nbformat %d; these tools read and write nbformat 4 only. Convert it first, e.g. `jupyter nbconvert --to notebook --nbformat 4 --inplace %s`", display, major, display)
+		return nil, sdk.Failf("%s uses nbformat %d; these tools read and write nbformat 4 only. Convert it first, e.g. `jupyter nbconvert --to notebook --nbformat 4 --inplace %s`", display, major, display)
 	case major > 4:
-		return nil, failf("%s uses nbformat %d.%d, which these tools do not know; only nbformat 4 is supported", display, major, minor)
+		return nil, sdk.Failf("%s uses nbformat %d.%d, which these tools do not know; only nbformat 4 is supported", display, major, minor)
 	}
 	cells := root.get("cells")
 	if cells == nil || cells.kind != kindArray {
-		return nil, failf("%s is not a valid nbformat 4 notebook: it has no \"cells\" list", display)
+		return nil, sdk.Failf("%s is not a valid nbformat 4 notebook: it has no \"cells\" list", display)
 	}
 	for i, c := range cells.elems {
 		if t := c.get("cell_type"); c.kind != kindObject || t == nil || t.kind != kindString {
-			return nil, failf("%s is not a valid nbformat 4 notebook: cell %d is not an object with a \"cell_type\"", display, i)
+			return nil, sdk.Failf("%s is not a valid nbformat 4 notebook: cell %d is not an object with a \"cell_type\"", display, i)
 		}
 	}
 	return &notebook{display: display, data: data, doc: doc, cells: cells, major: major, minor: minor}, nil
@@ -114,8 +115,8 @@ func (nb *notebook) encode() []byte { return nb.doc.encode(len(nb.data)) }
 // returns the change for the ledger.
 func (nb *notebook) save() (sdk.FileChange, error) {
 	out := nb.encode()
-	if err := writeAtomic(nb.abs, out, keptMode(nb.mode)); err != nil {
-		return sdk.FileChange{}, failf("cannot write %s: %v; it is unchanged", nb.display, unwrapPath(err))
+	if err := atomicfile.Write(nb.abs, out, atomicfile.KeptMode(nb.mode)); err != nil {
+		return sdk.FileChange{}, sdk.Failf("cannot write %s: %v; it is unchanged", nb.display, unwrapPath(err))
 	}
 	return sdk.NewFileChange(nb.abs, nb.data, out), nil
 }
@@ -235,7 +236,7 @@ func (nb *notebook) locate(index *int, id string) (int, error) {
 	n := nb.len()
 	if id == "" {
 		if index == nil {
-			return 0, failf("give the cell's id or index (view_notebook shows both)")
+			return 0, sdk.Failf("give the cell's id or index (view_notebook shows both)")
 		}
 		if err := nb.checkIndex(*index, "index", n-1); err != nil {
 			return 0, err
@@ -251,11 +252,11 @@ func (nb *notebook) locate(index *int, id string) (int, error) {
 	}
 	switch {
 	case at < 0 && !nb.hasIDs():
-		return 0, failf("%s is nbformat %s, whose cells have no ids; address the cell by index instead", nb.display, nb.version())
+		return 0, sdk.Failf("%s is nbformat %s, whose cells have no ids; address the cell by index instead", nb.display, nb.version())
 	case at < 0:
-		return 0, failf("no cell in %s has id %q; nothing was changed. Call view_notebook to see the current cells and their ids", nb.display, id)
+		return 0, sdk.Failf("no cell in %s has id %q; nothing was changed. Call view_notebook to see the current cells and their ids", nb.display, id)
 	case index != nil && *index != at:
-		return 0, failf("cell id=%s is at index %d, not %d: the notebook changed since you viewed it, and nothing was changed. Call view_notebook again, or give only the id", id, at, *index)
+		return 0, sdk.Failf("cell id=%s is at index %d, not %d: the notebook changed since you viewed it, and nothing was changed. Call view_notebook again, or give only the id", id, at, *index)
 	}
 	return at, nil
 }
@@ -266,9 +267,9 @@ func (nb *notebook) checkIndex(i int, arg string, last int) error {
 		return nil
 	}
 	if nb.len() == 0 {
-		return failf("%s=%d is out of range: %s has no cells", arg, i, nb.display)
+		return sdk.Failf("%s=%d is out of range: %s has no cells", arg, i, nb.display)
 	}
-	return failf("%s=%d is out of range: %s has %s, so %s must be 0 to %d; nothing was changed", arg, i, nb.display, plural(nb.len(), "cell"), arg, last)
+	return sdk.Failf("%s=%d is out of range: %s has %s, so %s must be 0 to %d; nothing was changed", arg, i, nb.display, plural(nb.len(), "cell"), arg, last)
 }
 
 // plural is "1 cell", "2 cells".

@@ -51,7 +51,7 @@ At most 30 outputs are shown per cell.
 Paged: shows at most limit cells (default 100) from start (default 0), and ends a page after about 100 KB, always showing at least one cell; then a last line says where to continue, e.g. "(cells 0-41 of 120 shown; continue with start=42)". A start past the last cell is an error.`,
 }
 
-var viewSchema = schemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
+var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["start"], 0, 0)
 	intArg(p["limit"], 1, defaultViewLimit)
 	p["outputs"].Type, p["outputs"].Types = "boolean", nil
@@ -60,7 +60,7 @@ var viewSchema = schemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
 
 func (s *server) viewNotebook(_ context.Context, r *roots.Roots, args viewArgs) (*sdk.Result, error) {
 	if args.Start < 0 || args.Limit < 0 {
-		return nil, failf("start and limit must not be negative (got start=%d, limit=%d)", args.Start, args.Limit)
+		return nil, sdk.Failf("start and limit must not be negative (got start=%d, limit=%d)", args.Start, args.Limit)
 	}
 	abs, err := resolveRead(r, args.Path)
 	if err != nil {
@@ -82,9 +82,9 @@ func renderNotebook(nb *notebook, start, limit int, outputs bool) (string, error
 	n := nb.len()
 	switch {
 	case start > 0 && n == 0:
-		return "", failf("start=%d is past the last cell: %s has no cells", start, nb.display)
+		return "", sdk.Failf("start=%d is past the last cell: %s has no cells", start, nb.display)
 	case start > 0 && start >= n:
-		return "", failf("start=%d is past the last cell: %s has %s (indexes 0-%d)", start, nb.display, plural(n, "cell"), n-1)
+		return "", sdk.Failf("start=%d is past the last cell: %s has %s (indexes 0-%d)", start, nb.display, plural(n, "cell"), n-1)
 	}
 	var b strings.Builder
 	b.WriteString(notebookHeader(nb))

@@ -99,9 +99,13 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	if msg != "" {
 		return sdk.Errorf("%s", msg), nil
 	}
-	r, err := s.rootsFor(req.Host)
+	// Reads outside do not matter: a working directory is resolved as a
+	// write, always inside.
+	h := req.Host
+	h.ReadOutside = false
+	r, err := s.roots.For(h)
 	if err != nil {
-		return nil, fmt.Errorf("run_command: %w", err)
+		return nil, fmt.Errorf("run_command: served folders: %w", err)
 	}
 	dir, msg := workDir(r, args.Cwd)
 	if msg != "" {

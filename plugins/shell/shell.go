@@ -1,10 +1,6 @@
 package shell
 
 import (
-	"fmt"
-	"strings"
-	"sync"
-
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -29,31 +25,5 @@ func New() *sdk.Toolbox {
 
 // server holds the resolved roots per host context.
 type server struct {
-	mu    sync.Mutex
-	roots map[string]*roots.Roots
-}
-
-// maxCachedRoots bounds the roots cache; host contexts rarely change.
-const maxCachedRoots = 8
-
-// rootsFor returns the roots of a host context, built once per distinct
-// context. A served folder that cannot be resolved is a host fault.
-func (s *server) rootsFor(h sdk.Host) (*roots.Roots, error) {
-	key := strings.Join(h.Roots, "\x00")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if r, ok := s.roots[key]; ok {
-		return r, nil
-	}
-	// Reads outside do not matter: a working directory is resolved as a
-	// write, always inside.
-	r, err := roots.New(h.Roots, false)
-	if err != nil {
-		return nil, fmt.Errorf("served folders: %w", err)
-	}
-	if s.roots == nil || len(s.roots) >= maxCachedRoots {
-		s.roots = map[string]*roots.Roots{}
-	}
-	s.roots[key] = r
-	return r, nil
+	roots roots.Cache
 }

@@ -50,25 +50,25 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 // absolute http or https URL.
 func checkURL(raw string) (*url.URL, error) {
 	if raw == "" {
-		return nil, failf("url is empty; give an absolute http:// or https:// URL")
+		return nil, sdk.Failf("url is empty; give an absolute http:// or https:// URL")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, failf("url %q is not a valid URL: %v", raw, errors.Unwrap(err))
+		return nil, sdk.Failf("url %q is not a valid URL: %v", raw, errors.Unwrap(err))
 	}
 	switch u.Scheme {
 	case "http", "https":
 	case "":
-		return nil, failf("url %q has no scheme; give an absolute URL such as https://%s", raw, raw)
+		return nil, sdk.Failf("url %q has no scheme; give an absolute URL such as https://%s", raw, raw)
 	default:
 		if u.Opaque != "" && u.Opaque[0] >= '0' && u.Opaque[0] <= '9' {
 			// "localhost:8080/x" parses as scheme "localhost".
-			return nil, failf("url %q has no scheme; give an absolute URL such as http://%s", raw, raw)
+			return nil, sdk.Failf("url %q has no scheme; give an absolute URL such as http://%s", raw, raw)
 		}
-		return nil, failf("url %q uses the %s: scheme; only http:// and https:// URLs can be fetched (read local files with the files tools)", raw, u.Scheme)
+		return nil, sdk.Failf("url %q uses the %s: scheme; only http:// and https:// URLs can be fetched (read local files with the files tools)", raw, u.Scheme)
 	}
 	if u.Host == "" {
-		return nil, failf("url %q has no host", raw)
+		return nil, sdk.Failf("url %q has no host", raw)
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u, nil
@@ -81,22 +81,22 @@ func requestError(parent context.Context, err error, u *url.URL, timeout time.Du
 	case parent.Err() != nil:
 		return parent.Err()
 	case errors.Is(err, errTooManyRedirects):
-		return failf("%s redirected more than %d times; refused. Check the URL (a redirect loop?) or fetch a later address of the chain directly", u.Redacted(), maxRedirects)
+		return sdk.Failf("%s redirected more than %d times; refused. Check the URL (a redirect loop?) or fetch a later address of the chain directly", u.Redacted(), maxRedirects)
 	case errors.Is(err, errRedirectScheme):
 		var ue *url.Error
 		target := ""
 		if errors.As(err, &ue) {
 			target = " to " + ue.URL
 		}
-		return failf("%s redirected%s, which is not an http or https URL; refused", u.Redacted(), target)
+		return sdk.Failf("%s redirected%s, which is not an http or https URL; refused", u.Redacted(), target)
 	case errors.Is(err, context.DeadlineExceeded):
-		return failf("fetching %s timed out after %s; the server is slow or unreachable. Retry later, or with a larger timeout_seconds (at most %d)", u.Redacted(), timeout, maxTimeoutSeconds)
+		return sdk.Failf("fetching %s timed out after %s; the server is slow or unreachable. Retry later, or with a larger timeout_seconds (at most %d)", u.Redacted(), timeout, maxTimeoutSeconds)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return failf("fetching %s failed: %v", u.Redacted(), err)
+	return sdk.Failf("fetching %s failed: %v", u.Redacted(), err)
 }
 
 // readCapped reads at most limit bytes of r, reporting progress every

@@ -49,11 +49,11 @@ Output: a header line "[<status>] <final URL> (<content type>, <as markdown|as t
 Limits: only http and https, also for every redirect (at most 5 redirects); the whole fetch times out after timeout_seconds (default 30, max 120); at most 10 MiB of body is read, and a Note line says when the body was cut there. An HTTP error status (4xx, 5xx) is an error result with the status and an excerpt of the response.`,
 }
 
-var fetchSchema = schemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
+var fetchSchema = sdk.SchemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
 	p["url"].Format = "uri"
-	intDefault(p["start"], 0, 0, 0)
-	intDefault(p["max_length"], defaultMaxLength, 1, maxMaxLength)
-	intDefault(p["timeout_seconds"], defaultTimeoutSeconds, 1, maxTimeoutSeconds)
+	sdk.IntDefault(p["start"], 0, 0, 0)
+	sdk.IntDefault(p["max_length"], defaultMaxLength, 1, maxMaxLength)
+	sdk.IntDefault(p["timeout_seconds"], defaultTimeoutSeconds, 1, maxTimeoutSeconds)
 	p["raw"].Default = []byte("false")
 })
 
@@ -71,7 +71,7 @@ func (s *server) fetchURL(ctx context.Context, req *sdk.Request, args fetchArgs)
 		return nil, err
 	}
 	if args.Start < 0 {
-		return nil, failf("start must not be negative (got %d)", args.Start)
+		return nil, sdk.Failf("start must not be negative (got %d)", args.Start)
 	}
 	key := fmt.Sprintf("%t %s", args.Raw, u)
 	var doc *document
@@ -98,7 +98,7 @@ func intArg(name string, v, def, lo, hi int) (int, error) {
 		return def, nil
 	}
 	if v < lo || v > hi {
-		return 0, failf("%s must be between %d and %d (got %d)", name, lo, hi, v)
+		return 0, sdk.Failf("%s must be between %d and %d (got %d)", name, lo, hi, v)
 	}
 	return v, nil
 }
@@ -109,7 +109,7 @@ func (s *server) fetch(ctx context.Context, u *url.URL, raw bool, timeout time.D
 	defer cancel()
 	req, err := http.NewRequestWithContext(fctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, failf("url %q: %v", u.Redacted(), err)
+		return nil, sdk.Failf("url %q: %v", u.Redacted(), err)
 	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", acceptHeader)
@@ -134,7 +134,7 @@ func (s *server) fetch(ctx context.Context, u *url.URL, raw bool, timeout time.D
 		if fctx.Err() != nil {
 			return nil, requestError(ctx, fctx.Err(), u, timeout)
 		}
-		return nil, failf("reading the body of %s failed after %s: %v", final.Redacted(), byteSize(int64(len(body))), err)
+		return nil, sdk.Failf("reading the body of %s failed after %s: %v", final.Redacted(), byteSize(int64(len(body))), err)
 	}
 	shownType := ctype
 	if shownType == "" {
@@ -210,7 +210,7 @@ func binaryError(final *url.URL, ctype string, size int64, read bool) error {
 	case size >= 0:
 		sz = byteSize(size)
 	}
-	return failf("%s is %s (%s), not text: fetch_url returns only HTML (as markdown) and textual types (text/*, JSON, XML, ...), and refuses images, PDFs, archives and other binary files", final.Redacted(), ctype, sz)
+	return sdk.Failf("%s is %s (%s), not text: fetch_url returns only HTML (as markdown) and textual types (text/*, JSON, XML, ...), and refuses images, PDFs, archives and other binary files", final.Redacted(), ctype, sz)
 }
 
 // statusError reports an HTTP error status with what the response says.
@@ -233,7 +233,7 @@ func statusError(ctx context.Context, resp *http.Response, final *url.URL, ctype
 	if excerpt := errorExcerpt(ctx, resp, final, ctype); excerpt != "" {
 		fmt.Fprintf(&b, "\n\nThe response says: %s", excerpt)
 	}
-	return failf("%s", b.String())
+	return sdk.Failf("%s", b.String())
 }
 
 func errorExcerpt(ctx context.Context, resp *http.Response, final *url.URL, ctype string) string {

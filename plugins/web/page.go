@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // document is what a fetch produced: header lines and the text to page
@@ -32,12 +34,12 @@ func newDocument(header, text, empty string) *document {
 func (d *document) render(start, maxLen int) (string, error) {
 	if d.chars == 0 {
 		if start > 0 {
-			return "", failf("start=%d is past the end: there is no text; call again with start=0", start)
+			return "", sdk.Failf("start=%d is past the end: there is no text; call again with start=0", start)
 		}
 		return d.header + "\n\n(" + d.empty + ")", nil
 	}
 	if start >= d.chars {
-		return "", failf("start=%d is past the end: the text has %d chars, so start must be below %d", start, d.chars, d.chars)
+		return "", sdk.Failf("start=%d is past the end: the text has %d chars, so start must be below %d", start, d.chars, d.chars)
 	}
 	b0 := 0
 	for range start {

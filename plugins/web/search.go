@@ -50,8 +50,8 @@ count results are asked for (default 10, max 50); fewer come back when the provi
 The provider is the user's choice, a SearXNG instance or the Brave Search API, set in the server's config file (config.json in its config dir, key "web_search"). When none is configured the call fails with a message saying exactly how to set one up; relay it to the user. Provider failures (unreachable, refused key, rate limit, bad answer) are error results naming the cause.`,
 }
 
-var searchSchema = schemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
-	intDefault(p["count"], defaultCount, 1, maxCount)
+var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
+	sdk.IntDefault(p["count"], defaultCount, 1, maxCount)
 })
 
 // searchConfig is the "web_search" entry of config.json.
@@ -77,7 +77,7 @@ type searchResult struct {
 func (s *server) webSearch(ctx context.Context, req *sdk.Request, args searchArgs) (*sdk.Result, error) {
 	query := strings.TrimSpace(args.Query)
 	if query == "" {
-		return nil, failf("query is empty; say what to search for")
+		return nil, sdk.Failf("query is empty; say what to search for")
 	}
 	count, err := intArg("count", args.Count, defaultCount, 1, maxCount)
 	if err != nil {
@@ -128,13 +128,13 @@ func (s *server) searchConfig(configDir string) (searchConfig, error) {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
-			return cfg, failf("cannot read the search configuration %s: %v", path, err)
+			return cfg, sdk.Failf("cannot read the search configuration %s: %v", path, err)
 		default:
 			var file struct {
 				WebSearch *searchConfig `json:"web_search"`
 			}
 			if err := json.Unmarshal(data, &file); err != nil {
-				return cfg, failf("the config file %s is not valid JSON (%v); fix it so that web_search can read its \"web_search\" entry", path, err)
+				return cfg, sdk.Failf("the config file %s is not valid JSON (%v); fix it so that web_search can read its \"web_search\" entry", path, err)
 			}
 			if file.WebSearch != nil {
 				cfg = *file.WebSearch
@@ -153,10 +153,10 @@ func (s *server) searchConfig(configDir string) (searchConfig, error) {
 	}
 	switch cfg.Provider {
 	case "":
-		return cfg, failf("%s", setupHelp(path))
+		return cfg, sdk.Failf("%s", setupHelp(path))
 	case "searxng":
 		if cfg.URL == "" {
-			return cfg, failf("web_search: the searxng provider needs \"url\", the address of a SearXNG instance, in the \"web_search\" entry of %s (or %s); for example %s", orConfig(path), envSearchURL, exampleSearXNG)
+			return cfg, sdk.Failf("web_search: the searxng provider needs \"url\", the address of a SearXNG instance, in the \"web_search\" entry of %s (or %s); for example %s", orConfig(path), envSearchURL, exampleSearXNG)
 		}
 	case "brave":
 		if cfg.URL == "" {
@@ -169,15 +169,15 @@ func (s *server) searchConfig(configDir string) (searchConfig, error) {
 			}
 			cfg.APIKey = strings.TrimSpace(s.getenv(name))
 			if cfg.APIKey == "" {
-				return cfg, failf("web_search: the brave provider needs an API key (https://brave.com/search/api/), and %s is not set in this plugin's environment. Either put \"api_key\" in the \"web_search\" entry of %s, or set %s in the host's environment and start ramabana-mcp with --plugin-env %s: the host passes plugins only an allow-list of environment variables", name, orConfig(path), name, name)
+				return cfg, sdk.Failf("web_search: the brave provider needs an API key (https://brave.com/search/api/), and %s is not set in this plugin's environment. Either put \"api_key\" in the \"web_search\" entry of %s, or set %s in the host's environment and start ramabana-mcp with --plugin-env %s: the host passes plugins only an allow-list of environment variables", name, orConfig(path), name, name)
 			}
 		}
 	default:
-		return cfg, failf("web_search: unknown search provider %q in %s; use \"searxng\" or \"brave\"", cfg.Provider, orConfig(path))
+		return cfg, sdk.Failf("web_search: unknown search provider %q in %s; use \"searxng\" or \"brave\"", cfg.Provider, orConfig(path))
 	}
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return cfg, failf("web_search: the %s url %q in %s is not an absolute http:// or https:// URL", cfg.Provider, cfg.URL, orConfig(path))
+		return cfg, sdk.Failf("web_search: the %s url %q in %s is not an absolute http:// or https:// URL", cfg.Provider, cfg.URL, orConfig(path))
 	}
 	return cfg, nil
 }
@@ -294,7 +294,7 @@ func (s *server) searchBrave(ctx context.Context, cfg searchConfig, query string
 func (s *server) getJSON(ctx context.Context, provider, rawURL string, header http.Header, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return failf("%s: bad request URL %q: %v", provider, rawURL, err)
+		return sdk.Failf("%s: bad request URL %q: %v", provider, rawURL, err)
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
@@ -304,18 +304,18 @@ func (s *server) getJSON(ctx context.Context, provider, rawURL string, header ht
 	resp, err := s.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
-			return failf("%s did not answer within %s; try again later", provider, s.searchTimeout)
+			return sdk.Failf("%s did not answer within %s; try again later", provider, s.searchTimeout)
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return failf("%s could not be reached at %s: %v", provider, redact(req.URL), err)
+		return sdk.Failf("%s could not be reached at %s: %v", provider, redact(req.URL), err)
 	}
 	defer resp.Body.Close()
 	body, truncated, err := readCapped(resp.Body, maxSearchBody, resp.ContentLength, sdk.NoEvents)
 	if err != nil {
-		return failf("%s: reading the answer failed: %v", provider, err)
+		return sdk.Failf("%s: reading the answer failed: %v", provider, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var hint string
@@ -330,13 +330,13 @@ func (s *server) getJSON(ctx context.Context, provider, rawURL string, header ht
 			hint = " (rate limited; wait before searching again)"
 		}
 		excerpt := cutChars(collapseSpace(strings.ToValidUTF8(string(body[:min(len(body), 2048)]), "\uFFFD")), 300)
-		return failf("%s answered HTTP %s%s: %s", provider, resp.Status, hint, excerpt)
+		return sdk.Failf("%s answered HTTP %s%s: %s", provider, resp.Status, hint, excerpt)
 	}
 	if truncated {
-		return failf("%s: the answer is larger than %s; refused", provider, byteSize(maxSearchBody))
+		return sdk.Failf("%s: the answer is larger than %s; refused", provider, byteSize(maxSearchBody))
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return failf("%s did not answer with the expected JSON (%v); is %s the right URL? Answer starts: %s", provider, err, redact(req.URL), cutChars(collapseSpace(strings.ToValidUTF8(string(body[:min(len(body), 1024)]), "\uFFFD")), 200))
+		return sdk.Failf("%s did not answer with the expected JSON (%v); is %s the right URL? Answer starts: %s", provider, err, redact(req.URL), cutChars(collapseSpace(strings.ToValidUTF8(string(body[:min(len(body), 1024)]), "\uFFFD")), 200))
 	}
 	return nil
 }

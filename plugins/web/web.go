@@ -3,13 +3,10 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -61,16 +58,6 @@ func newServer() *server {
 	}
 }
 
-// toolError is a failure the model can act on; handlers return it and the
-// tool adapter turns it into an error result.
-type toolError struct{ msg string }
-
-func (e *toolError) Error() string { return e.msg }
-
-func failf(format string, args ...any) error {
-	return &toolError{msg: fmt.Sprintf(format, args...)}
-}
-
 // errWebOff is the text of every call when the host does not allow the web.
 const errWebOff = "web access is turned off on this server (the host runs with --web=false), so %s cannot reach the network; ask the user to restart ramabana-mcp with --web"
 
@@ -78,7 +65,7 @@ const errWebOff = "web access is turned off on this server (the host runs with -
 type handler[In any] func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error)
 
 // tool declares a typed tool that refuses to run without the web, and
-// whose *toolError failures become error results and other errors faults.
+// whose sdk.Failf failures become error results and other errors faults.
 func tool[In any](spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
 	spec.InputSchema = schema
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
@@ -86,9 +73,6 @@ func tool[In any](spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk
 			return sdk.Errorf(errWebOff, spec.Name), nil
 		}
 		res, err := fn(ctx, req, args)
-		if te := (*toolError)(nil); errors.As(err, &te) {
-			return sdk.Errorf("%s", te.msg), nil
-		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)
 		}
@@ -96,36 +80,8 @@ func tool[In any](spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk
 	})
 }
 
-// schemaFor infers the input schema of In and lets fix add what struct tags
-// cannot say (defaults, bounds). It panics on a bad type, a programming
-// error found at start-up.
-func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("web: schema: %v", err))
-	}
-	if fix != nil {
-		fix(s.Properties)
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("web: schema: %v", err))
-	}
-	return b
-}
-
-func intDefault(p *jsonschema.Schema, def int, minimum, maximum float64) {
-	p.Default = json.RawMessage(fmt.Sprint(def))
-	p.Minimum = &minimum
-	if maximum > 0 {
-		p.Maximum = &maximum
-	}
-}
-
 // openWorld marks a tool as reaching outside the machine.
 func openWorld() sdk.Annotations {
 	t := true
 	return sdk.Annotations{OpenWorld: &t}
 }
-
-var _ error = (*toolError)(nil)

@@ -1,4 +1,4 @@
-package files
+package atomicfile
 
 import (
 	"io/fs"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestWriteAtomic(t *testing.T) {
+func TestWrite(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		setup   func(t *testing.T, path string)
@@ -39,10 +39,10 @@ func TestWriteAtomic(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, path)
 			}
-			err := writeAtomic(path, []byte("new\n"), tc.mode)
+			err := Write(path, []byte("new\n"), tc.mode)
 			if tc.wantErr {
 				if err == nil {
-					t.Fatal("writeAtomic succeeded")
+					t.Fatal("Write succeeded")
 				}
 				if entries, _ := os.ReadDir(dir); len(entries) > 1 {
 					t.Errorf("left behind: %v", entries)
@@ -60,7 +60,7 @@ func TestWriteAtomic(t *testing.T) {
 			if diff := cmp.Diff("new\n", string(data)); diff != "" {
 				t.Errorf("content (-want +got):\n%s", diff)
 			}
-			if got := keptMode(fi.Mode()); got != tc.mode {
+			if got := KeptMode(fi.Mode()); got != tc.mode {
 				t.Errorf("mode %v, want %v", got, tc.mode)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 1 {

@@ -1,4 +1,6 @@
-package notebook
+// Package atomicfile replaces files so that a reader sees the old content
+// or the new, never a mix.
+package atomicfile
 
 import (
 	"io/fs"
@@ -6,17 +8,17 @@ import (
 	"path/filepath"
 )
 
-// keptMode is the part of a file's mode a rewrite keeps.
-func keptMode(m fs.FileMode) fs.FileMode {
+// KeptMode is the part of a file's mode a rewrite keeps.
+func KeptMode(m fs.FileMode) fs.FileMode {
 	return m & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 }
 
-// writeAtomic replaces path with data: it writes a temporary file in the
+// Write replaces path with data: it writes a temporary file in the
 // same directory, syncs it, sets mode and renames it over path, so a reader
 // sees the old content or the new, never a mix. On any error the temporary
 // file is removed and path is untouched. A rename gives the file a new
 // inode: hard links to the old one keep the old content.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+func Write(path string, data []byte, mode fs.FileMode) (err error) {
 	dir, name := filepath.Split(path)
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {

@@ -1,0 +1,42 @@
+package sdk
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// MustSchemaFor infers the JSON Schema of In; it panics if In cannot be
+// described, which is a programming error found at start-up.
+func MustSchemaFor[In any]() json.RawMessage {
+	return SchemaFor[In](nil)
+}
+
+// SchemaFor infers the JSON Schema of In, as MustSchemaFor does, and lets
+// fix, unless nil, add what struct tags cannot say (defaults, bounds,
+// enums) to the top-level properties. It panics if In cannot be described.
+func SchemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
+	}
+	if fix != nil {
+		fix(s.Properties)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
+	}
+	return b
+}
+
+// IntDefault gives the integer property p a default and a minimum, and a
+// maximum unless maximum is 0 or less.
+func IntDefault(p *jsonschema.Schema, def int, minimum, maximum float64) {
+	p.Default = json.RawMessage(fmt.Sprint(def))
+	p.Minimum = &minimum
+	if maximum > 0 {
+		p.Maximum = &maximum
+	}
+}

@@ -1,0 +1,51 @@
+package sdk_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+func TestSchemaFor(t *testing.T) {
+	t.Parallel()
+	type args struct {
+		Limit int `json:"limit,omitempty"`
+		Depth int `json:"depth,omitempty"`
+	}
+	tests := map[string]struct {
+		fix  func(props map[string]*jsonschema.Schema)
+		want string
+	}{
+		"nil fix is MustSchemaFor": {
+			want: string(sdk.MustSchemaFor[args]()),
+		},
+		"bounded": {
+			fix: func(p map[string]*jsonschema.Schema) {
+				sdk.IntDefault(p["limit"], 50, 1, 200)
+				sdk.IntDefault(p["depth"], 2, 0, 0)
+			},
+			want: `{"type":"object","properties":{"limit":{"type":"integer","default":50,"minimum":1,"maximum":200},"depth":{"type":"integer","default":2,"minimum":0}},"additionalProperties":false}`,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tc.want, string(sdk.SchemaFor[args](tc.fix))); diff != "" {
+				t.Errorf("schema (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSchemaForPanics(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if recover() == nil {
+			t.Error("SchemaFor of a channel did not panic")
+		}
+	}()
+	sdk.SchemaFor[chan int](nil)
+}
