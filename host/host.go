@@ -55,6 +55,10 @@ type Config struct {
 	PluginEnv []string
 	// Version is the host's version, sent to plugins and clients.
 	Version string
+	// Describe, when set, describes a bundled group in-process, as its
+	// plugin process would: the group is served from that description
+	// while its process starts in the background.
+	Describe func(name string, host sdk.Host) (*sdk.Description, error)
 	// Verify, when set, is asked before every launch of a plugin binary
 	// (not a bundled group) whether it may run: the installed-plugin lock
 	// check. Its error is the reason the plugin is refused.
@@ -81,8 +85,9 @@ type Host struct {
 	skipped map[string]string // plugin name → why it is not served
 	idle    map[string]Source // started, then stopped: none of their groups is mounted
 
-	reloadMu sync.Mutex // one Reload at a time; held by Close
-	closed   bool       // under reloadMu: no plugin starts after Close
+	launches sync.WaitGroup // background launches (launchLate)
+	reloadMu sync.Mutex     // one Reload at a time; held by Close
+	closed   bool           // under reloadMu: no plugin starts after Close
 
 	exportMu sync.Mutex
 	server   *mcp.Server       // nil until NewMCPServer
@@ -188,17 +193,36 @@ func (h *Host) launchConfig() launchConfig {
 // startAll launches sources in parallel and registers them in name order,
 // so that which of two plugins declaring the same tool wins does not
 // depend on launch timing.
+//
+// A bundled group whose description the binary can give in-process
+// (Config.Describe) is registered at once from it, and its process is
+// launched in the background: the client gets its tools without waiting
+// for seven processes to start on two cores, and a call that comes before
+// the process is up waits for it. A background launch that fails takes
+// the group's tools away again.
 func (h *Host) startAll(ctx context.Context, sources []Source) error {
 	cfg := h.launchConfig()
 	var wg sync.WaitGroup
 	results := make([]error, len(sources))
 	plugins := make([]*Plugin, len(sources))
+	early := make([]bool, len(sources))
 	for i, src := range sources {
 		if h.policy.OptOut[src.Name] && src.Bundled {
 			continue // a whole bundled plugin opted out is not started at all
 		}
 		plugins[i] = newPlugin(src, cfg)
+		if src.Bundled && h.cfg.Describe != nil {
+			if d, err := h.cfg.Describe(src.Name, cfg.host); err == nil {
+				plugins[i].desc, early[i] = d, true
+				continue
+			}
+		}
 		wg.Go(func() { results[i] = plugins[i].start(ctx) })
+	}
+	for i, p := range plugins {
+		if p != nil && early[i] && h.register(p, nil) {
+			h.launches.Go(func() { h.launchLate(p) })
+		}
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
@@ -210,24 +234,33 @@ func (h *Host) startAll(ctx context.Context, sources []Source) error {
 		return err
 	}
 	for i, p := range plugins {
-		if p != nil {
+		if p != nil && !early[i] {
 			h.register(p, results[i])
 		}
 	}
 	return nil
 }
 
+// launchLate launches a plugin registered from its in-process description.
+func (h *Host) launchLate(p *Plugin) {
+	if err := p.start(context.Background()); err != nil && !p.isStopped() {
+		h.drop(p)
+		h.skip(p.src, err)
+		h.syncTools()
+	}
+}
+
 // register adds a launched plugin's tools to the catalog, or stops it:
 // when it failed to start, when its tools clash, or when none of its
-// groups can be mounted.
-func (h *Host) register(p *Plugin, err error) {
+// groups can be mounted. It reports whether the plugin is served.
+func (h *Host) register(p *Plugin, err error) bool {
 	if err == nil && !h.policy.anyGroupMounted(p.Description()) {
 		p.Stop()
 		h.mu.Lock()
 		h.idle[p.Name()] = p.src
 		h.mu.Unlock()
 		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
-		return
+		return false
 	}
 	if err == nil {
 		err = h.catalog.add(p.Name(), p.Description(), p)
@@ -235,13 +268,14 @@ func (h *Host) register(p *Plugin, err error) {
 	if err != nil {
 		p.Stop()
 		h.skip(p.src, err)
-		return
+		return false
 	}
 	h.mu.Lock()
 	h.plugins[p.Name()] = p
 	delete(h.skipped, p.Name())
 	h.mu.Unlock()
 	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.src.String(), "pid", p.Pid())
+	return true
 }
 
 func (h *Host) skip(src Source, err error) {
@@ -401,5 +435,19 @@ func (h *Host) Close() error {
 		wg.Go(p.Stop)
 	}
 	wg.Wait()
+	h.launches.Wait() // a stopped plugin's launch ends and kills what it started
 	return nil
+}
+
+// WaitStarted waits for the background launches of bundled groups (see
+// Config.Describe), or for ctx.
+func (h *Host) WaitStarted(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { h.launches.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

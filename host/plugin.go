@@ -49,6 +49,7 @@ type Plugin struct {
 	lastErr      error
 	retryAt      time.Time // no relaunch before this
 	quickCrashes int       // consecutive deaths soon after a launch
+	launched     bool      // a launch has succeeded: later ones are restarts
 	stopped      bool
 }
 
@@ -149,7 +150,7 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 			}
 			return nil, err
 		}
-		if p.desc != nil {
+		if p.launched {
 			p.restarts++
 			p.cfg.logger.Info("restarting plugin", "plugin", p.src.Name, "restarts", p.restarts)
 		}
@@ -174,12 +175,12 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 			err = fmt.Errorf("plugin %q is stopped", p.src.Name)
 		default:
 			if p.desc != nil && !sameTools(p.desc, desc) {
-				p.cfg.logger.Warn("plugin changed its tools after a restart; the catalog keeps the first description", "plugin", p.src.Name)
+				p.cfg.logger.Warn("plugin describes other tools than before (a restart, or a process unlike the binary's in-process description); the catalog keeps the first", "plugin", p.src.Name)
 			}
 			if p.desc == nil {
 				p.desc = desc
 			}
-			p.live = lp
+			p.live, p.launched = lp, true
 		}
 		p.mu.Unlock()
 		if err != nil && lp != nil {
@@ -237,6 +238,12 @@ func exitGrace(err error) time.Duration {
 		return time.Second
 	}
 	return 0
+}
+
+func (p *Plugin) isStopped() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopped
 }
 
 // Stop kills the plugin process and its process group; later calls fail.

@@ -483,7 +483,14 @@ func TestHostKilledTakesPluginsWithIt(t *testing.T) {
 	t.Parallel()
 	s := startStdio(t, project(t), "--plugins", pluginDir(t, "echo"))
 	tools(t, s.session)
-	kids := proctest.Children(s.cmd.Process.Pid)
+	// Bundled groups are served at once and their processes start in the
+	// background: wait for them.
+	var kids []int
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+		if kids = proctest.Children(s.cmd.Process.Pid); len(kids) >= 8 {
+			break
+		}
+	}
 	if len(kids) < 2 {
 		t.Fatalf("want at least 2 plugin processes, have %v", kids)
 	}

@@ -186,6 +186,7 @@ func serve(ctx context.Context, args []string) error {
 		Version:      hostVersion(),
 		Logger:       logger,
 		Verify:       verifyInstalled,
+		Describe:     describeBundled,
 		PII:          o.pii,
 		Agent:        o.model != "",
 		Transport:    o.transport,
@@ -265,4 +266,14 @@ func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
 		Logger:   logger,
 	})
 	return err
+}
+
+// describeBundled describes a bundled group in-process, exactly as its
+// plugin process will: the host serves its tools while the process starts.
+func describeBundled(name string, h sdk.Host) (*sdk.Description, error) {
+	newGroup, ok := bundled[name]
+	if !ok {
+		return nil, fmt.Errorf("no bundled group %q", name)
+	}
+	return newGroup().Describe(context.Background(), h)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,13 +82,27 @@ func TestSkillsAndStatusResources(t *testing.T) {
 		}
 	}
 
-	text, err := readResource(t, s.session, host.StatusURI)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Bundled groups' processes start in the background: read the status
+	// until every plugin runs.
 	var st host.Status
-	if err := json.Unmarshal([]byte(text), &st); err != nil {
-		t.Fatalf("status is not JSON: %v\n%s", err, text)
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		text, err := readResource(t, s.session, host.StatusURI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st = host.Status{}
+		if err := json.Unmarshal([]byte(text), &st); err != nil {
+			t.Fatalf("status is not JSON: %v\n%s", err, text)
+		}
+		running := 0
+		for _, p := range st.Plugins {
+			if p.Running {
+				running++
+			}
+		}
+		if running == len(st.Plugins) || time.Since(start) > 10*time.Second {
+			break
+		}
 	}
 	if st.Transport != "stdio" || len(st.Roots) != 1 || len(st.Skills) != 4 {
 		t.Errorf("status = %+v", st)
