@@ -86,6 +86,7 @@ type Host struct {
 	idle    map[string]Source // started, then stopped: none of their groups is mounted
 
 	launches sync.WaitGroup // background launches (launchLate)
+	closing  chan struct{}  // closed by Close
 	reloadMu sync.Mutex     // one Reload at a time; held by Close
 	closed   bool           // under reloadMu: no plugin starts after Close
 
@@ -145,6 +146,7 @@ func New(cfg Config) (*Host, error) {
 		idle:     map[string]Source{},
 		activity: activity.New(activity.Options{}),
 		warned:   map[string]bool{},
+		closing:  make(chan struct{}),
 	}
 	if err := newSessionGroup(h.activity).register(h.catalog); err != nil {
 		return nil, fmt.Errorf("session group: %w", err)
@@ -241,8 +243,19 @@ func (h *Host) startAll(ctx context.Context, sources []Source) error {
 	return nil
 }
 
-// launchLate launches a plugin registered from its in-process description.
+// warmDelay is how long background launches wait, so that the client's
+// handshake and first tools/list do not compete with seven processes
+// starting; a call that comes sooner launches its plugin itself.
+const warmDelay = 200 * time.Millisecond
+
+// launchLate launches a plugin registered from its in-process description,
+// after warmDelay unless the host closes first.
 func (h *Host) launchLate(p *Plugin) {
+	select {
+	case <-time.After(warmDelay):
+	case <-h.closing:
+		return
+	}
 	if err := p.start(context.Background()); err != nil && !p.isStopped() {
 		h.drop(p)
 		h.skip(p.src, err)
@@ -423,6 +436,9 @@ func (h *Host) Activity() *activity.Log { return h.activity }
 func (h *Host) Close() error {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
+	if !h.closed {
+		close(h.closing)
+	}
 	h.closed = true
 	h.mu.Lock()
 	plugins := make([]*Plugin, 0, len(h.plugins))
