@@ -84,7 +84,7 @@ type options struct {
 	pii                               pii.Mode
 	model, modelURL, modelKeyEnv      string
 	delegate                          bool
-	maxSteps                          int
+	maxSteps, contextBudget           int
 	logLevel                          string
 	startTimeout                      time.Duration
 }
@@ -112,6 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
 	fs.BoolVar(&o.delegate, "delegate", true, "with --model, mount the ask tool")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
+	fs.IntVar(&o.contextBudget, "context-budget", 0, "characters of conversation (about 4 a token) above which an ask turn compacts its history (default 200000)")
 	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off)", func(s string) error {
 		m, err := pii.ParseMode(s)
 		o.pii = m
@@ -259,11 +260,12 @@ func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
 		Backend: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL: o.modelURL, APIKey: os.Getenv(o.modelKeyEnv), KeyEnv: o.modelKeyEnv, Model: o.model, Logger: logger,
 		}),
-		Model:    o.model,
-		MaxSteps: o.maxSteps,
-		Upstream: servers,
-		Version:  hostVersion(),
-		Logger:   logger,
+		Model:         o.model,
+		MaxSteps:      o.maxSteps,
+		ContextBudget: o.contextBudget,
+		Upstream:      servers,
+		Version:       hostVersion(),
+		Logger:        logger,
 	})
 	return err
 }
