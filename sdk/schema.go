@@ -40,3 +40,11 @@ func IntDefault(p *jsonschema.Schema, def int, minimum, maximum float64) {
 		p.Maximum = &maximum
 	}
 }
+
+// Enum restricts a string property to values.
+func Enum(p *jsonschema.Schema, values ...string) {
+	p.Enum = nil
+	for _, v := range values {
+		p.Enum = append(p.Enum, v)
+	}
+}

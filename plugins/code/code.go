@@ -56,13 +56,6 @@ func boolDefault(p *jsonschema.Schema, def bool) {
 	p.Default = json.RawMessage(fmt.Sprint(def))
 }
 
-func enum(p *jsonschema.Schema, values ...string) {
-	p.Enum = nil
-	for _, v := range values {
-		p.Enum = append(p.Enum, v)
-	}
-}
-
 // resolveRead turns roots' refusals into tool errors.
 func resolveRead(r *roots.Roots, p string) (string, error) {
 	abs, err := r.ResolveRead(p)

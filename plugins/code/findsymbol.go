@@ -51,7 +51,7 @@ At most max_results symbols (default 50) are shown; a last line says when more w
 var findSymbolSchema = sdk.SchemaFor[findSymbolArgs](func(p map[string]*jsonschema.Schema) {
 	p["name"].MinLength = new(1)
 	p["path"].Default = []byte(`"."`)
-	enum(p["kind"], allKinds...)
+	sdk.Enum(p["kind"], allKinds...)
 	boolDefault(p["substring"], false)
 	boolDefault(p["include_body"], false)
 	sdk.IntDefault(p["depth"], 0, 0, maxSymbolDepth)

@@ -63,7 +63,7 @@ var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	p["edits"].Type, p["edits"].Types = "array", nil
 	p["edits"].MinItems = &one
 	e := p["edits"].Items.Properties
-	enum(e["op"], opReplace, opInsertAfter, opDelete)
+	sdk.Enum(e["op"], opReplace, opInsertAfter, opDelete)
 	zero := 0.0
 	e["line"].Minimum = &zero
 	e["end_line"].Minimum = &zero

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -51,13 +49,6 @@ type server struct {
 func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn roots.Handler[In]) sdk.Tool {
 	spec.InputSchema = schema
 	return roots.TypedTool(&s.roots, spec, fn)
-}
-
-func enum(p *jsonschema.Schema, values ...string) {
-	p.Enum = nil
-	for _, v := range values {
-		p.Enum = append(p.Enum, v)
-	}
 }
 
 // resolveRead and resolveWrite turn roots' refusals into tool errors.

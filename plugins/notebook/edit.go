@@ -33,7 +33,7 @@ The cell keeps its id and metadata; everything else in the file stays byte for b
 
 var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
-	enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
+	sdk.Enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })
 
 func (s *server) editCell(_ context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {

@@ -31,7 +31,7 @@ The rest of the file is left byte for byte as it was (other cells, their outputs
 
 var insertSchema = sdk.SchemaFor[insertArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
-	enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
+	sdk.Enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })
 
 var cellTypes = []string{typeCode, typeMarkdown, typeRaw}

@@ -59,13 +59,6 @@ func intArg(p *jsonschema.Schema, minimum float64, def int) {
 	}
 }
 
-func enum(p *jsonschema.Schema, values ...string) {
-	p.Enum = nil
-	for _, v := range values {
-		p.Enum = append(p.Enum, v)
-	}
-}
-
 // resolveRead and resolveWrite turn roots' refusals into tool errors.
 func resolveRead(r *roots.Roots, p string) (string, error) {
 	abs, err := r.ResolveRead(p)
