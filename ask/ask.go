@@ -56,7 +56,9 @@ func Mount(cfg Config) (*agent.Agent, error) {
 			Name: "ask", Title: "Ask the agent",
 			Description: "Hand a whole task to ramabana's own agent, which runs it to the end on this side with the same tools this server offers (and may change files with them), then returns one answer. Use it for work that takes many tool calls; describe the task fully, as to a colleague who sees only this message. Progress notifications report each step.",
 			Kind:        sdk.KindAct,
-			Annotations: sdk.Annotations{Destructive: ptr(true), OpenWorld: ptr(true)},
+			// Destructive: a turn may change files. Not marked open-world: the
+			// model server may be local, and --web=false must not hide ask.
+			Annotations: sdk.Annotations{Destructive: ptr(true)},
 		}, m.ask))
 	if err := cfg.Host.AddGroup(host.AgentGroup, box); err != nil {
 		return nil, err
@@ -155,7 +157,10 @@ func (c *connector) Call(ctx context.Context, namespaced string, args json.RawMe
 	finish := c.host.Record(ctx, namespaced, fmt.Sprintf("upstream:%s", server), args)
 	res, err := c.pool.Call(ctx, namespaced, args)
 	finish(res, err)
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return c.host.FilterPII(namespaced, res), nil
 }
 
 func (c *connector) Close() error { return c.pool.Close() }

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 func mount(t *testing.T, backend agent.Backend) *host.Host {
 	t.Helper()
 	h, err := host.New(host.Config{
-		Roots: []string{t.TempDir()}, PluginDirs: []string{filepath.Dir(testPlugin)}, Web: true, Agent: true,
+		Roots: []string{t.TempDir()}, PluginDirs: []string{filepath.Dir(testPlugin)}, Web: false, Agent: true,
 		StartTimeout: 10 * time.Second,
 	})
 	if err != nil {

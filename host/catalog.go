@@ -143,12 +143,12 @@ func toolNameOK(name string) bool {
 	}) < 0
 }
 
-// removePlugin drops every entry of a plugin.
-func (c *Catalog) removePlugin(plugin string) {
+// removeCaller drops every entry served by caller.
+func (c *Catalog) removeCaller(caller Caller) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for name, e := range c.entries {
-		if e.Plugin == plugin {
+		if e.caller == caller {
 			delete(c.entries, name)
 		}
 	}

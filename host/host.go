@@ -228,8 +228,11 @@ func (h *Host) startAll(ctx context.Context, sources []Source) error {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		for _, p := range plugins {
-			if p != nil {
+		for i, p := range plugins {
+			switch {
+			case p != nil && early[i]:
+				h.drop(p) // registered already: take its tools away too
+			case p != nil:
 				p.Stop()
 			}
 		}
@@ -426,6 +429,12 @@ func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events 
 		res = filterPII(h.cfg.PII, name, res)
 	}
 	return res, nil
+}
+
+// FilterPII applies the --pii mode to a result from outside the catalog
+// (an upstream server's tool called by the agent), as to a read tool's.
+func (h *Host) FilterPII(tool string, res *sdk.Result) *sdk.Result {
+	return filterPII(h.cfg.PII, tool, res)
 }
 
 // Activity is the session's activity feed and changes ledger.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,9 +35,23 @@ func filterPII(mode pii.Mode, tool string, r *sdk.Result) *sdk.Result {
 		}
 		out.Content[i] = c
 	}
-	if len(r.Structured) > 0 && len(pii.Find(string(r.Structured))) > 0 {
-		redact(string(r.Structured), counts)
-		out.Structured = nil
+	if len(r.Structured) > 0 {
+		// Redact inside the JSON's strings, so it stays valid for its
+		// output schema; count its findings only when no text block
+		// already carried the same data.
+		seen := counts
+		if len(r.Content) > 0 {
+			seen = map[pii.Kind]int{}
+		}
+		if s, ok := redactJSON(r.Structured, seen); ok {
+			out.Structured = s
+		} else if len(pii.Find(string(r.Structured))) > 0 {
+			out.Structured = nil // not JSON: drop rather than leak
+			redact(string(r.Structured), seen)
+		}
+		if len(seen) > 0 && len(counts) == 0 {
+			counts = seen
+		}
 	}
 	if len(counts) == 0 {
 		return r
@@ -74,4 +89,36 @@ func describeCounts(counts map[pii.Kind]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// redactJSON redacts every string value (and object key) in a JSON
+// document; ok is false when it is not JSON.
+func redactJSON(doc []byte, counts map[pii.Kind]int) ([]byte, bool) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, false
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return redact(x, counts)
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, val := range x {
+				out[redact(k, counts)] = walk(val)
+			}
+			return out
+		}
+		return v
+	}
+	b, err := json.Marshal(walk(v))
+	if err != nil {
+		return nil, false
+	}
+	return b, true
 }

@@ -87,12 +87,15 @@ func (h *Host) Reload(ctx context.Context) error {
 	return err
 }
 
-// drop stops a plugin and takes its tools out of the catalog.
+// drop stops a plugin and takes its tools out of the catalog. A newer
+// plugin registered under the same name (a reload) is left alone.
 func (h *Host) drop(p *Plugin) {
 	h.mu.Lock()
-	delete(h.plugins, p.Name())
+	if h.plugins[p.Name()] == p {
+		delete(h.plugins, p.Name())
+	}
 	h.mu.Unlock()
-	h.catalog.removePlugin(p.Name())
+	h.catalog.removeCaller(p)
 	p.Stop()
 }
 
