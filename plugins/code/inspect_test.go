@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 // needPython skips a test when python3 is missing: the only thing that may.
@@ -167,14 +169,8 @@ func TestInspectPython(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "inspect_python", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", got)
 			}
 			if diff := cmp.Diff(tc.want, maskPython(got)); diff != "" {
 				t.Errorf("inspect_python (-want +got):\n%s", diff)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 func TestSearchCode(t *testing.T) {
@@ -151,14 +153,8 @@ func TestSearchCode(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "search_code", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", got)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("search_code (-want +got):\n%s", diff)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -116,14 +118,8 @@ func TestOutline(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "outline", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", got)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("outline (-want +got):\n%s", diff)
@@ -225,14 +221,8 @@ func TestFindSymbol(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "find_symbol", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", got)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("find_symbol (-want +got):\n%s", diff)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 func TestListFiles(t *testing.T) {
@@ -103,14 +104,8 @@ func TestListFiles(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "list_files", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", got)
 			}
 			want := strings.Join(tc.want, "\n")
 			if tc.want == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 const sizesPy = "RESERVE = 16_384\n\ndef threshold(ctx):\n    return ctx - RESERVE\n"
@@ -117,14 +118,8 @@ func TestViewFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "view_file", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Errorf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatalf("unexpected error: %s", got)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("view_file (-want +got):\n%s", diff)

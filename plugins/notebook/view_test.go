@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -164,14 +166,8 @@ func TestViewPaging(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got, isErr := e.call(t, "view_notebook", tc.args)
-			if tc.wantErr != "" {
-				if !isErr || !strings.Contains(got, tc.wantErr) {
-					t.Fatalf("got %q (error %v), want an error containing %q", got, isErr, tc.wantErr)
-				}
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
-			}
-			if isErr {
-				t.Fatal(got)
 			}
 			if tc.wantContainsText != "" && !strings.Contains(got, tc.wantContainsText) {
 				t.Errorf("got %q, want it to contain %q", got, tc.wantContainsText)

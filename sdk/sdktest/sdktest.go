@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -57,4 +58,23 @@ func Call(t testing.TB, g sdk.Group, tool string, args any) *sdk.Result {
 		t.Fatalf("call %s: %v", tool, err)
 	}
 	return res
+}
+
+// Outcome checks a call's text and error flag against a table case's
+// wantErr. With wantErr set, the call must have failed with a message
+// containing it, and Outcome returns false: the case is done. Without, the
+// call must have succeeded (the test stops if not), and Outcome returns
+// true: the caller goes on to check the text.
+func Outcome(t testing.TB, got string, isErr bool, wantErr string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if !isErr || !strings.Contains(got, wantErr) {
+			t.Errorf("got %q (error %v), want an error containing %q", got, isErr, wantErr)
+		}
+		return false
+	}
+	if isErr {
+		t.Fatalf("unexpected error: %s", got)
+	}
+	return true
 }
