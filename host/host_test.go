@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,27 +52,9 @@ func pluginDir(t testing.TB, modes ...string) string {
 	return dir
 }
 
-// syncBuffer is a log sink safe for the host's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func startHost(t *testing.T, cfg Config) (*Host, *syncBuffer) {
+func startHost(t *testing.T, cfg Config) (*Host, *proctest.Output) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &proctest.Output{}
 	if cfg.Roots == nil {
 		cfg.Roots = []string{t.TempDir()}
 	}

@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -80,30 +79,12 @@ func pluginDir(t *testing.T, modes ...string) string {
 	return dir
 }
 
-// lockedBuffer collects a process's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // server is a running ramabana-mcp under test.
 type server struct {
 	cmd     *exec.Cmd
-	stderr  *lockedBuffer
+	stderr  *proctest.Output
 	session *mcp.ClientSession
-	stdout  *lockedBuffer // every byte the server wrote to stdout (stdio only)
+	stdout  *proctest.Output // every byte the server wrote to stdout (stdio only)
 }
 
 func baseArgs(t *testing.T, root string, args ...string) []string {
@@ -124,7 +105,7 @@ func startStdioEnv(t *testing.T, env []string, root string, args ...string) *ser
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	s := &server{cmd: cmd, stderr: &lockedBuffer{}, stdout: &lockedBuffer{}}
+	s := &server{cmd: cmd, stderr: &proctest.Output{}, stdout: &proctest.Output{}}
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -148,7 +129,7 @@ func startHTTP(t *testing.T, root string, args ...string) (*server, string) {
 	t.Helper()
 	cmd := exec.Command(binary, baseArgs(t, root, append([]string{"--transport", "http", "--addr", "127.0.0.1:0"}, args...)...)...)
 	pr, pw := io.Pipe()
-	s := &server{cmd: cmd, stderr: &lockedBuffer{}}
+	s := &server{cmd: cmd, stderr: &proctest.Output{}}
 	cmd.Stderr = io.MultiWriter(s.stderr, pw)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -538,7 +519,7 @@ func TestStdoutCarriesOnlyJSONRPC(t *testing.T) {
 func TestProgressAndCancellationPassThrough(t *testing.T) {
 	t.Parallel()
 	progress := make(chan *mcp.ProgressNotificationParams, 100)
-	s := &server{stderr: &lockedBuffer{}}
+	s := &server{stderr: &proctest.Output{}}
 	s.cmd = exec.Command(binary, baseArgs(t, project(t), "--plugins", pluginDir(t, "echo"))...)
 	s.cmd.Stderr = s.stderr
 	t.Cleanup(func() { s.stop(t) })
@@ -597,7 +578,7 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	changed := make(chan struct{}, 10)
-	s := &server{stderr: &lockedBuffer{}}
+	s := &server{stderr: &proctest.Output{}}
 	s.cmd = exec.Command(binary, baseArgs(t, project(t), "--plugins", dir)...)
 	s.cmd.Stderr = s.stderr
 	t.Cleanup(func() { s.stop(t) })

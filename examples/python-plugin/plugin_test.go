@@ -98,24 +98,6 @@ func need(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects a process's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // proc is a started process whose Wait runs in the background.
 type proc struct {
 	cmd  *exec.Cmd
@@ -196,7 +178,7 @@ func TestRefusesToRunByHand(t *testing.T) {
 type pluginProc struct {
 	*proc
 	lifeline  io.WriteCloser
-	stderr    *lockedBuffer
+	stderr    *proctest.Output
 	handshake string
 	socket    string
 	conn      *grpc.ClientConn
@@ -208,7 +190,7 @@ func startPlugin(t *testing.T) *pluginProc {
 	t.Helper()
 	socketDir := t.TempDir()
 	cmd := exec.Command(pluginBin)
-	p := &pluginProc{stderr: &lockedBuffer{}}
+	p := &pluginProc{stderr: &proctest.Output{}}
 	cmd.Env = pluginEnv(socketDir)
 	cmd.Stderr = p.stderr
 	var err error
@@ -529,7 +511,7 @@ func TestEnds(t *testing.T) {
 type server struct {
 	*proc
 	stdin   io.WriteCloser
-	stderr  *lockedBuffer
+	stderr  *proctest.Output
 	session *mcp.ClientSession
 	mu      sync.Mutex
 	prog    []string
@@ -539,7 +521,7 @@ func startHost(t *testing.T, args ...string) *server {
 	t.Helper()
 	args = append([]string{"--root", t.TempDir(), "--log-level", "debug"}, args...)
 	cmd := exec.Command(hostBin, args...)
-	s := &server{stderr: &lockedBuffer{}}
+	s := &server{stderr: &proctest.Output{}}
 	cmd.Env = append(os.Environ(), "RAMABANA_PLUGIN_PATH=")
 	cmd.Stderr = s.stderr
 	var err error

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // stat returns the fields of /proc/pid/stat after the command name (which
@@ -41,4 +42,24 @@ func Children(pid int) []int {
 		}
 	}
 	return out
+}
+
+// Output collects what a process (or a logger of the host under test)
+// writes, safely for the goroutines that copy it.
+type Output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+// String is everything written so far.
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
 }
