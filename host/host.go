@@ -178,12 +178,22 @@ func (h *Host) Start(ctx context.Context) error {
 
 var errClosed = errors.New("host is closed")
 
+// commandsAllowed says whether the shell group is mounted for the client
+// (with --write) or for the agent: the user has then allowed programs to
+// run, and plugins may run the ones their data names (git hooks, filters).
+func (h *Host) commandsAllowed() bool {
+	return (h.cfg.Write || h.cfg.Agent) && !h.policy.OptOut[ShellGroup]
+}
+
+// ShellGroup is the group whose tools run commands.
+const ShellGroup = "shell"
+
 // launchConfig is what every plugin is launched with.
 func (h *Host) launchConfig() launchConfig {
 	return launchConfig{
 		host: sdk.Host{
 			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
-			ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
+			Commands: h.commandsAllowed(), ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
 		},
 		env:          pluginEnv(os.Environ(), h.cfg.PluginEnv),
 		startTimeout: h.cfg.StartTimeout,
@@ -382,7 +392,7 @@ func (h *Host) Record(ctx context.Context, tool, group string, args json.RawMess
 // AddGroup serves an in-process group through the catalog, like a plugin:
 // its calls take the same path. The MCP server's tools follow.
 func (h *Host) AddGroup(name string, g sdk.Group) error {
-	d, err := g.Describe(context.Background(), sdk.Host{Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version})
+	d, err := g.Describe(context.Background(), h.launchConfig().host)
 	if err != nil {
 		return fmt.Errorf("describe %s: %w", name, err)
 	}

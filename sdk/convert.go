@@ -13,6 +13,7 @@ func hostToProto(h Host) *pluginv1.HostContext {
 		ReadOutside: h.ReadOutside,
 		Web:         h.Web,
 		Write:       h.Write,
+		Commands:    h.Commands,
 		ConfigDir:   h.ConfigDir,
 		HostVersion: h.HostVersion,
 	}
@@ -24,6 +25,7 @@ func hostFromProto(p *pluginv1.HostContext) Host {
 		ReadOutside: p.GetReadOutside(),
 		Web:         p.GetWeb(),
 		Write:       p.GetWrite(),
+		Commands:    p.GetCommands(),
 		ConfigDir:   p.GetConfigDir(),
 		HostVersion: p.GetHostVersion(),
 	}

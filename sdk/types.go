@@ -17,6 +17,10 @@ type Host struct {
 	ReadOutside bool
 	Web         bool
 	Write       bool
+	// Commands says the shell group is mounted, so the user has allowed
+	// programs to run: only then may a tool run a program named by the data
+	// it serves (git hooks, filters, textconv, fsmonitor).
+	Commands    bool
 	ConfigDir   string
 	HostVersion string
 }

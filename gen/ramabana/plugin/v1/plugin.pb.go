@@ -326,7 +326,12 @@ type HostContext struct {
 	// The host's version, for logs.
 	HostVersion string `protobuf:"bytes,5,opt,name=host_version,json=hostVersion,proto3" json:"host_version,omitempty"`
 	// Write tools are mounted (the client may call them directly).
-	Write         bool `protobuf:"varint,6,opt,name=write,proto3" json:"write,omitempty"`
+	Write bool `protobuf:"varint,6,opt,name=write,proto3" json:"write,omitempty"`
+	// Commands may run: the shell group is mounted (for the client or the
+	// agent), so the user has allowed programs to run. Only then may a tool
+	// run a program named by the data it serves (git hooks, filters,
+	// textconv, fsmonitor); without it such programs never run.
+	Commands      bool `protobuf:"varint,7,opt,name=commands,proto3" json:"commands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -399,6 +404,13 @@ func (x *HostContext) GetHostVersion() string {
 func (x *HostContext) GetWrite() bool {
 	if x != nil {
 		return x.Write
+	}
+	return false
+}
+
+func (x *HostContext) GetCommands() bool {
+	if x != nil {
+		return x.Commands
 	}
 	return false
 }
@@ -1447,7 +1459,7 @@ var File_ramabana_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x1framabana/plugin/v1/plugin.proto\x12\x12ramabana.plugin.v1\"\xb0\x01\n" +
+	"\x1framabana/plugin/v1/plugin.proto\x12\x12ramabana.plugin.v1\"\xcc\x01\n" +
 	"\vHostContext\x12\x14\n" +
 	"\x05roots\x18\x01 \x03(\tR\x05roots\x12!\n" +
 	"\fread_outside\x18\x02 \x01(\bR\vreadOutside\x12\x10\n" +
@@ -1455,7 +1467,8 @@ const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
 	"config_dir\x18\x04 \x01(\tR\tconfigDir\x12!\n" +
 	"\fhost_version\x18\x05 \x01(\tR\vhostVersion\x12\x14\n" +
-	"\x05write\x18\x06 \x01(\bR\x05write\"F\n" +
+	"\x05write\x18\x06 \x01(\bR\x05write\x12\x1a\n" +
+	"\bcommands\x18\a \x01(\bR\bcommands\"F\n" +
 	"\x0fDescribeRequest\x123\n" +
 	"\x04host\x18\x01 \x01(\v2\x1f.ramabana.plugin.v1.HostContextR\x04host\"\x95\x01\n" +
 	"\x10DescribeResponse\x12\x12\n" +
