@@ -33,6 +33,8 @@ type Config struct {
 	Groups []string
 	// Agent says an agent is configured: legacy groups are left out.
 	Agent bool
+	// NoSandbox runs commands without the Landlock sandbox (--sandbox=off).
+	NoSandbox bool
 	// PII filters read tools' results: off, redact or refuse.
 	PII pii.Mode
 	// Transport is how the server is reached, for the status resource.
@@ -193,7 +195,7 @@ func (h *Host) launchConfig() launchConfig {
 	return launchConfig{
 		host: sdk.Host{
 			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
-			Commands: h.commandsAllowed(), ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
+			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
 		},
 		env:          pluginEnv(os.Environ(), h.cfg.PluginEnv),
 		startTimeout: h.cfg.StartTimeout,

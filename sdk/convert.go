@@ -14,6 +14,7 @@ func hostToProto(h Host) *pluginv1.HostContext {
 		Web:         h.Web,
 		Write:       h.Write,
 		Commands:    h.Commands,
+		NoSandbox:   h.NoSandbox,
 		ConfigDir:   h.ConfigDir,
 		HostVersion: h.HostVersion,
 	}
@@ -26,6 +27,7 @@ func hostFromProto(p *pluginv1.HostContext) Host {
 		Web:         p.GetWeb(),
 		Write:       p.GetWrite(),
 		Commands:    p.GetCommands(),
+		NoSandbox:   p.GetNoSandbox(),
 		ConfigDir:   p.GetConfigDir(),
 		HostVersion: p.GetHostVersion(),
 	}

@@ -20,7 +20,10 @@ type Host struct {
 	// Commands says the shell group is mounted, so the user has allowed
 	// programs to run: only then may a tool run a program named by the data
 	// it serves (git hooks, filters, textconv, fsmonitor).
-	Commands    bool
+	Commands bool
+	// NoSandbox says the user turned the command sandbox off
+	// (--sandbox=off): commands run without Landlock.
+	NoSandbox   bool
 	ConfigDir   string
 	HostVersion string
 }

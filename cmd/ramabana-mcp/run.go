@@ -80,6 +80,7 @@ func (l *listFlag) Set(s string) error {
 type options struct {
 	roots, plugins, groups, pluginEnv listFlag
 	write, readOutside, web, version  bool
+	noSandbox                         bool
 	transport, addr, token, cfg       string
 	pii                               pii.Mode
 	model, modelURL, modelKeyEnv      string
@@ -100,6 +101,17 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.write, "write", false, "mount the write tools too (default: read-only)")
 	fs.BoolVar(&o.readOutside, "read-outside", false, "let read tools take paths outside the served folders; writes stay inside")
 	fs.BoolVar(&o.web, "web", true, "serve tools that reach the network")
+	fs.Func("sandbox", "on or off: run shell commands in a Landlock sandbox (writes only inside the served folders and a private temp dir) where the kernel allows (default on)", func(s string) error {
+		switch s {
+		case "on", "true":
+			o.noSandbox = false
+		case "off", "false":
+			o.noSandbox = true
+		default:
+			return fmt.Errorf("use on or off")
+		}
+		return nil
+	})
 	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse) or sse")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for http and sse")
 	fs.StringVar(&o.token, "token", "", "bearer token required by http and sse (default: $RAMABANA_TOKEN)")
@@ -177,6 +189,7 @@ func serve(ctx context.Context, args []string) error {
 		Write:        o.write,
 		ReadOutside:  o.readOutside,
 		Web:          o.web,
+		NoSandbox:    o.noSandbox,
 		Groups:       o.groups,
 		PluginDirs:   append(slices.Clone(o.plugins), host.DefaultPluginDirs(o.cfg)...),
 		Self:         self,

@@ -331,7 +331,10 @@ type HostContext struct {
 	// agent), so the user has allowed programs to run. Only then may a tool
 	// run a program named by the data it serves (git hooks, filters,
 	// textconv, fsmonitor); without it such programs never run.
-	Commands      bool `protobuf:"varint,7,opt,name=commands,proto3" json:"commands,omitempty"`
+	Commands bool `protobuf:"varint,7,opt,name=commands,proto3" json:"commands,omitempty"`
+	// The user turned the command sandbox off (--sandbox=off): commands run
+	// without Landlock. Reaping and the stripped environment still apply.
+	NoSandbox     bool `protobuf:"varint,8,opt,name=no_sandbox,json=noSandbox,proto3" json:"no_sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -411,6 +414,13 @@ func (x *HostContext) GetWrite() bool {
 func (x *HostContext) GetCommands() bool {
 	if x != nil {
 		return x.Commands
+	}
+	return false
+}
+
+func (x *HostContext) GetNoSandbox() bool {
+	if x != nil {
+		return x.NoSandbox
 	}
 	return false
 }
@@ -1459,7 +1469,7 @@ var File_ramabana_plugin_v1_plugin_proto protoreflect.FileDescriptor
 
 const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
-	"\x1framabana/plugin/v1/plugin.proto\x12\x12ramabana.plugin.v1\"\xcc\x01\n" +
+	"\x1framabana/plugin/v1/plugin.proto\x12\x12ramabana.plugin.v1\"\xeb\x01\n" +
 	"\vHostContext\x12\x14\n" +
 	"\x05roots\x18\x01 \x03(\tR\x05roots\x12!\n" +
 	"\fread_outside\x18\x02 \x01(\bR\vreadOutside\x12\x10\n" +
@@ -1468,7 +1478,9 @@ const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"config_dir\x18\x04 \x01(\tR\tconfigDir\x12!\n" +
 	"\fhost_version\x18\x05 \x01(\tR\vhostVersion\x12\x14\n" +
 	"\x05write\x18\x06 \x01(\bR\x05write\x12\x1a\n" +
-	"\bcommands\x18\a \x01(\bR\bcommands\"F\n" +
+	"\bcommands\x18\a \x01(\bR\bcommands\x12\x1d\n" +
+	"\n" +
+	"no_sandbox\x18\b \x01(\bR\tnoSandbox\"F\n" +
 	"\x0fDescribeRequest\x123\n" +
 	"\x04host\x18\x01 \x01(\v2\x1f.ramabana.plugin.v1.HostContextR\x04host\"\x95\x01\n" +
 	"\x10DescribeResponse\x12\x12\n" +
