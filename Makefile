@@ -3,7 +3,7 @@ GO      ?= go
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin/ramabana-mcp
 
-.PHONY: build test lint generate checkgenerate bench bench-stdio ci
+.PHONY: build test lint generate checkgenerate bench bench-stdio ci fuzz security-long
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ramabana-mcp
@@ -29,8 +29,24 @@ checkgenerate: generate
 	  echo "gen/ is out of date with proto/: run make generate and commit"; \
 	  git status --porcelain -- gen; exit 1; fi
 
+# Fuzz targets, each for FUZZTIME (CI runs them briefly; their seed
+# corpora in testdata/fuzz also run as plain tests under make test).
+FUZZTIME ?= 3s
+FUZZ := \
+	./skills:FuzzParse
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+# The trust-boundary race loops, run long (make test runs them for 1 s).
+security-long:
+	RAMABANA_RACE_SECONDS=10 $(GO) test -race -count=1 -run 'Race|Swap' ./sdk/... ./plugins/... ./cmd/ramabana-mcp/
+
 # Benchmarks: the Go benchmarks, then the side-by-side harness in bench/.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-ci: lint checkgenerate test
+ci: lint checkgenerate test fuzz
