@@ -1,0 +1,344 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/ramabana/ramabana-mcp/sandbox"
+)
+
+// holderEnv makes the test binary a non-dumpable process that holds a
+// secret in its environment until its stdin closes.
+const holderEnv = "SANDBOX_TEST_HOLDER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(holderEnv) == "1" {
+		if err := sandbox.NonDumpable(); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// full is the policy run_command uses, writes allowed in dirs.
+func full(dirs ...string) sandbox.Policy {
+	return sandbox.Policy{Writable: append(dirs, "/dev"), NoCapabilities: true, NewNamespaces: true}
+}
+
+// bash runs script under p in dir and returns its combined output and
+// what applied.
+func bash(t *testing.T, p sandbox.Policy, dir, script string, env ...string) (string, sandbox.Applied) {
+	t.Helper()
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	a, err := sandbox.Start(cmd, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Signal(syscall.SIGKILL) })
+	_ = cmd.Wait()
+	return out.String(), a
+}
+
+// survivors lists the running processes whose command line holds marker.
+func survivors(t *testing.T, marker string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 0 && f[0][0] == 'Z' {
+				continue
+			}
+		}
+		found = append(found, e.Name()+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return found
+}
+
+// escapes are commands that leave a process named by the marker %[1]s
+// running outside the command's process group.
+var escapes = map[string]string{
+	"setsid daemon": `setsid bash -c 'exec -a %[1]s sleep 300' </dev/null >/dev/null 2>&1 &`,
+	"double fork":   `( ( exec -a %[1]s sleep 300 & ) & )`,
+	"python setsid and fork": `python3 -c '
+import os, sys
+os.setsid()
+if os.fork() == 0:
+    os.execvp("sleep", [sys.argv[1], "300"])
+' %[1]s`,
+}
+
+// waitFor is a bounded wait in the command until the escaped process runs;
+// %[2]s is a pattern matching the marker but not itself.
+const waitFor = "\n" + `for i in $(seq 1000); do grep -qsa -- '%[2]s' /proc/[0-9]*/cmdline && break; sleep 0.01; done
+grep -qsa -- '%[2]s' /proc/[0-9]*/cmdline && echo started`
+
+// TestNothingOutlivesTheCommand: processes that leave the command's
+// process group end with the command, whether it exits or is killed.
+func TestNothingOutlivesTheCommand(t *testing.T) {
+	t.Parallel()
+	if sandbox.Probe().Reaping == sandbox.ReapGroup {
+		t.Skip("no reaping beyond the process group on this machine")
+	}
+	for name, script := range escapes {
+		for _, how := range []string{"exit", "kill"} {
+			t.Run(name+" "+how, func(t *testing.T) {
+				t.Parallel()
+				if strings.HasPrefix(script, "python3") {
+					if _, err := exec.LookPath("python3"); err != nil {
+						t.Skip("no python3")
+					}
+				}
+				dir := t.TempDir()
+				marker := fmt.Sprintf("sbx-escape-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()))
+				pattern := "sbx-escap[e]" + strings.TrimPrefix(marker, "sbx-escape")
+				cmdline := fmt.Sprintf(script+waitFor, marker, pattern)
+				if how == "kill" {
+					cmdline += "\nsleep 300"
+				}
+				cmd := exec.Command("/bin/bash", "-c", cmdline)
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				a, err := sandbox.Start(cmd, full(dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() {
+					_ = a.Signal(syscall.SIGKILL)
+					for _, s := range survivors(t, marker) {
+						pid, _ := strconv.Atoi(strings.Fields(s)[0])
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+				})
+				line, _ := bufio.NewReader(out).ReadString('\n')
+				if line != "started\n" {
+					t.Fatalf("the escaping process did not start: %q", line)
+				}
+				if how == "kill" {
+					if len(survivors(t, marker)) == 0 {
+						t.Fatal("the escaped process is not found by its marker")
+					}
+					if err := a.Signal(syscall.SIGKILL); err != nil {
+						t.Fatal(err)
+					}
+				}
+				_ = cmd.Wait()
+				if a.Reaping == sandbox.ReapSubreaper {
+					_ = a.Signal(syscall.SIGKILL)
+				}
+				if left := survivors(t, marker); len(left) > 0 || a.Alive() {
+					t.Errorf("reaping %q: still running after the command ended: %v", a.Reaping, left)
+				}
+			})
+		}
+	}
+}
+
+// startHolder starts a non-dumpable process holding secret in its
+// environment and returns its pid.
+func startHolder(t *testing.T, secret string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), holderEnv+"=1", "HOLDER_SECRET="+secret)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("holder: %q", line)
+	}
+	return cmd.Process.Pid
+}
+
+func TestEnvironOfNonDumpableIsUnreadable(t *testing.T) {
+	t.Parallel()
+	secret := "s3cret-" + strconv.Itoa(os.Getpid())
+	pid := startHolder(t, secret)
+	read := fmt.Sprintf("cat /proc/%d/environ; grep -c . /proc/%d/maps", pid, pid)
+	dir := t.TempDir()
+	out, a := bash(t, full(dir), dir, read)
+	if strings.Contains(out, secret) {
+		t.Errorf("the command read the secret (applied %+v):\n%s", a, out)
+	}
+	if !a.NoCapabilities {
+		t.Errorf("applied %+v: want no capabilities", a)
+	}
+	if os.Geteuid() == 0 {
+		// The control: root with its capabilities reads it, so the test
+		// above proves something.
+		out, _ := bash(t, sandbox.Policy{}, dir, read)
+		if !strings.Contains(out, secret) {
+			t.Errorf("control: root without the sandbox did not read the secret:\n%s", out)
+		}
+	}
+}
+
+func TestCapabilitiesDropped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, a := bash(t, full(dir), dir, "grep -E '^Cap(Inh|Prm|Eff|Amb)' /proc/self/status")
+	if !a.NoCapabilities {
+		t.Fatalf("applied %+v", a)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasSuffix(line, "0000000000000000") {
+			t.Errorf("capabilities left: %s", line)
+		}
+	}
+}
+
+func TestLandlock(t *testing.T) {
+	t.Parallel()
+	if abi := sandbox.Probe().Landlock; abi == 0 {
+		t.Skip("the kernel has no Landlock (sandbox.Probe reports ABI 0); writes cannot be restricted here")
+	}
+	base := t.TempDir()
+	inside, outside := filepath.Join(base, "inside"), filepath.Join(base, "outside")
+	for _, d := range []string{inside, outside} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "old"), []byte("x"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]struct {
+		script string
+		policy sandbox.Policy
+		want   string
+	}{
+		"create inside":      {script: "echo a > inside/new && cat inside/new", policy: full(inside), want: "a\n"},
+		"create outside":     {script: "echo a > outside/new", policy: full(inside), want: "Permission denied"},
+		"overwrite outside":  {script: "echo a > outside/old", policy: full(inside), want: "Permission denied"},
+		"remove outside":     {script: "rm outside/old", policy: full(inside), want: "Permission denied"},
+		"mkdir outside":      {script: "mkdir outside/d", policy: full(inside), want: "Permission denied"},
+		"move out":           {script: "echo a > inside/m && mv inside/m outside/m", policy: full(inside), want: "Permission denied"},
+		"read outside":       {script: "cat outside/old", policy: full(inside), want: "x"},
+		"/dev/null":          {script: "echo a > /dev/null && echo ok", policy: full(inside), want: "ok\n"},
+		"no policy: outside": {script: "echo b > outside/free && cat outside/free", policy: sandbox.Policy{NewNamespaces: true}, want: "b\n"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			out, a := bash(t, tc.policy, base, tc.script)
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("applied %+v: got %q, want it to contain %q", a, out, tc.want)
+			}
+			if tc.policy.Writable != nil && a.Landlock == 0 {
+				t.Errorf("applied %+v: no Landlock domain", a)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("outside/new exists: %v", err)
+	}
+}
+
+// TestCallerStaysUnrestricted: the restrictions live on the launcher's
+// thread; the test's own goroutines, on fresh threads too, still write
+// anywhere.
+func TestCallerStaysUnrestricted(t *testing.T) {
+	t.Parallel()
+	inside, outside := t.TempDir(), t.TempDir()
+	if out, _ := bash(t, full(inside), inside, "echo a > "+outside+"/x"); !strings.Contains(out, "Permission denied") {
+		t.Fatalf("the command wrote outside: %q", out)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Go(func() {
+			runtime.LockOSThread() // exits locked: a fresh thread per goroutine
+			errs <- os.WriteFile(filepath.Join(outside, strconv.Itoa(i)), []byte("x"), 0o644)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestNonDumpable(t *testing.T) {
+	t.Parallel()
+	pid := startHolder(t, "x")
+	// The owner of a non-dumpable process's /proc files becomes root.
+	fi, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != 0 {
+		t.Errorf("/proc/%d/environ is owned by uid %d; a non-dumpable process's is owned by root", pid, uid)
+	}
+}
+
+// BenchmarkStart compares a plain start and wait of /bin/true with one
+// under the policy run_command uses.
+func BenchmarkStart(b *testing.B) {
+	dir := b.TempDir()
+	for name, p := range map[string]*sandbox.Policy{"plain": nil, "sandbox": ptr(full(dir))} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				var err error
+				if p == nil {
+					err = cmd.Start()
+				} else {
+					_, err = sandbox.Start(cmd, *p)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
