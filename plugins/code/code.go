@@ -56,13 +56,14 @@ func boolDefault(p *jsonschema.Schema, def bool) {
 	p.Default = json.RawMessage(fmt.Sprint(def))
 }
 
-// resolveRead turns roots' refusals into tool errors.
-func resolveRead(r *roots.Roots, p string) (string, error) {
-	abs, err := r.ResolveRead(p)
+// resolveRead turns roots' refusals into tool errors. The Target it
+// returns is the only way the tools reach the path.
+func resolveRead(r *roots.Roots, p string) (*roots.Target, error) {
+	t, err := r.Read(p)
 	if err != nil {
-		return "", sdk.Failf("%v", err)
+		return nil, sdk.Failf("%v", err)
 	}
-	return abs, nil
+	return t, nil
 }
 
 // display is how a path is shown: relative to the first served folder when

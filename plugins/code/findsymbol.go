@@ -156,18 +156,18 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 	if args.Path == "" {
 		args.Path = "."
 	}
-	abs, err := resolveRead(r, args.Path)
+	t, err := resolveRead(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	shownRoot := display(r, abs)
-	fi, err := os.Stat(abs)
+	shownRoot := display(r, t.Abs)
+	fi, err := t.Stat()
 	switch {
 	case os.IsNotExist(err):
 		return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
 	case err != nil:
 		return nil, sdk.Failf("cannot read %s: %v", shownRoot, unwrapPath(err))
-	case !fi.IsDir() && languageFor(abs) == nil:
+	case !fi.IsDir() && languageFor(t.Abs) == nil:
 		return nil, sdk.Failf("%s: find_symbol reads %s; use search_code for other files", shownRoot, supportedExts())
 	}
 	// The last name occurs in any file that declares it: files without it
@@ -184,10 +184,10 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 		leftSyms, leftFiles  int
 		capped               bool
 	)
-	stats, err := scanOrdered(ctx, walkSpec{r: r, abs: abs, accept: func(name string) bool { return languageFor(name) != nil }},
+	stats, err := scanOrdered(ctx, walkSpec{r: r, t: t, opts: defaultBudget(), accept: func(name string) bool { return languageFor(name) != nil }},
 		newWorkerState,
 		func(ctx context.Context, st *workerState, job fileJob) fileSymbols {
-			return findInFile(ctx, st, job.abs, np, kind, args.IncludeBody, pre, limit)
+			return findInFile(ctx, st, job.t, np, kind, args.IncludeBody, pre, limit)
 		},
 		func(job fileJob, fs fileSymbols) int {
 			if fs.status != readOK {
@@ -287,15 +287,15 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 
 // findInFile parses one file, if the name occurs in it, and returns the
 // symbols that match (at most limit of them, in order).
-func findInFile(ctx context.Context, st *workerState, abs string, np namePath, kind string, withBody bool, pre *matcher, limit int) fileSymbols {
-	src, status := st.readFile(abs)
+func findInFile(ctx context.Context, st *workerState, t *roots.Target, np namePath, kind string, withBody bool, pre *matcher, limit int) fileSymbols {
+	src, status := st.readFile(t)
 	if status != readOK {
 		return fileSymbols{status: status}
 	}
 	if !pre.contains(src, &st.folded) {
 		return fileSymbols{}
 	}
-	l := languageFor(abs)
+	l := languageFor(t.Abs)
 	syms, err := st.parser(l).symbols(ctx, l, src, withBody)
 	if err != nil {
 		return fileSymbols{status: readFailed}

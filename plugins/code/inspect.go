@@ -100,14 +100,18 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspect
 	if args.Cwd == "" {
 		args.Cwd = "."
 	}
-	cwd, err := resolveRead(r, args.Cwd)
+	cwdT, err := resolveRead(r, args.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := r.Root(cwd); !ok {
+	// python3 gets the resolved path: a program, unlike this plugin's own
+	// accesses, cannot be held to the root (the shell group's sandbox is
+	// what confines programs).
+	cwd := cwdT.Abs
+	if !cwdT.Inside() {
 		return nil, sdk.Failf("cwd %q is outside the served folders (%s); python3 runs only inside them", args.Cwd, strings.Join(r.List(), ", "))
 	}
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+	if fi, err := cwdT.Stat(); err != nil || !fi.IsDir() {
 		return nil, sdk.Failf("cwd %s is not a directory", display(r, cwd))
 	}
 	py, err := exec.LookPath("python3")

@@ -3,10 +3,10 @@ package code
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -60,12 +60,12 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	if args.Path == "" {
 		return nil, sdk.Failf("path is required: a file to outline, or a directory")
 	}
-	abs, err := resolveRead(r, args.Path)
+	t, err := resolveRead(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	shown := display(r, abs)
-	fi, err := os.Stat(abs)
+	shown := display(r, t.Abs)
+	fi, err := t.Stat()
 	switch {
 	case os.IsNotExist(err):
 		return nil, sdk.Failf("%s does not exist", shown)
@@ -76,24 +76,27 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	defer st.close()
 	budget := maxOutlineLines
 	if !fi.IsDir() {
-		l := languageFor(abs)
+		l := languageFor(t.Abs)
 		if l == nil {
 			return nil, sdk.Failf("%s: outline reads %s; for other files use view_file or search_code", shown, supportedExts())
 		}
 		var b strings.Builder
-		if err := outlineFile(ctx, st, l, abs, shown, depth, &b, &budget); err != nil {
+		if err := outlineFile(ctx, st, l, t, shown, depth, &b, &budget); err != nil {
 			return nil, err
 		}
 		return sdk.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
 	}
 
-	base, ok := r.Root(abs)
-	if !ok {
-		base = abs
+	fsys, name, closeFS, err := t.FS()
+	if err != nil {
+		return nil, sdk.Failf("cannot list %s: %v", shown, unwrapPath(err))
 	}
+	defer closeFS()
+	opts := defaultBudget()
+	opts.MaxDepth = 1
 	var files []string
 	more := 0
-	err = ignore.Walk(abs, ignore.Options{MaxDepth: 1, Base: base}, func(rel string, d fs.DirEntry) error {
+	err = ignore.Walk(fsys, name, opts, func(rel string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() || languageFor(rel) == nil {
 			return nil
 		}
@@ -104,6 +107,9 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 		files = append(files, rel)
 		return nil
 	})
+	if le := (*ignore.LimitError)(nil); errors.As(err, &le) {
+		err = nil // a directory this large is outlined in part
+	}
 	if err != nil {
 		return nil, sdk.Failf("cannot list %s: %v", shown, unwrapPath(err))
 	}
@@ -119,7 +125,7 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 			fmt.Fprintf(&b, "(output limit reached; %d more files not outlined: outline them one by one)\n", len(files)-i)
 			break
 		}
-		if err := outlineFile(ctx, st, languageFor(rel), filepath.Join(abs, rel), joinDisplay(shown, rel), depth, &b, &budget); err != nil {
+		if err := outlineFile(ctx, st, languageFor(rel), t.Join(rel), joinDisplay(shown, rel), depth, &b, &budget); err != nil {
 			if _, ok := err.(*sdk.ToolError); ok {
 				fmt.Fprintf(&b, "(%v)\n", err)
 				continue
@@ -134,8 +140,8 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 }
 
 // outlineFile writes one file's outline, spending the line budget.
-func outlineFile(ctx context.Context, st *workerState, l *language, abs, shown string, depth int, b *strings.Builder, budget *int) error {
-	src, status := st.readFile(abs)
+func outlineFile(ctx context.Context, st *workerState, l *language, t *roots.Target, shown string, depth int, b *strings.Builder, budget *int) error {
+	src, status := st.readFile(t)
 	switch status {
 	case readBinary:
 		return sdk.Failf("%s is a binary file", shown)

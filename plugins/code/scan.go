@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -31,8 +30,8 @@ const (
 // fileJob is one file to process; idx is its place in walk order.
 type fileJob struct {
 	idx int
-	// abs is the file to read (a symlink's target when it was one).
-	abs string
+	// t is the file to read (a symlink's target when it was one).
+	t *roots.Target
 	// shown is the path to print.
 	shown string
 }
@@ -40,8 +39,10 @@ type fileJob struct {
 // walkSpec says which files a scan visits.
 type walkSpec struct {
 	r *roots.Roots
-	// abs is the resolved directory or file to scan.
-	abs string
+	// t is the resolved directory or file to scan.
+	t *roots.Target
+	// opts holds the walk's budget.
+	opts ignore.Options
 	// glob filters files by their path relative to abs; a glob without '/'
 	// also matches base names.
 	glob string
@@ -52,26 +53,32 @@ type walkSpec struct {
 // walk sends every file the spec selects to yield, in lexical order, until
 // yield returns false. Ignored files (.gitignore, .git/info/exclude) and
 // .git are left out; symlinks to regular files inside the served folders
-// are followed, every other symlink is not.
+// are followed, every other symlink is not. Everything is read through the
+// served folder's root (see roots.Target), so a directory swapped for a
+// symlink mid-walk leads nowhere. A walk past its budget ends with an
+// *ignore.LimitError after yielding what it found.
 func (w walkSpec) walk(ctx context.Context, yield func(fileJob) bool) error {
-	shownDir := display(w.r, w.abs)
-	fi, err := os.Stat(w.abs)
+	shownDir := display(w.r, w.t.Abs)
+	fi, err := w.t.Stat()
 	if err != nil {
 		return err
 	}
 	if !fi.IsDir() {
 		if fi.Mode().IsRegular() {
-			yield(fileJob{abs: w.abs, shown: shownDir})
+			yield(fileJob{t: w.t, shown: shownDir})
 		}
 		return nil
 	}
-	base, ok := w.r.Root(w.abs)
-	if !ok {
-		base = w.abs
+	fsys, name, closeFS, err := w.t.FS()
+	if err != nil {
+		return err
 	}
+	defer closeFS()
+	opts := w.opts
+	opts.Skip = roots.PseudoDirs(w.t.Abs)
 	baseNames := w.glob != "" && !strings.Contains(w.glob, "/")
 	idx, seen := 0, 0
-	err = ignore.Walk(w.abs, ignore.Options{Base: base}, func(rel string, d fs.DirEntry) error {
+	err = ignore.Walk(fsys, name, opts, func(rel string, d fs.DirEntry) error {
 		if seen++; seen%512 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -87,19 +94,19 @@ func (w walkSpec) walk(ctx context.Context, yield func(fileJob) bool) error {
 			(!baseNames || !doublestar.MatchUnvalidated(w.glob, path.Base(rel))) {
 			return nil
 		}
-		abs := filepath.Join(w.abs, filepath.FromSlash(rel))
+		t := w.t.Join(rel)
 		switch {
 		case typ.IsRegular():
 		case typ&fs.ModeSymlink != 0:
-			real, ok := w.linkTarget(abs)
+			real, ok := w.linkTarget(t.Abs)
 			if !ok {
 				return nil
 			}
-			abs = real
+			t = real
 		default: // devices, sockets, pipes: opening a pipe would block
 			return nil
 		}
-		if !yield(fileJob{idx: idx, abs: abs, shown: joinDisplay(shownDir, rel)}) {
+		if !yield(fileJob{idx: idx, t: t, shown: joinDisplay(shownDir, rel)}) {
 			return filepath.SkipAll
 		}
 		idx++
@@ -110,19 +117,16 @@ func (w walkSpec) walk(ctx context.Context, yield func(fileJob) bool) error {
 
 // linkTarget follows a symlink found in the walk: only to a regular file
 // inside a served folder, whatever --read-outside says.
-func (w walkSpec) linkTarget(abs string) (string, bool) {
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", false
+func (w walkSpec) linkTarget(abs string) (*roots.Target, bool) {
+	t, err := w.r.Read(abs)
+	if err != nil || !t.Inside() {
+		return nil, false
 	}
-	if _, ok := w.r.Root(real); !ok {
-		return "", false
-	}
-	fi, err := os.Stat(real)
+	fi, err := t.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", false
+		return nil, false
 	}
-	return real, true
+	return t, true
 }
 
 // noLimit is the scan limit before a collector sets one.
@@ -132,6 +136,8 @@ const noLimit = math.MaxInt
 type scanStats struct {
 	// cut is true when files past the collector's limit were left unread.
 	cut bool
+	// stopped is set when the walk's budget ran out.
+	stopped *ignore.LimitError
 }
 
 // scanOrdered runs work on every file the spec selects, on runtime.NumCPU
@@ -234,10 +240,14 @@ func scanOrdered[R any](ctx context.Context, spec walkSpec, newState func() *wor
 	if err := ctx.Err(); err != nil {
 		return scanStats{}, err
 	}
+	var stopped *ignore.LimitError
+	if errors.As(walkErr, &stopped) {
+		walkErr = nil
+	}
 	if walkErr != nil {
 		return scanStats{}, walkErr
 	}
-	return scanStats{cut: maxIdx.Load() > limit.Load()}, nil
+	return scanStats{cut: maxIdx.Load() > limit.Load(), stopped: stopped}, nil
 }
 
 // workerState is what one worker reuses from file to file.
@@ -269,11 +279,11 @@ const (
 // readFile reads a regular file into the worker's buffer, which the next
 // read reuses. Files over maxFileSize and files with a NUL byte in their
 // first 8 KiB are refused. The walk has checked that the file is regular.
-func (st *workerState) readFile(abs string) ([]byte, readStatus) {
+func (st *workerState) readFile(t *roots.Target) ([]byte, readStatus) {
 	if cap(st.buf) == 0 {
 		st.buf = make([]byte, 0, 64<<10)
 	}
-	buf, err := readAll(abs, st.buf[:0], maxFileSize)
+	buf, err := readAll(t, st.buf[:0], maxFileSize)
 	if cap(buf) <= 4*maxFileSize {
 		st.buf = buf[:0]
 	}
@@ -327,4 +337,12 @@ func (c skipCounts) String() string {
 		return ""
 	}
 	return "skipped " + strings.Join(parts, ", ")
+}
+
+// defaultBudget is the walk budget of the tools that take no budget
+// arguments (find_symbol, outline).
+func defaultBudget() ignore.Options {
+	var opts ignore.Options
+	_ = ignore.Budget(&opts, 0, 0)
+	return opts
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -40,6 +41,8 @@ type searchArgs struct {
 	Glob          string `json:"glob,omitempty" jsonschema:"Only files whose path relative to path matches this glob (* ? [abc] {a,b} **); a glob without '/' matches base names at any depth, e.g. \"*.go\", \"*_test.{ts,tsx}\", \"src/**/*.py\". Ignored when path is a file. Default: all files."`
 	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"Lines of context to show before and after each match, 0 to 10. Default 0."`
 	MaxResults    int    `json:"max_results,omitempty" jsonschema:"Most matching lines to show. Default 200, at most 2000."`
+	MaxFiles      int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
+	MaxSeconds    int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
 }
 
 var searchSpec = sdk.ToolSpec{
@@ -54,7 +57,7 @@ Output, grep style, sorted by path then line:
   path:line:content   a matching line
   path-line-content   a context line (with context_lines)
   --                  between groups that are not adjacent (with context_lines)
-Paths are relative to the first served folder (absolute for files in another one), as every tool takes them. Lines over 400 bytes are cut, with "…" and the count of bytes left out. The last line gives the totals, e.g. "(12 matches in 4 files; 230 files searched)", and says how many matches and files were left out when max_results (default 200, at most 2000) was reached; past the cap the search stops, so narrow the pattern, path or glob, or raise max_results.
+Paths are relative to the first served folder (absolute for files in another one), as every tool takes them. Lines over 400 bytes are cut, with "…" and the count of bytes left out. The last line gives the totals, e.g. "(12 matches in 4 files; 230 files searched)", and says how many matches and files were left out when max_results (default 200, at most 2000) was reached; past the cap the search stops, so narrow the pattern, path or glob, or raise max_results. The walk stops after reading max_files files and directories (default 20000) or after max_seconds (default 10), and the last line then says so; /proc, /sys and /dev are never walked.
 
 Examples: {"pattern": "func \\w+\\(ctx"}; {"pattern": "TODO", "glob": "*.py", "context_lines": 2}; {"pattern": "a.b[0]", "literal": true, "case_sensitive": false, "path": "src"}.`,
 }
@@ -67,6 +70,8 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 	p["pattern"].MinLength = new(1)
 	sdk.IntDefault(p["context_lines"], 0, 0, maxContextLines)
 	sdk.IntDefault(p["max_results"], defaultSearchResults, 1, maxSearchResults)
+	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
+	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 })
 
 // searchQuery is a validated search, shared by the workers.
@@ -100,12 +105,16 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 	if args.Path == "" {
 		args.Path = "."
 	}
-	abs, err := resolveRead(r, args.Path)
+	var opts ignore.Options
+	if err := ignore.Budget(&opts, args.MaxFiles, args.MaxSeconds); err != nil {
+		return nil, sdk.Failf("%v", err)
+	}
+	t, err := resolveRead(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	shownRoot := display(r, abs)
-	if _, err := os.Stat(abs); err != nil {
+	shownRoot := display(r, t.Abs)
+	if _, err := t.Stat(); err != nil {
 		if os.IsNotExist(err) {
 			return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
 		}
@@ -121,9 +130,9 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 		capped, outputFull          bool
 		lastShown                   string
 	)
-	stats, err := scanOrdered(ctx, walkSpec{r: r, abs: abs, glob: args.Glob}, newWorkerState,
+	stats, err := scanOrdered(ctx, walkSpec{r: r, t: t, glob: args.Glob, opts: opts}, newWorkerState,
 		func(_ context.Context, st *workerState, job fileJob) fileHits {
-			return q.searchFile(st, job.abs)
+			return q.searchFile(st, job.t)
 		},
 		func(job fileJob, fh fileHits) int {
 			if fh.status != readOK {
@@ -204,6 +213,9 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 		}
 		totals += "; " + skipped
 	}
+	if stats.stopped != nil {
+		totals = strings.TrimSuffix(totals, ")") + "; " + stats.stopped.Note()
+	}
 	if strings.HasPrefix(totals, "(") && !strings.HasSuffix(totals, ")") {
 		totals += ")"
 	}
@@ -228,8 +240,8 @@ type shownLine struct {
 	text string
 }
 
-func (q *searchQuery) searchFile(st *workerState, abs string) fileHits {
-	buf, status := st.readFile(abs)
+func (q *searchQuery) searchFile(st *workerState, t *roots.Target) fileHits {
+	buf, status := st.readFile(t)
 	if status != readOK {
 		return fileHits{status: status}
 	}

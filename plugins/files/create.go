@@ -2,10 +2,10 @@ package files
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -24,7 +24,7 @@ var createSpec = sdk.ToolSpec{
 	Name:  "create_file",
 	Title: "Create file",
 	Kind:  sdk.KindWrite,
-	Description: `Create a file with the given content, creating missing parent directories. Refuses a file that exists unless overwrite is true (to change part of a file, use replace_text or edit_file instead). An overwritten file keeps its permissions; a new one gets 0644.
+	Description: `Create a file with the given content, creating missing parent directories. Refuses a file that exists unless overwrite is true (to change part of a file, use replace_text or edit_file instead). An overwritten file keeps its permissions, owner and extended attributes; a new one gets 0644. content is written exactly as given: a UTF-8 byte order mark (BOM) is written only if content starts with one, so overwriting a file that had one without it drops it (the result says so).
 
 The write is atomic: the file holds the old content or the new, never a mix. Writes stay inside the served folders. The result says how many bytes and lines were written.`,
 }
@@ -37,17 +37,18 @@ var createSchema = sdk.SchemaFor[createArgs](func(p map[string]*jsonschema.Schem
 const newFileMode fs.FileMode = 0o644
 
 func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) (*sdk.Result, error) {
-	abs, err := resolveWrite(r, args.Path)
+	t, err := resolveWrite(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	display := r.Rel(abs)
+	display := r.Rel(t.Abs)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 
+	data := []byte(args.Content)
 	var before []byte // nil: the file is new
-	mode, verb := newFileMode, "created"
-	fi, err := os.Stat(abs)
+	verb := "created"
+	fi, err := t.Stat()
 	switch {
 	case err == nil && fi.IsDir():
 		return nil, sdk.Failf("%s is a directory", display)
@@ -56,22 +57,48 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 	case err == nil && !args.Overwrite:
 		return nil, sdk.Failf("%s already exists (%d bytes); set overwrite=true to replace it, or change it with replace_text or edit_file", display, fi.Size())
 	case err == nil:
-		old, err := os.ReadFile(abs)
+		// Binary files may be overwritten too: only the directory and
+		// special-file checks apply.
+		dir, name, err := t.Parent(false)
 		if err != nil {
-			return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
+			return nil, sdk.Failf("cannot write %s: %v", display, unwrapPath(err))
 		}
-		mode, before, verb = atomicfile.KeptMode(fi.Mode()), old, "overwrote"
-	case !os.IsNotExist(err):
+		defer dir.Close()
+		err = atomicfile.Update(dir, name,
+			func(fi fs.FileInfo) error {
+				if !fi.Mode().IsRegular() {
+					return sdk.Failf("%s exists and is not a regular file (%s)", display, fi.Mode().Type())
+				}
+				return nil
+			},
+			func(cur []byte, _ fs.FileInfo) ([]byte, error) {
+				before = cur
+				return data, nil
+			})
+		if err != nil {
+			return nil, writeFailure(err, display)
+		}
+		verb = "overwrote"
+	case !errors.Is(err, fs.ErrNotExist):
 		return nil, sdk.Failf("cannot create %s: %v", display, unwrapPath(err))
+	default:
+		dir, name, err := t.Parent(true)
+		if err != nil {
+			return nil, sdk.Failf("cannot create the directories of %s: %v", display, unwrapPath(err))
+		}
+		defer dir.Close()
+		if err := atomicfile.Create(dir, name, data, newFileMode); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return nil, sdk.Failf("%s appeared while it was being created, and was left as it is; set overwrite=true to replace it", display)
+			}
+			return nil, sdk.Failf("cannot create %s: %v", display, unwrapPath(err))
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, sdk.Failf("cannot create the directories of %s: %v", display, unwrapPath(err))
+	msg := fmt.Sprintf("%s %s (%s, %s)", verb, display, plural(len(data), "byte"), plural(countLines(data), "line"))
+	if strings.HasPrefix(string(before), bom) && !strings.HasPrefix(args.Content, bom) {
+		msg += "; the old file began with a UTF-8 byte order mark, and the new content has none, as given"
 	}
-	data := []byte(args.Content)
-	if err := atomicfile.Write(abs, data, mode); err != nil {
-		return nil, sdk.Failf("cannot write %s: %v", display, unwrapPath(err))
-	}
-	res := sdk.TextResult(fmt.Sprintf("%s %s (%s, %s)", verb, display, plural(len(data), "byte"), plural(countLines(data), "line")))
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(abs, before, data)}
+	res := sdk.TextResult(msg)
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, data)}
 	return res, nil
 }

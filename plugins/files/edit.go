@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -55,7 +54,7 @@ All line numbers refer to the file before the batch: the edits are applied toget
 
 Every anchor is checked before anything changes. If any line number is past the end or any hash does not match, the whole batch is rejected, the file is unchanged, and the error shows the current "lineno|hash|content" lines around each stale anchor so you can retry with fresh anchors.
 
-The file keeps its line endings (CRLF or LF, and a missing final newline), its permissions, and is written atomically. The result shows each edited region as it now reads, with one line of context either side, as "lineno|hash|content", ready for further edits.`,
+The file keeps its line endings (CRLF or LF, and a missing final newline), its permissions, owner, extended attributes and a leading UTF-8 byte order mark (which view_file does not show), and is written atomically under a lock on the file. The result shows each edited region as it now reads, with one line of context either side, as "lineno|hash|content", ready for further edits.`,
 }
 
 var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
@@ -94,20 +93,41 @@ func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sd
 	if err != nil {
 		return nil, err
 	}
-	abs, err := resolveWrite(r, args.Path)
+	t, err := resolveWrite(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
+	display := r.Rel(t.Abs)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	f, err := readFile(abs, r.Rel(abs), "edit_file")
+	var summary string
+	var out []byte
+	// The anchors are checked under the file's lock against what it holds
+	// then: a concurrent change makes them stale, never lost.
+	before, err := update(t, display, "edit_file", func(cur []byte) ([]byte, error) {
+		mark, text := splitBOM(string(cur))
+		body, sum, err := applyEdits(text, spans, anchors, display)
+		if err != nil {
+			return nil, err
+		}
+		summary, out = sum, []byte(mark+body)
+		return out, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	text := string(f.data)
+	res := sdk.TextResult(summary)
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, out)}
+	return res, nil
+}
+
+// applyEdits checks the anchors against text (a file's content without its
+// BOM) and applies the spans, returning the new text and the summary to
+// show. spans is sorted in place.
+func applyEdits(text string, spans []span, anchors []anchor, display string) (string, string, error) {
 	lines := splitLines(text)
-	if err := checkAnchors(lines, anchors, f.display); err != nil {
-		return nil, err
+	if err := checkAnchors(lines, anchors, display); err != nil {
+		return "", "", err
 	}
 	slices.SortStableFunc(spans, func(x, y span) int {
 		if c := cmp.Compare(x.a, y.a); c != 0 {
@@ -118,22 +138,16 @@ func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sd
 	for i := 1; i < len(spans); i++ {
 		p, q := spans[i-1], spans[i]
 		if q.a <= p.b || (p.b < p.a && q.b < q.a && p.a == q.a) {
-			return nil, sdk.Failf("edits %d and %d overlap (%s and %s); nothing was changed. Combine them into one edit", min(p.edit, q.edit), max(p.edit, q.edit), describeSpan(p), describeSpan(q))
+			return "", "", sdk.Failf("edits %d and %d overlap (%s and %s); nothing was changed. Combine them into one edit", min(p.edit, q.edit), max(p.edit, q.edit), describeSpan(p), describeSpan(q))
 		}
 	}
-
 	out, regions := applySpans(lines, spans, detectEOL(text), len(text) == 0 || strings.HasSuffix(text, "\n"))
-	if err := atomicfile.Write(f.abs, []byte(out), atomicfile.KeptMode(f.mode)); err != nil {
-		return nil, sdk.Failf("cannot write %s: %v", f.display, unwrapPath(err))
-	}
 	newLines := splitLines(out)
 	var b strings.Builder
 	fmt.Fprintf(&b, "edited %s: %s applied, %s now (was %d). Edited regions with one line of context (lineno|hash|content):\n",
-		f.display, plural(len(spans), "edit"), plural(len(newLines), "line"), len(lines))
+		display, plural(len(spans), "edit"), plural(len(newLines), "line"), len(lines))
 	writeRegions(&b, newLines, regions)
-	res := sdk.TextResult(b.String())
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(f.abs, f.data, []byte(out))}
-	return res, nil
+	return out, b.String(), nil
 }
 
 // parseEdits checks each edit on its own and turns it into a span and the

@@ -51,22 +51,23 @@ func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn roots
 	return roots.TypedTool(&s.roots, spec, fn)
 }
 
-// resolveRead and resolveWrite turn roots' refusals into tool errors.
-func resolveRead(r *roots.Roots, p string) (string, error) {
-	abs, err := r.ResolveRead(p)
+// resolveRead and resolveWrite turn roots' refusals into tool errors. The
+// Target they return is the only way the tools reach the file.
+func resolveRead(r *roots.Roots, p string) (*roots.Target, error) {
+	t, err := r.Read(p)
 	if err != nil {
-		return "", sdk.Failf("%v", err)
+		return nil, sdk.Failf("%v", err)
 	}
-	return abs, nil
+	return t, nil
 }
 
-func resolveWrite(r *roots.Roots, p string) (string, error) {
-	abs, err := r.ResolveWrite(p)
+func resolveWrite(r *roots.Roots, p string) (*roots.Target, error) {
+	t, err := r.Write(p)
 	if err != nil {
 		if errors.Is(err, roots.ErrOutside) {
-			return "", sdk.Failf("%v; files can be written only inside the served folders", err)
+			return nil, sdk.Failf("%v; files can be written only inside the served folders", err)
 		}
-		return "", sdk.Failf("%v", err)
+		return nil, sdk.Failf("%v", err)
 	}
-	return abs, nil
+	return t, nil
 }

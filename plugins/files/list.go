@@ -2,9 +2,9 @@ package files
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -30,6 +30,8 @@ type listArgs struct {
 	Glob       string `json:"glob,omitempty" jsonschema:"Only entries whose path relative to the listed directory matches this glob; * ? [abc] {a,b} and ** are supported. A glob without '/' also matches base names at any depth. Default: every entry."`
 	Depth      int    `json:"depth,omitempty" jsonschema:"How deep to go: 1 lists the directory's own entries, 2 their children too. Default 0, no limit."`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most entries to list. Default 1000, at most 10000."`
+	MaxFiles   int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
+	MaxSeconds int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
 }
 
 var listSpec = sdk.ToolSpec{
@@ -40,13 +42,15 @@ var listSpec = sdk.ToolSpec{
 
 Output: one path per line, relative to the listed directory, with '/' as separator; directories end with '/'. Entries are sorted by path, depth first: each directory comes just before its contents. Symlinks are listed, not followed.
 
-glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)".`,
+glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)". The walk stops after reading max_files entries (default 20000) or after max_seconds (default 10), and then says so in a last line; /proc, /sys and /dev are never walked.`,
 }
 
 var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	p["path"].Default = []byte(`"."`)
 	sdk.IntDefault(p["depth"], 0, 0, 0)
 	sdk.IntDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
+	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
+	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 })
 
 func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (*sdk.Result, error) {
@@ -67,28 +71,36 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 	}
 	baseNames := glob != "" && !strings.Contains(glob, "/")
 
-	abs, err := resolveRead(r, args.Path)
+	opts := ignore.Options{MaxDepth: args.Depth}
+	if err := ignore.Budget(&opts, args.MaxFiles, args.MaxSeconds); err != nil {
+		return nil, sdk.Failf("%v", err)
+	}
+	t, err := resolveRead(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	display := r.Rel(abs)
-	fi, err := os.Stat(abs)
+	display := r.Rel(t.Abs)
+	fi, err := t.Stat()
 	switch {
-	case os.IsNotExist(err):
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, sdk.Failf("%s does not exist", display)
 	case err != nil:
 		return nil, sdk.Failf("cannot list %s: %v", display, unwrapPath(err))
 	case !fi.IsDir():
 		return nil, sdk.Failf("%s is a file, not a directory; use view_file to read it", display)
 	}
-	base, ok := r.Root(abs)
-	if !ok {
-		base = abs
+	// The walk reads through the served folder's root (or, outside the
+	// roots, a root on the directory itself), never by absolute name.
+	fsys, name, closeFS, err := t.FS()
+	if err != nil {
+		return nil, sdk.Failf("cannot list %s: %v", display, unwrapPath(err))
 	}
+	defer closeFS()
+	opts.Skip = roots.PseudoDirs(t.Abs)
 
 	var b strings.Builder
 	shown, more, seen := 0, 0, 0
-	err = ignore.Walk(abs, ignore.Options{MaxDepth: args.Depth, Base: base}, func(rel string, d fs.DirEntry) error {
+	err = ignore.Walk(fsys, name, opts, func(rel string, d fs.DirEntry) error {
 		if seen++; seen%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -112,6 +124,10 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 		shown++
 		return nil
 	})
+	var stopped *ignore.LimitError
+	if errors.As(err, &stopped) {
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -120,9 +136,9 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 	}
 	switch {
 	case shown == 0 && glob != "":
-		return sdk.TextResult(fmt.Sprintf("(nothing in %s matches glob %q)", display, glob)), nil
+		fmt.Fprintf(&b, "(nothing in %s matches glob %q)", display, glob)
 	case shown == 0:
-		return sdk.TextResult(fmt.Sprintf("(%s has no entries that git does not ignore)", display)), nil
+		fmt.Fprintf(&b, "(%s has no entries that git does not ignore)", display)
 	case more > 0:
 		entries, atLeast := "entries", ""
 		if shown == 1 {
@@ -132,6 +148,12 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 			atLeast = "at least "
 		}
 		fmt.Fprintf(&b, "\n(%d %s shown; %s%d more left out: narrow path or glob, or set depth or max_results)", shown, entries, atLeast, more)
+	}
+	if stopped != nil {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "(%s)", stopped.Note())
 	}
 	return sdk.TextResult(b.String()), nil
 }

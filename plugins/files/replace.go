@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -28,7 +27,7 @@ var replaceSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes.
 
-Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line endings they are matched and written with "\r\n", so the file keeps its endings. The file keeps its permissions, and the write is atomic.
+Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line endings they are matched and written with "\r\n", so the file keeps its endings. The file keeps its permissions, owner, extended attributes and a leading UTF-8 byte order mark; the write is atomic, and made under a lock on the file, so concurrent edits by other ramabana servers are applied one after the other, never lost.
 
 The result says how many occurrences were replaced and shows the replaced lines as they are now, as "lineno|hash|content".`,
 }
@@ -43,18 +42,37 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 	if args.Old == "" {
 		return nil, sdk.Failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
 	}
-	abs, err := resolveWrite(r, args.Path)
+	t, err := resolveWrite(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
+	display := r.Rel(t.Abs)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	f, err := readFile(abs, r.Rel(abs), "replace_text")
+	var summary, out string
+	// The replacement is computed under the file's lock from what it holds
+	// then, so a concurrent writer's change is built upon, never lost.
+	before, err := update(t, display, "replace_text", func(cur []byte) ([]byte, error) {
+		mark, text := splitBOM(string(cur))
+		body, at, size, err := replaceIn(text, args, display)
+		if err != nil {
+			return nil, err
+		}
+		summary, out = replaceSummary(body, at, size, display), mark+body
+		return []byte(out), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	text := string(f.data)
+	res := sdk.TextResult(summary)
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, []byte(out))}
+	return res, nil
+}
 
+// replaceIn replaces args.Old by args.New in text (without its BOM) and
+// returns the new text, the offsets of the replacements in it and their
+// size.
+func replaceIn(text string, args replaceArgs, display string) (out string, at []int, size int, err error) {
 	// Match with the file's line endings; fall back to old exactly as given
 	// for a file that mixes them.
 	eol := detectEOL(text)
@@ -67,17 +85,16 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 	}
 	switch {
 	case n == 0:
-		return nil, sdk.Failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", f.display)
+		return "", nil, 0, sdk.Failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", display)
 	case n > 1 && !args.ReplaceAll:
-		return nil, sdk.Failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, f.display, lineAt(text, strings.Index(text, old)), n)
+		return "", nil, 0, sdk.Failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, display, lineAt(text, strings.Index(text, old)), n)
 	case old == repl:
-		return nil, sdk.Failf("old and new are the same; nothing to change in %s", f.display)
+		return "", nil, 0, sdk.Failf("old and new are the same; nothing to change in %s", display)
 	}
 
 	// Build the new text, noting where each replacement lands.
 	var b strings.Builder
 	b.Grow(len(text) + n*(len(repl)-len(old)))
-	var at []int // offsets of the replacements in the new text
 	rest := text
 	for range n {
 		i := strings.Index(rest, old)
@@ -87,14 +104,7 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 		rest = rest[i+len(old):]
 	}
 	b.WriteString(rest)
-	out := b.String()
-
-	if err := atomicfile.Write(f.abs, []byte(out), atomicfile.KeptMode(f.mode)); err != nil {
-		return nil, sdk.Failf("cannot write %s: %v", f.display, unwrapPath(err))
-	}
-	res := sdk.TextResult(replaceSummary(out, at, len(repl), f.display))
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(f.abs, f.data, []byte(out))}
-	return res, nil
+	return b.String(), at, len(repl), nil
 }
 
 // replaceSummary reports the replacements at the offsets at (each size

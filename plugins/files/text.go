@@ -2,14 +2,17 @@ package files
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
 // LineHash is the hash view_file shows for a line and edit_file checks: 4
@@ -154,41 +157,130 @@ const maxFileSize = 256 << 20
 
 // file is a regular file read whole.
 type file struct {
-	abs     string
+	t       *roots.Target
 	display string
 	data    []byte
-	mode    fs.FileMode
 }
 
-// readFile reads a regular file for tool, refusing directories, missing
-// files, oversized and (unless binaryOK) binary files with tool errors.
-func readFile(abs, display, tool string) (*file, error) {
-	fi, err := os.Stat(abs)
-	switch {
-	case os.IsNotExist(err):
-		return nil, sdk.Failf("%s does not exist", display)
-	case err != nil:
-		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
-	case fi.IsDir():
-		return nil, sdk.Failf("%s is a directory; %s works on files (use list_files to see what it holds)", display, tool)
-	case !fi.Mode().IsRegular():
-		return nil, sdk.Failf("%s is not a regular file (%s)", display, fi.Mode().Type())
-	case fi.Size() > maxFileSize:
-		return nil, sdk.Failf("%s is too large (%d bytes); %s reads files up to %d MiB", display, fi.Size(), tool, maxFileSize>>20)
+// bom is the UTF-8 byte order mark. A file that starts with one keeps it
+// first and untouched: view_file shows and hashes line 1 without it, and
+// the edit tools edit the text after it.
+const bom = "\uFEFF"
+
+// splitBOM cuts a leading UTF-8 BOM off text.
+func splitBOM(text string) (mark, body string) {
+	if strings.HasPrefix(text, bom) {
+		return bom, text[len(bom):]
 	}
-	data, err := os.ReadFile(abs)
+	return "", text
+}
+
+// readFile reads a regular file for tool through its Target, refusing
+// directories, missing files, oversized and binary files with tool
+// errors. The checks are made on the opened file, not on its path.
+func readFile(t *roots.Target, display, tool string) (*file, error) {
+	f, err := t.Open()
+	if err != nil {
+		return nil, openFailure(err, display)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	}
-	if isBinary(data) {
-		return nil, sdk.Failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
+	if err := checkFile(fi, display, tool); err != nil {
+		return nil, err
 	}
-	return &file{abs: abs, display: display, data: data, mode: fi.Mode()}, nil
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
+	}
+	if err := checkText(data, display, tool); err != nil {
+		return nil, err
+	}
+	return &file{t: t, display: display, data: data}, nil
+}
+
+// openFailure is the tool error for a file that cannot be opened.
+func openFailure(err error, display string) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return sdk.Failf("%s does not exist", display)
+	}
+	return sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
+}
+
+// checkFile refuses what the tools do not read: directories, special
+// files, files over maxFileSize.
+func checkFile(fi fs.FileInfo, display, tool string) error {
+	switch {
+	case fi.IsDir():
+		return sdk.Failf("%s is a directory; %s works on files (use list_files to see what it holds)", display, tool)
+	case !fi.Mode().IsRegular():
+		return sdk.Failf("%s is not a regular file (%s)", display, fi.Mode().Type())
+	case fi.Size() > maxFileSize:
+		return sdk.Failf("%s is too large (%d bytes); %s reads files up to %d MiB", display, fi.Size(), tool, maxFileSize>>20)
+	}
+	return nil
+}
+
+// checkText refuses binary content.
+func checkText(data []byte, display, tool string) error {
+	if len(data) > maxFileSize {
+		return sdk.Failf("%s is too large (over %d MiB); %s reads files up to %d MiB", display, maxFileSize>>20, tool, maxFileSize>>20)
+	}
+	if isBinary(data) {
+		return sdk.Failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
+	}
+	return nil
+}
+
+// update runs a read-modify-write of the text file t for tool under the
+// file's lock (atomicfile.Update): edit gets the current content, checked
+// as readFile checks it, and returns the new content or a tool error. It
+// returns the content the edit was made on. Failures are tool errors; a
+// change by another program meanwhile is refused, never lost.
+func update(t *roots.Target, display, tool string, edit func(cur []byte) ([]byte, error)) ([]byte, error) {
+	dir, name, err := t.Parent(false)
+	if err != nil {
+		return nil, openFailure(err, display)
+	}
+	defer dir.Close()
+	var before []byte
+	err = atomicfile.Update(dir, name,
+		func(fi fs.FileInfo) error { return checkFile(fi, display, tool) },
+		func(cur []byte, _ fs.FileInfo) ([]byte, error) {
+			if err := checkText(cur, display, tool); err != nil {
+				return nil, err
+			}
+			before = cur
+			return edit(cur)
+		})
+	if err != nil {
+		return nil, writeFailure(err, display)
+	}
+	return before, nil
+}
+
+// writeFailure is the tool error for a write that failed; the file is
+// unchanged.
+func writeFailure(err error, display string) error {
+	var te *sdk.ToolError
+	switch {
+	case errors.As(err, &te):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return sdk.Failf("%s does not exist", display)
+	case errors.Is(err, atomicfile.ErrChanged):
+		return sdk.Failf("%s was changed by another program while this edit was made, so nothing was written (no change is lost): read it again and retry", display)
+	case errors.Is(err, atomicfile.ErrSymlink):
+		return sdk.Failf("%s was replaced by a symlink since its path was checked; nothing was written", display)
+	}
+	return sdk.Failf("cannot write %s: %v; it is unchanged", display, unwrapPath(err))
 }
 
 // unwrapPath drops the absolute path an *fs.PathError repeats.
 func unwrapPath(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err

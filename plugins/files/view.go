@@ -48,11 +48,11 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 	if args.Start < 0 || args.Limit < 0 {
 		return nil, sdk.Failf("start and limit must be positive (got start=%d, limit=%d)", args.Start, args.Limit)
 	}
-	abs, err := resolveRead(r, args.Path)
+	t, err := resolveRead(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := readFile(abs, r.Rel(abs), "view_file")
+	f, err := readFile(t, r.Rel(t.Abs), "view_file")
 	if err != nil {
 		return nil, err
 	}
@@ -64,8 +64,10 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 }
 
 // renderPage formats lines start.. of data as view_file shows them; start
-// and limit of 0 take their defaults.
+// and limit of 0 take their defaults. A leading BOM is not shown, nor part
+// of line 1's hash: the edit tools keep it in place.
 func renderPage(data []byte, display string, start, limit int) (string, error) {
+	data = bytes.TrimPrefix(data, []byte(bom))
 	if start == 0 {
 		start = 1
 	}

@@ -4,14 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
 // maxNotebookSize bounds the files the tools read.
@@ -26,41 +26,51 @@ const (
 
 // notebook is an nbformat 4 file as read from disk.
 type notebook struct {
-	abs, display string
-	data         []byte
-	mode         fs.FileMode
+	display string
+	data    []byte
 
 	doc          *document
 	cells        *node // the "cells" array; each element is an object
 	major, minor int
 }
 
-// loadNotebook reads and checks the notebook at abs; display is the path
-// to show.
-func loadNotebook(abs, display string) (*notebook, error) {
-	fi, err := os.Stat(abs)
+// loadNotebook reads and checks the notebook t, through its served
+// folder's root; display is the path to show.
+func loadNotebook(t *roots.Target, display string) (*notebook, error) {
+	f, err := t.Open()
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, sdk.Failf("%s does not exist", display)
 	case err != nil:
 		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
-	case fi.IsDir():
-		return nil, sdk.Failf("%s is a directory, not a notebook", display)
-	case !fi.Mode().IsRegular():
-		return nil, sdk.Failf("%s is not a regular file (%s)", display, fi.Mode().Type())
-	case fi.Size() > maxNotebookSize:
-		return nil, sdk.Failf("%s is too large (%d bytes); notebooks up to %d MiB are read", display, fi.Size(), maxNotebookSize>>20)
 	}
-	data, err := os.ReadFile(abs)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	}
-	nb, err := parseNotebook(data, display)
-	if err != nil {
+	if err := checkFile(fi, display); err != nil {
 		return nil, err
 	}
-	nb.abs, nb.mode = abs, fi.Mode()
-	return nb, nil
+	data, err := io.ReadAll(io.LimitReader(f, maxNotebookSize+1))
+	if err != nil {
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
+	}
+	return parseNotebook(data, display)
+}
+
+// checkFile refuses what is not a notebook file: directories, special
+// files, files over maxNotebookSize.
+func checkFile(fi fs.FileInfo, display string) error {
+	switch {
+	case fi.IsDir():
+		return sdk.Failf("%s is a directory, not a notebook", display)
+	case !fi.Mode().IsRegular():
+		return sdk.Failf("%s is not a regular file (%s)", display, fi.Mode().Type())
+	case fi.Size() > maxNotebookSize:
+		return sdk.Failf("%s is too large (%d bytes); notebooks up to %d MiB are read", display, fi.Size(), maxNotebookSize>>20)
+	}
+	return nil
 }
 
 // parseNotebook checks that data is an nbformat 4 notebook.
@@ -110,16 +120,6 @@ func (nb *notebook) len() int { return len(nb.cells.elems) }
 
 // encode is the notebook as it would be written now.
 func (nb *notebook) encode() []byte { return nb.doc.encode(len(nb.data)) }
-
-// save writes the notebook back atomically, keeping the file's mode, and
-// returns the change for the ledger.
-func (nb *notebook) save() (sdk.FileChange, error) {
-	out := nb.encode()
-	if err := atomicfile.Write(nb.abs, out, atomicfile.KeptMode(nb.mode)); err != nil {
-		return sdk.FileChange{}, sdk.Failf("cannot write %s: %v; it is unchanged", nb.display, unwrapPath(err))
-	}
-	return sdk.NewFileChange(nb.abs, nb.data, out), nil
-}
 
 // cellType, cellID and cellSource read a cell's fields.
 func cellType(c *node) string { return c.get("cell_type").str() }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -59,57 +60,85 @@ func intArg(p *jsonschema.Schema, minimum float64, def int) {
 	}
 }
 
-// resolveRead and resolveWrite turn roots' refusals into tool errors.
-func resolveRead(r *roots.Roots, p string) (string, error) {
-	abs, err := r.ResolveRead(p)
+// resolveRead and resolveWrite turn roots' refusals into tool errors. The
+// Target they return is the only way the tools reach the notebook.
+func resolveRead(r *roots.Roots, p string) (*roots.Target, error) {
+	t, err := r.Read(p)
 	if err != nil {
-		return "", sdk.Failf("%v", err)
+		return nil, sdk.Failf("%v", err)
 	}
-	return abs, nil
+	return t, nil
 }
 
-func resolveWrite(r *roots.Roots, p string) (string, error) {
-	abs, err := r.ResolveWrite(p)
+func resolveWrite(r *roots.Roots, p string) (*roots.Target, error) {
+	t, err := r.Write(p)
 	if err != nil {
 		if errors.Is(err, roots.ErrOutside) {
-			return "", sdk.Failf("%v; notebooks can be changed only inside the served folders", err)
+			return nil, sdk.Failf("%v; notebooks can be changed only inside the served folders", err)
 		}
-		return "", sdk.Failf("%v", err)
+		return nil, sdk.Failf("%v", err)
 	}
-	return abs, nil
+	return t, nil
 }
 
 // unwrapPath drops the absolute path an *fs.PathError repeats.
 func unwrapPath(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err
 }
 
-// change runs one write tool's read-modify-write under the write lock:
-// it loads the notebook at path, lets edit change it (edit returns the
-// result text, or an error that leaves the file untouched), and saves it.
+// change runs one write tool's read-modify-write: under the plugin's write
+// lock and the file's own (atomicfile.Update), it parses the notebook as
+// it is then, lets edit change it (edit returns the result text, or an
+// error that leaves the file untouched), and writes it back atomically,
+// keeping the file's mode, owner and extended attributes. A concurrent
+// ramabana server's edit is applied before or after this one, never lost.
 func (s *server) change(r *roots.Roots, path string, edit func(nb *notebook) (string, error)) (*sdk.Result, error) {
-	abs, err := resolveWrite(r, path)
+	t, err := resolveWrite(r, path)
 	if err != nil {
 		return nil, err
 	}
+	display := r.Rel(t.Abs)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	nb, err := loadNotebook(abs, r.Rel(abs))
+	dir, name, err := t.Parent(false)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, sdk.Failf("%s does not exist", display)
+		}
+		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	}
-	text, err := edit(nb)
-	if err != nil {
+	defer dir.Close()
+	var text string
+	var before, out []byte
+	err = atomicfile.Update(dir, name,
+		func(fi fs.FileInfo) error { return checkFile(fi, display) },
+		func(cur []byte, _ fs.FileInfo) ([]byte, error) {
+			nb, err := parseNotebook(cur, display)
+			if err != nil {
+				return nil, err
+			}
+			if text, err = edit(nb); err != nil {
+				return nil, err
+			}
+			before, out = cur, nb.encode()
+			return out, nil
+		})
+	var te *sdk.ToolError
+	switch {
+	case err == nil:
+	case errors.As(err, &te):
 		return nil, err
-	}
-	ch, err := nb.save()
-	if err != nil {
-		return nil, err
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, sdk.Failf("%s does not exist", display)
+	case errors.Is(err, atomicfile.ErrChanged):
+		return nil, sdk.Failf("%s was changed by another program while this edit was made, so nothing was written (no change is lost): view it again and retry", display)
+	default:
+		return nil, sdk.Failf("cannot write %s: %v; it is unchanged", display, unwrapPath(err))
 	}
 	res := sdk.TextResult(text)
-	res.Changes = []sdk.FileChange{ch}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, out)}
 	return res, nil
 }

@@ -62,11 +62,11 @@ func (s *server) viewNotebook(_ context.Context, r *roots.Roots, args viewArgs) 
 	if args.Start < 0 || args.Limit < 0 {
 		return nil, sdk.Failf("start and limit must not be negative (got start=%d, limit=%d)", args.Start, args.Limit)
 	}
-	abs, err := resolveRead(r, args.Path)
+	t, err := resolveRead(r, args.Path)
 	if err != nil {
 		return nil, err
 	}
-	nb, err := loadNotebook(abs, r.Rel(abs))
+	nb, err := loadNotebook(t, r.Rel(t.Abs))
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,15 @@
 // write through it cannot create a file outside. Relative paths are relative
 // to the first root.
 //
-// Resolution and the later open or write are separate steps; a process that
-// swaps a directory for a symlink in between is not guarded against.
+// Resolving is the check; the access itself goes through a Target, which
+// reaches the path through an os.Root opened on the served folder that
+// contains it, with the path relative to that folder. os.Root refuses
+// absolute symlinks and symlinks that leave the folder, and holds the
+// folder by a file descriptor, so a directory swapped for a symlink to
+// outside between the check and the access (or during a walk) leads
+// nowhere: the access fails instead of leaving the folder. Plugins open no
+// path by its absolute name, except reads outside the roots that
+// --read-outside allows.
 package roots
 
 import (
@@ -54,7 +61,9 @@ const maxLinks = 255
 // Roots is a set of served folders. It is immutable and safe for concurrent
 // use.
 type Roots struct {
-	roots       []string
+	roots []string
+	// handles holds each root open, in the order of roots.
+	handles     []*os.Root
 	readOutside bool
 }
 
@@ -80,7 +89,12 @@ func New(rootDirs []string, readOutside bool) (*Roots, error) {
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("served folder %q: not a directory", d)
 		}
+		h, err := os.OpenRoot(real)
+		if err != nil {
+			return nil, fmt.Errorf("served folder %q: %w", d, err)
+		}
 		r.roots = append(r.roots, real)
+		r.handles = append(r.handles, h)
 	}
 	return r, nil
 }
@@ -145,12 +159,19 @@ func lexical(p string, roots []string) string {
 // Root returns the first served folder containing abs, an absolute resolved
 // path; a folder contains itself.
 func (r *Roots) Root(abs string) (string, bool) {
-	for _, root := range r.roots {
-		if within(root, abs) {
-			return root, true
-		}
+	if i := r.index(abs); i >= 0 {
+		return r.roots[i], true
 	}
 	return "", false
+}
+
+func (r *Roots) index(abs string) int {
+	for i, root := range r.roots {
+		if within(root, abs) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Rel is the path to show for abs, an absolute resolved path. It is relative

@@ -1,50 +1,95 @@
 package atomicfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestWrite(t *testing.T) {
+// openDir opens a new directory d in a temporary folder as a root.
+func openDir(t *testing.T) (string, *os.Root) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "d")
+	mustMkdir(t, dir)
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return dir, r
+}
+
+func replaceWith(s string) Edit {
+	return func([]byte, fs.FileInfo) ([]byte, error) { return []byte(s), nil }
+}
+
+func TestUpdate(t *testing.T) {
 	t.Parallel()
+	boom := errors.New("boom")
 	tests := map[string]struct {
 		setup   func(t *testing.T, path string)
-		mode    fs.FileMode
-		wantErr bool
+		edit    Edit
+		want    string // content after; "" with wantErr
+		wantErr error  // nil: none; errAny: any
 	}{
-		"new file":            {mode: 0o644},
-		"replace keeps given": {setup: func(t *testing.T, p string) { mustWrite(t, p, "old", 0o600) }, mode: 0o755},
-		"setuid kept":         {setup: func(t *testing.T, p string) { mustWrite(t, p, "old", 0o644) }, mode: 0o755 | fs.ModeSetuid},
-		"target is a directory": {
-			setup:   func(t *testing.T, p string) { mustMkdir(t, filepath.Join(p, "child")) },
-			mode:    0o644,
-			wantErr: true,
+		"keeps mode": {
+			setup: func(t *testing.T, p string) { mustWrite(t, p, "old", 0o751) },
+			edit:  replaceWith("new\n"), want: "new\n",
 		},
-		"directory missing": {
-			setup:   func(t *testing.T, p string) { mustRemove(t, filepath.Dir(p)) },
-			mode:    0o644,
-			wantErr: true,
+		"setuid kept": {
+			setup: func(t *testing.T, p string) { mustWrite(t, p, "old", 0o644); mustChmod(t, p, 0o755|fs.ModeSetuid) },
+			edit:  replaceWith("new\n"), want: "new\n",
+		},
+		"edit sees the content": {
+			setup: func(t *testing.T, p string) { mustWrite(t, p, "a", 0o644) },
+			edit:  func(cur []byte, _ fs.FileInfo) ([]byte, error) { return append(cur, 'b'), nil },
+			want:  "ab",
+		},
+		"edit error writes nothing": {
+			setup:   func(t *testing.T, p string) { mustWrite(t, p, "old", 0o644) },
+			edit:    func([]byte, fs.FileInfo) ([]byte, error) { return nil, boom },
+			wantErr: boom,
+		},
+		"missing": {edit: replaceWith("x"), wantErr: fs.ErrNotExist},
+		"directory": {
+			setup:   func(t *testing.T, p string) { mustMkdir(t, p) },
+			edit:    replaceWith("x"),
+			wantErr: errAny,
+		},
+		"symlink in place": {
+			setup: func(t *testing.T, p string) {
+				mustWrite(t, filepath.Join(filepath.Dir(p), "real"), "old", 0o644)
+				if err := os.Symlink("real", p); err != nil {
+					t.Fatal(err)
+				}
+			},
+			edit:    replaceWith("x"),
+			wantErr: ErrSymlink,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			dir := filepath.Join(t.TempDir(), "d")
-			mustMkdir(t, dir)
+			dir, root := openDir(t)
 			path := filepath.Join(dir, "f.txt")
 			if tc.setup != nil {
 				tc.setup(t, path)
 			}
-			err := Write(path, []byte("new\n"), tc.mode)
-			if tc.wantErr {
-				if err == nil {
-					t.Fatal("Write succeeded")
+			before, _ := os.Lstat(path)
+			entriesBefore, _ := os.ReadDir(dir)
+			err := Update(root, "f.txt", nil, tc.edit)
+			if tc.wantErr != nil {
+				if err == nil || (tc.wantErr != errAny && !errors.Is(err, tc.wantErr)) {
+					t.Fatalf("Update = %v, want %v", err, tc.wantErr)
 				}
-				if entries, _ := os.ReadDir(dir); len(entries) > 1 {
+				if entries, _ := os.ReadDir(dir); len(entries) != len(entriesBefore) {
 					t.Errorf("left behind: %v", entries)
 				}
 				return
@@ -57,11 +102,11 @@ func TestWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			data, _ := os.ReadFile(path)
-			if diff := cmp.Diff("new\n", string(data)); diff != "" {
+			if diff := cmp.Diff(tc.want, string(data)); diff != "" {
 				t.Errorf("content (-want +got):\n%s", diff)
 			}
-			if got := KeptMode(fi.Mode()); got != tc.mode {
-				t.Errorf("mode %v, want %v", got, tc.mode)
+			if got, want := KeptMode(fi.Mode()), KeptMode(before.Mode()); got != want {
+				t.Errorf("mode %v, want %v", got, want)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 				t.Errorf("directory holds %v, want just f.txt", entries)
@@ -70,9 +115,111 @@ func TestWrite(t *testing.T) {
 	}
 }
 
+// errAny stands for any error in a table.
+var errAny = errors.New("any error")
+
+func TestCreate(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		setup   func(t *testing.T, path string)
+		wantErr bool
+	}{
+		"new":              {},
+		"existing file":    {setup: func(t *testing.T, p string) { mustWrite(t, p, "old", 0o644) }, wantErr: true},
+		"existing dir":     {setup: func(t *testing.T, p string) { mustMkdir(t, p) }, wantErr: true},
+		"dangling symlink": {setup: func(t *testing.T, p string) { _ = os.Symlink("/nonexistent/x", p) }, wantErr: true},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir, root := openDir(t)
+			path := filepath.Join(dir, "f.txt")
+			if tc.setup != nil {
+				tc.setup(t, path)
+			}
+			err := Create(root, "f.txt", []byte("new\n"), 0o640)
+			entries, _ := os.ReadDir(dir)
+			if tc.wantErr {
+				if !errors.Is(err, fs.ErrExist) {
+					t.Errorf("Create = %v, want fs.ErrExist", err)
+				}
+				if len(entries) != 1 {
+					t.Errorf("left behind: %v", entries)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := os.Stat(path)
+			if fi.Mode() != 0o640 || len(entries) != 1 {
+				t.Errorf("mode %v, entries %v", fi.Mode(), entries)
+			}
+		})
+	}
+}
+
+// TestUpdateConcurrent runs many read-modify-writes on one file from
+// goroutines with separate opens (each its own lock holder, as separate
+// processes are): none is lost.
+func TestUpdateConcurrent(t *testing.T) {
+	t.Parallel()
+	dir, root := openDir(t)
+	path := filepath.Join(dir, "f.txt")
+	mustWrite(t, path, "", 0o644)
+	const n = 40
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if err := Update(root, "f.txt", nil, func(cur []byte, _ fs.FileInfo) ([]byte, error) {
+				runtime.Gosched()
+				return append(cur, 'x'), nil
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	data, _ := os.ReadFile(path)
+	if len(data) != n {
+		t.Errorf("file has %d updates, want %d", len(data), n)
+	}
+}
+
+// TestUpdateKeepsOwner gives the file another owner and group (as root)
+// and checks that a rewrite keeps them.
+func TestUpdateKeepsOwner(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("giving a file another owner needs root")
+	}
+	dir, root := openDir(t)
+	path := filepath.Join(dir, "f.txt")
+	mustWrite(t, path, "old", 0o640)
+	if err := os.Chown(path, 4321, 8765); err != nil {
+		t.Fatal(err)
+	}
+	if err := Update(root, "f.txt", nil, replaceWith("new")); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	st := fi.Sys().(*syscall.Stat_t)
+	if st.Uid != 4321 || st.Gid != 8765 || fi.Mode().Perm() != 0o640 {
+		t.Errorf("owner %d:%d mode %v, want 4321:8765 -rw-r-----", st.Uid, st.Gid, fi.Mode())
+	}
+}
+
 func mustWrite(t *testing.T, p, s string, mode fs.FileMode) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), mode); err != nil {
+		t.Fatal(err)
+	}
+	mustChmod(t, p, mode)
+}
+
+func mustChmod(t *testing.T, p string, mode fs.FileMode) {
+	t.Helper()
+	if err := os.Chmod(p, mode); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -80,13 +227,6 @@ func mustWrite(t *testing.T, p, s string, mode fs.FileMode) {
 func mustMkdir(t *testing.T, p string) {
 	t.Helper()
 	if err := os.MkdirAll(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustRemove(t *testing.T, p string) {
-	t.Helper()
-	if err := os.RemoveAll(p); err != nil {
 		t.Fatal(err)
 	}
 }

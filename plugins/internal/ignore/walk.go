@@ -6,46 +6,77 @@
 // within one file the last matching pattern wins, info/exclude comes last,
 // and a file inside an ignored directory stays ignored (the directory is not
 // entered). Global excludes (core.excludesFile) are not read.
+//
+// A walk reads only through the fs.FS it is given (an os.Root's, from
+// sdk/roots), so a directory swapped for a symlink mid-walk cannot lead it
+// out of that file system. It stops at a budget of entries and of time.
 package ignore
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Options tune a Walk. The zero value walks the whole tree honouring the
-// ignore files in it.
+// ignore files in it, without a budget.
 type Options struct {
 	// MaxDepth limits the depth: 1 visits the root's own entries only, 2
 	// their children too; 0 means no limit.
 	MaxDepth int
-	// Base is a directory at or above the walk root (typically the served
-	// folder containing it). The .gitignore files of Base and of every
-	// directory between it and the root apply as well, starting at the
-	// closest git work tree top (a directory with a .git entry) when there
-	// is one in between. Empty means the root itself.
-	Base string
 	// NoIgnore visits ignored entries too; .git is still skipped.
 	NoIgnore bool
+	// MaxEntries stops the walk after this many directory entries were
+	// read (ignored ones included: they cost the same); 0 means no limit.
+	MaxEntries int
+	// Timeout stops the walk once this much time has passed; 0 means no
+	// limit.
+	Timeout time.Duration
+	// Skip lists directories never entered, as slash-separated paths
+	// relative to the walk root (see roots.PseudoDirs).
+	Skip []string
 }
 
-// Walk calls fn for every entry under root that git would not ignore, with
-// rel the slash-separated path relative to root; root itself is not
-// visited. Entries come in lexical order, depth first, a directory just
-// before its contents. Symlinks are reported, never followed.
+// LimitError is the error of a walk stopped by its budget. The entries
+// visited before it were reported.
+type LimitError struct {
+	// Entries is how many entries were read; Elapsed how long it ran.
+	Entries int
+	Elapsed time.Duration
+	// Timeout is true when the time budget ran out, false for the
+	// entry budget.
+	Timeout bool
+}
+
+func (e *LimitError) Error() string {
+	if e.Timeout {
+		return fmt.Sprintf("stopped after %.1f s (time budget), %d entries read", e.Elapsed.Seconds(), e.Entries)
+	}
+	return fmt.Sprintf("stopped after %d entries (entry budget), %.1f s", e.Entries, e.Elapsed.Seconds())
+}
+
+// Walk calls fn for every entry under root, a slash-separated directory in
+// fsys ("." for its top), that git would not ignore, with rel the
+// slash-separated path relative to root; root itself is not visited. The
+// ignore files of fsys's top and of every directory between it and root
+// apply as well, starting at the closest git work tree top (a directory
+// with a .git entry) when there is one in between. Entries come in lexical
+// order, depth first, a directory just before its contents. Symlinks are
+// reported, never followed.
 //
 // fn returning filepath.SkipDir on a directory skips its contents, and on a
 // file skips the rest of its directory; filepath.SkipAll ends the walk and
-// Walk returns nil. Any other error ends the walk and is returned. A
-// subdirectory that cannot be read is skipped; an unreadable root is an
-// error.
-func Walk(root string, opts Options, fn func(rel string, d fs.DirEntry) error) error {
-	root = filepath.Clean(root)
-	w := &walker{opts: opts, fn: fn}
+// Walk returns nil. Any other error ends the walk and is returned. A walk
+// past its budget ends with a *LimitError. A subdirectory that cannot be
+// read is skipped; an unreadable root is an error.
+func Walk(fsys fs.FS, root string, opts Options, fn func(rel string, d fs.DirEntry) error) error {
+	root = path.Clean(root)
+	w := &walker{fsys: fsys, opts: opts, fn: fn, start: time.Now()}
 	rootRel := ""
 	if !opts.NoIgnore {
 		var err error
@@ -64,8 +95,12 @@ func Walk(root string, opts Options, fn func(rel string, d fs.DirEntry) error) e
 }
 
 type walker struct {
+	fsys fs.FS
 	opts Options
-	fn   func(rel string, d fs.DirEntry) error
+	// entries counts the entries read, for the budget.
+	entries int
+	start   time.Time
+	fn      func(rel string, d fs.DirEntry) error
 	// levels are the ignore files in force, shallowest first.
 	levels []level
 	// strip is what to cut from a path relative to the top to make it
@@ -83,27 +118,22 @@ type level struct {
 // loadAbove loads the ignore files from the top down to root's parent and
 // returns root's path relative to the top.
 func (w *walker) loadAbove(root string) (string, error) {
-	base := root
-	if w.opts.Base != "" {
-		base = filepath.Clean(w.opts.Base)
+	if root == ".." || strings.HasPrefix(root, "../") || strings.HasPrefix(root, "/") {
+		return "", fmt.Errorf("walk %q: not inside the file system walked", root)
 	}
-	rel, err := filepath.Rel(base, root)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("walk %q: base %q does not contain it", root, base)
-	}
-	// The chain of directories from base down to root.
-	chain := []string{base}
-	if rel != "." {
-		for _, c := range strings.Split(rel, string(filepath.Separator)) {
-			chain = append(chain, filepath.Join(chain[len(chain)-1], c))
+	// The chain of directories from the top down to root.
+	chain := []string{"."}
+	if root != "." {
+		for _, c := range strings.Split(root, "/") {
+			chain = append(chain, path.Join(chain[len(chain)-1], c))
 		}
 	}
 	// Start at the closest work tree top, since git reads nothing above it.
 	top := 0
 	for i := len(chain) - 1; i >= 0; i-- {
-		if _, err := os.Lstat(filepath.Join(chain[i], ".git")); err == nil {
+		if _, err := fs.Stat(w.fsys, path.Join(chain[i], ".git")); err == nil {
 			top = i
-			if data, err := os.ReadFile(filepath.Join(chain[i], ".git", "info", "exclude")); err == nil {
+			if data, err := fs.ReadFile(w.fsys, path.Join(chain[i], ".git", "info", "exclude")); err == nil {
 				w.levels = append(w.levels, level{m: Parse(data)})
 			}
 			break
@@ -112,14 +142,14 @@ func (w *walker) loadAbove(root string) (string, error) {
 	prefix := ""
 	for i := top; i < len(chain)-1; i++ {
 		if i > top {
-			prefix = join(prefix, filepath.Base(chain[i]))
+			prefix = join(prefix, path.Base(chain[i]))
 		}
-		if data, err := os.ReadFile(filepath.Join(chain[i], ".gitignore")); err == nil {
+		if data, err := fs.ReadFile(w.fsys, path.Join(chain[i], ".gitignore")); err == nil {
 			w.levels = append(w.levels, level{prefix: prefix, m: Parse(data)})
 		}
 	}
 	if len(chain)-1 > top {
-		prefix = join(prefix, filepath.Base(root))
+		prefix = join(prefix, path.Base(root))
 	}
 	return prefix, nil
 }
@@ -131,16 +161,21 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-func (w *walker) dir(abs, rel string, depth int, isRoot bool) error {
-	entries, err := os.ReadDir(abs)
+// dir walks the directory name (in fsys); rel is its path relative to
+// the top, walked the relative path to the walk root.
+func (w *walker) dir(dirName, rel string, depth int, isRoot bool) error {
+	entries, err := fs.ReadDir(w.fsys, dirName)
 	if err != nil {
 		if isRoot {
-			return fmt.Errorf("walk %q: %w", abs, err)
+			return fmt.Errorf("walk %q: %w", dirName, err)
 		}
 		return nil
 	}
+	if err := w.budget(len(entries)); err != nil {
+		return err
+	}
 	if !w.opts.NoIgnore {
-		if m := readIgnore(abs, entries); m != nil {
+		if m := w.readIgnore(dirName, entries); m != nil {
 			w.levels = append(w.levels, level{prefix: rel, m: m})
 			defer func(n int) { w.levels = w.levels[:n] }(len(w.levels) - 1)
 		}
@@ -151,11 +186,11 @@ func (w *walker) dir(abs, rel string, depth int, isRoot bool) error {
 			continue
 		}
 		isDir := e.IsDir()
-		path := join(rel, name)
-		if !w.opts.NoIgnore && w.ignored(path, isDir) {
+		p := join(rel, name)
+		if !w.opts.NoIgnore && w.ignored(p, isDir) {
 			continue
 		}
-		err := w.fn(path[w.strip:], e)
+		err := w.fn(p[w.strip:], e)
 		if errors.Is(err, filepath.SkipDir) {
 			if isDir {
 				continue
@@ -165,8 +200,8 @@ func (w *walker) dir(abs, rel string, depth int, isRoot bool) error {
 		if err != nil {
 			return err
 		}
-		if isDir && (w.opts.MaxDepth <= 0 || depth < w.opts.MaxDepth) {
-			if err := w.dir(filepath.Join(abs, name), path, depth+1, false); err != nil {
+		if isDir && (w.opts.MaxDepth <= 0 || depth < w.opts.MaxDepth) && !slices.Contains(w.opts.Skip, p[w.strip:]) {
+			if err := w.dir(path.Join(dirName, name), p, depth+1, false); err != nil {
 				return err
 			}
 		}
@@ -174,8 +209,23 @@ func (w *walker) dir(abs, rel string, depth int, isRoot bool) error {
 	return nil
 }
 
+// budget counts n more entries read and says whether the walk is over its
+// budget.
+func (w *walker) budget(n int) error {
+	w.entries += n
+	if w.opts.MaxEntries > 0 && w.entries >= w.opts.MaxEntries {
+		return &LimitError{Entries: w.entries, Elapsed: time.Since(w.start)}
+	}
+	if w.opts.Timeout > 0 {
+		if el := time.Since(w.start); el >= w.opts.Timeout {
+			return &LimitError{Entries: w.entries, Elapsed: el, Timeout: true}
+		}
+	}
+	return nil
+}
+
 // readIgnore parses the directory's .gitignore, if it has one.
-func readIgnore(abs string, entries []fs.DirEntry) *Matcher {
+func (w *walker) readIgnore(dir string, entries []fs.DirEntry) *Matcher {
 	for _, e := range entries {
 		if e.Name() != ".gitignore" {
 			continue
@@ -183,7 +233,7 @@ func readIgnore(abs string, entries []fs.DirEntry) *Matcher {
 		if e.IsDir() {
 			return nil
 		}
-		data, err := os.ReadFile(filepath.Join(abs, ".gitignore"))
+		data, err := fs.ReadFile(w.fsys, path.Join(dir, ".gitignore"))
 		if err != nil || len(data) == 0 {
 			return nil
 		}
@@ -206,4 +256,41 @@ func (w *walker) ignored(path string, isDir bool) bool {
 		}
 	}
 	return false
+}
+
+// The walk budget of the tools that walk (list_files, search_code): a
+// default and a hard cap for the entries read and the seconds spent.
+const (
+	DefaultMaxFiles   = 20000
+	MaxMaxFiles       = 200000
+	DefaultMaxSeconds = 10
+	MaxMaxSeconds     = 60
+)
+
+// Budget fills opts's budget from a tool's max_files and max_seconds
+// arguments (0 for the default), clamped to the caps; it refuses negative
+// values with a message for the model.
+func Budget(opts *Options, maxFiles, maxSeconds int) error {
+	if maxFiles < 0 || maxSeconds < 0 {
+		return fmt.Errorf("max_files and max_seconds must not be negative (got max_files=%d, max_seconds=%d)", maxFiles, maxSeconds)
+	}
+	if maxFiles == 0 {
+		maxFiles = DefaultMaxFiles
+	}
+	if maxSeconds == 0 {
+		maxSeconds = DefaultMaxSeconds
+	}
+	opts.MaxEntries = min(maxFiles, MaxMaxFiles)
+	opts.Timeout = time.Duration(min(maxSeconds, MaxMaxSeconds)) * time.Second
+	return nil
+}
+
+// Note is the line a tool adds to a result cut by the budget.
+func (e *LimitError) Note() string {
+	what := fmt.Sprintf("the budget of max_files=%d files and directories read was reached", e.Entries)
+	if e.Timeout {
+		what = fmt.Sprintf("the time budget ran out after %d files and directories read", e.Entries)
+	}
+	return fmt.Sprintf("stopped after %d files / %.1f s (%s); narrow path or glob, or raise max_files or max_seconds (at most %d and %d)",
+		e.Entries, e.Elapsed.Seconds(), what, MaxMaxFiles, MaxMaxSeconds)
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -74,11 +75,22 @@ func write(t testing.TB, dir, name, content string) {
 	}
 }
 
+// rootFS is the file system of an os.Root on dir, as sdk/roots hands out.
+func rootFS(t testing.TB, dir string) fs.FS {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r.FS()
+}
+
 // collect lists what Walk visits, directories with a trailing '/'.
-func collect(t *testing.T, root string, opts ignore.Options, stop func(rel string) error) []string {
+func collect(t *testing.T, top, root string, opts ignore.Options, stop func(rel string) error) []string {
 	t.Helper()
 	var got []string
-	err := ignore.Walk(root, opts, func(rel string, d fs.DirEntry) error {
+	err := ignore.Walk(rootFS(t, top), root, opts, func(rel string, d fs.DirEntry) error {
 		if d.IsDir() {
 			rel += "/"
 		}
@@ -98,13 +110,13 @@ func TestWalk(t *testing.T) {
 	t.Parallel()
 	dir, _ := makeTree(t, tree)
 	tests := map[string]struct {
-		root string
+		top  string // the file system's top, relative to dir
+		root string // the walk root in it; "" for "."
 		opts ignore.Options
 		stop func(rel string) error
 		want []string
 	}{
 		"whole tree": {
-			root: dir,
 			want: []string{
 				".gitignore", "a.go", "deep/", "deep/x/", "deep/x/out.txt", "deep/x/y/", "docs/", "docs/a/", "docs/a/b/", "docs/readme.md", "important.log",
 				"lib/", "lib/build/", "lib/build/y.go", "lib/node_modules",
@@ -113,31 +125,27 @@ func TestWalk(t *testing.T) {
 			},
 		},
 		"depth 1": {
-			root: dir,
 			opts: ignore.Options{MaxDepth: 1},
 			want: []string{".gitignore", "a.go", "deep/", "docs/", "important.log", "lib/", "src/", "tmp-keep/"},
 		},
 		"subdirectory with base": {
-			root: filepath.Join(dir, "src"),
-			opts: ignore.Options{Base: dir},
+			root: "src",
 			want: []string{".gitignore", "keep.gen.go", "main.go", "sub/", "sub/.gitignore", "sub/deep.log", "sub/local.txt"},
 		},
 		"subdirectory without base": {
-			root: filepath.Join(dir, "src"),
+			top:  "src",
 			want: []string{".gitignore", "keep.gen.go", "main.go", "sub/", "sub/.gitignore", "sub/deep.log", "sub/local.txt", "sub/other.log"},
 		},
 		"ignored directory named explicitly": {
-			root: filepath.Join(dir, "node_modules"),
-			opts: ignore.Options{Base: dir},
+			root: "node_modules",
 			want: []string{"pkg/", "pkg/index.js"},
 		},
 		"no ignore": {
-			root: filepath.Join(dir, "src", "sub"),
+			top:  "src/sub",
 			opts: ignore.Options{NoIgnore: true},
 			want: []string{".gitignore", "deep.log", "local.txt", "other.log"},
 		},
 		"skip dir": {
-			root: dir,
 			opts: ignore.Options{MaxDepth: 2},
 			stop: func(rel string) error {
 				if rel == "deep/" || rel == "docs/" || rel == "lib/build/" || strings.HasPrefix(rel, "tmp") {
@@ -148,7 +156,7 @@ func TestWalk(t *testing.T) {
 			want: []string{".gitignore", "a.go", "deep/", "docs/", "important.log", "lib/", "lib/build/", "lib/node_modules", "src/", "src/.gitignore", "src/keep.gen.go", "src/main.go", "src/sub/", "tmp-keep/"},
 		},
 		"skip rest of directory": {
-			root: filepath.Join(dir, "src"),
+			top: "src",
 			stop: func(rel string) error {
 				if rel == "keep.gen.go" {
 					return filepath.SkipDir
@@ -157,8 +165,11 @@ func TestWalk(t *testing.T) {
 			},
 			want: []string{".gitignore", "keep.gen.go"},
 		},
+		"skip listed": {
+			opts: ignore.Options{Skip: []string{"src", "deep/x", "docs"}},
+			want: []string{".gitignore", "a.go", "deep/", "deep/x/", "docs/", "important.log", "lib/", "lib/build/", "lib/build/y.go", "lib/node_modules", "src/", "tmp-keep/", "tmp-keep/b"},
+		},
 		"skip all": {
-			root: dir,
 			stop: func(rel string) error {
 				if rel == "deep/x/" {
 					return filepath.SkipAll
@@ -171,7 +182,7 @@ func TestWalk(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := collect(t, tc.root, tc.opts, tc.stop)
+			got := collect(t, filepath.Join(dir, tc.top), cmpOr(tc.root, "."), tc.opts, tc.stop)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("walk (-want +got):\n%s", diff)
 			}
@@ -195,7 +206,7 @@ func TestWalkAgreesWithGit(t *testing.T) {
 	}
 	want := strings.Fields(string(out))
 	var got []string
-	err = ignore.Walk(dir, ignore.Options{}, func(rel string, d fs.DirEntry) error {
+	err = ignore.Walk(rootFS(t, dir), ".", ignore.Options{}, func(rel string, d fs.DirEntry) error {
 		if !d.IsDir() {
 			got = append(got, rel)
 		}
@@ -211,6 +222,16 @@ func TestWalkAgreesWithGit(t *testing.T) {
 	}
 }
 
+// errLimit stands for any *ignore.LimitError in a table.
+var errLimit = errors.New("limit")
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 func TestWalkErrors(t *testing.T) {
 	t.Parallel()
 	dir, _ := makeTree(t, tree)
@@ -221,9 +242,11 @@ func TestWalkErrors(t *testing.T) {
 		fn   func(string, fs.DirEntry) error
 		want error // nil: any error
 	}{
-		"missing root":        {root: filepath.Join(dir, "nope"), want: fs.ErrNotExist},
-		"base not above root": {root: dir, opts: ignore.Options{Base: filepath.Join(dir, "src")}},
-		"callback error":      {root: dir, fn: func(string, fs.DirEntry) error { return boom }, want: boom},
+		"missing root":       {root: "nope", want: fs.ErrNotExist},
+		"root above the top": {root: "../x"},
+		"callback error":     {root: ".", fn: func(string, fs.DirEntry) error { return boom }, want: boom},
+		"entry budget":       {root: ".", opts: ignore.Options{MaxEntries: 5}, want: errLimit},
+		"time budget":        {root: ".", opts: ignore.Options{Timeout: time.Nanosecond}, want: errLimit},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -232,7 +255,14 @@ func TestWalkErrors(t *testing.T) {
 			if fn == nil {
 				fn = func(string, fs.DirEntry) error { return nil }
 			}
-			err := ignore.Walk(tc.root, tc.opts, fn)
+			err := ignore.Walk(rootFS(t, dir), tc.root, tc.opts, fn)
+			if tc.want == errLimit {
+				var le *ignore.LimitError
+				if !errors.As(err, &le) || le.Entries == 0 {
+					t.Errorf("Walk = %v; want a *LimitError", err)
+				}
+				return
+			}
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 				t.Errorf("Walk = %v; want %v", err, tc.want)
 			}
@@ -254,10 +284,11 @@ func BenchmarkWalk2000(b *testing.B) {
 		}
 	}
 	dir, _ := makeTree(b, files)
+	fsys := rootFS(b, dir)
 	b.ReportAllocs()
 	for b.Loop() {
 		n := 0
-		if err := ignore.Walk(dir, ignore.Options{}, func(string, fs.DirEntry) error { n++; return nil }); err != nil {
+		if err := ignore.Walk(fsys, ".", ignore.Options{}, func(string, fs.DirEntry) error { n++; return nil }); err != nil {
 			b.Fatal(err)
 		}
 		if n != 1000+200+1 {

@@ -1,0 +1,59 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// nonblock keeps an open of a FIFO from blocking; the file is checked to
+// be regular before it is read.
+const nonblock = syscall.O_NONBLOCK
+
+// lock takes an exclusive advisory lock on f, waiting for other holders.
+func lock(f *os.File) error {
+	return control(f, func(fd int) error {
+		for {
+			err := unix.Flock(fd, unix.LOCK_EX)
+			if err != unix.EINTR {
+				return err
+			}
+		}
+	})
+}
+
+// keepOwner gives tmp the owner and group of fi. A process may only give
+// a file away when privileged (and may set a group it belongs to), so
+// EPERM is not an error: the file then keeps the writer's owner or group,
+// as any editor's rewrite would.
+func keepOwner(tmp *os.File, fi fs.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	err := tmp.Chown(int(st.Uid), int(st.Gid))
+	if errors.Is(err, fs.ErrPermission) {
+		err = tmp.Chown(-1, int(st.Gid))
+	}
+	if err != nil && !errors.Is(err, fs.ErrPermission) {
+		return err
+	}
+	return nil
+}
+
+func control(f *os.File, fn func(fd int) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}

@@ -1,0 +1,37 @@
+package atomicfile
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestUpdateKeepsXattrs sets user.* attributes on a file and checks that a
+// rewrite keeps them.
+func TestUpdateKeepsXattrs(t *testing.T) {
+	t.Parallel()
+	dir, root := openDir(t)
+	path := filepath.Join(dir, "f.txt")
+	mustWrite(t, path, "old", 0o644)
+	attrs := map[string]string{"user.origin": "https://example.com/x", "user.empty": "", "user.bin": "\x00\x01\xff"}
+	for k, v := range attrs {
+		if err := unix.Setxattr(path, k, []byte(v), 0); err != nil {
+			if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
+				t.Skipf("this file system refuses user.* extended attributes: %v", err)
+			}
+			t.Fatal(err)
+		}
+	}
+	if err := Update(root, "f.txt", nil, replaceWith("new")); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range attrs {
+		buf := make([]byte, 256)
+		n, err := unix.Getxattr(path, k, buf)
+		if err != nil || string(buf[:n]) != want {
+			t.Errorf("%s = %q (%v), want %q", k, buf[:max(n, 0)], err, want)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package roots
+
+const nonblock = 0
