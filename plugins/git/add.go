@@ -22,7 +22,7 @@ var addSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	// It keeps every change: staging again is a no-op.
 	Annotations: sdk.Annotations{Destructive: &no, Idempotent: &yes},
-	Description: `Stage changes for the next commit (git add): new files, modifications and deletions under each path. A folder stages everything changed under it; "." stages the whole work tree. Files matched by .gitignore are refused, not added.
+	Description: `Stage changes for the next commit (git add): new files, modifications and deletions under each path. A folder stages everything changed under it; "." stages the whole work tree. Files matched by .gitignore are refused, not added. Unless the user allows commands (the shell group is mounted), files whose attributes name a filter defined in the repository's own config (git would run its program) are refused too.
 
 The result lists each path staged ("added: <path>" or "removed: <path>" for a deletion), or says nothing changed, and ends with how many files are staged in all. Nothing in the work tree changes; commit the staged files with git_commit.`,
 }
@@ -51,6 +51,9 @@ func (s *server) add(ctx context.Context, rp *repo, args addArgs) (*sdk.Result, 
 	if ign.code == 0 {
 		return nil, sdk.Failf("refused ignored paths (nothing was staged):\n  %s\ngit_add does not add files matched by .gitignore; change .gitignore if they should be tracked",
 			strings.Join(strings.Split(strings.TrimSuffix(string(ign.stdout), "\x00"), "\x00"), "\n  "))
+	}
+	if err := rp.checkFilters(ctx, paths, false); err != nil {
+		return nil, err
 	}
 	out, err := rp.git(ctx, run{}, append([]string{"add", "--verbose", "--"}, paths...)...)
 	if err != nil {

@@ -67,6 +67,9 @@ func (s *server) blame(ctx context.Context, rp *repo, args blameArgs) (*sdk.Resu
 		return nil, err
 	}
 	cmd := []string{"blame", "--porcelain"}
+	if rp.guarded() {
+		cmd = append(cmd, "--no-textconv")
+	}
 	if args.Start > 0 || args.End > 0 {
 		cmd = append(cmd, fmt.Sprintf("-L%d,%s", max(args.Start, 1), optInt(args.End)))
 	}

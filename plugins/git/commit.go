@@ -25,7 +25,7 @@ var commitSpec = sdk.ToolSpec{
 	Annotations: sdk.Annotations{Destructive: &no},
 	Description: `Record a commit (git commit) with the given message.
 
-Without paths it commits what is staged (see git_add, git_status); with paths it commits the current content of just those tracked files or folders, staged or not, and leaves other staged changes staged. A commit with no changes is refused with an error. Hooks (pre-commit, commit-msg) always run; when one fails the commit is not made and its output is returned.
+Without paths it commits what is staged (see git_add, git_status); with paths it commits the current content of just those tracked files or folders, staged or not, and leaves other staged changes staged. A commit with no changes is refused with an error. Hooks (pre-commit, commit-msg) run only when the user allows commands (the shell group is mounted); then, when one fails, the commit is not made and its output is returned. Without commands, hooks and signing programs named by the repository's config are skipped, and paths whose attributes name a filter from the repository's config are refused.
 
 The author and committer come from git config (user.name and user.email); when they are not set the call fails and says how to set them. The result is git's summary: "[<branch> <short hash>] <subject>" and the files and lines changed.`,
 }
@@ -57,6 +57,9 @@ func (s *server) commit(ctx context.Context, rp *repo, args commitArgs) (*sdk.Re
 		if out.code == 0 {
 			return nil, sdk.Failf("nothing to commit: no changes are staged in %s. Stage them with git_add, or pass paths to commit changes to tracked files directly; git_status shows what changed", rp.display())
 		}
+	}
+	if err := rp.checkFilters(ctx, paths, true); err != nil {
+		return nil, err
 	}
 	cmd := []string{"commit", "--file=-"}
 	if len(paths) > 0 {

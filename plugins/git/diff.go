@@ -102,7 +102,7 @@ func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result
 	if err != nil {
 		return nil, err
 	}
-	opts := []string{"diff", "--no-color", "--no-ext-diff"}
+	opts := append([]string{"diff", "--no-color", "--no-ext-diff"}, rp.diffGuards()...)
 	if args.Staged {
 		opts = append(opts, "--cached")
 	}

@@ -89,6 +89,9 @@ type run struct {
 	// patterns lets git read paths as pathspecs with magic, for the few
 	// commands that refuse literal pathspecs (check-ignore).
 	patterns bool
+	// env is added to git's environment: the repository's layout and
+	// guard.
+	env []string
 }
 
 // output is what a git command printed, and how it ended.
@@ -148,7 +151,7 @@ func git(ctx context.Context, dir string, r run, args ...string) (*output, error
 	}
 	cmd := exec.CommandContext(cctx, "git", append(append([]string(nil), global...), args...)...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv(r.write, !r.patterns)
+	cmd.Env = append(gitEnv(r.write, !r.patterns), r.env...)
 	cmd.Stdin = r.stdin
 	cmd.Stdout = stdout
 	cmd.Stderr = &stderr

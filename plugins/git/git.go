@@ -72,7 +72,7 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
 		}
 		res, err := func() (*sdk.Result, error) {
-			rp, err := openRepo(ctx, r, args.repoPath(), write)
+			rp, err := openRepo(ctx, r, args.repoPath(), write, req.Host.Commands)
 			if err != nil {
 				return nil, err
 			}

@@ -57,6 +57,9 @@ type envOpts struct {
 	// noIdentity leaves user.name and user.email unset.
 	noIdentity  bool
 	readOutside bool
+	// commands tells the plugin that the user allows commands (the shell
+	// group is mounted), so hooks and filters run.
+	commands bool
 }
 
 // newEnv makes an empty repository (branch main) in a fresh served folder.
@@ -76,7 +79,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		gitT(t, dir, "config", "user.name", "Ada Lovelace")
 		gitT(t, dir, "config", "user.email", "ada@example.com")
 	}
-	g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{root}, ReadOutside: o.readOutside, Write: true})
+	g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{root}, ReadOutside: o.readOutside, Write: true, Commands: o.commands})
 	return &env{root: root, dir: dir, g: g}
 }
 

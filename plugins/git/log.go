@@ -71,6 +71,7 @@ func (s *server) log(ctx context.Context, rp *repo, args logArgs) (*sdk.Result, 
 	cmd := []string{"log", "--no-color", "-z", "--date=short",
 		"--format=tformat:%h%x1f%ad%x1f%an%x1f%D%x1f%s",
 		"-n", strconv.Itoa(count + 1)}
+	cmd = append(cmd, rp.diffGuards()...)
 	if args.Skip > 0 {
 		cmd = append(cmd, "--skip="+strconv.Itoa(args.Skip))
 	}

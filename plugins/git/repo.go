@@ -15,15 +15,22 @@ import (
 // repo is a repository a call works on.
 type repo struct {
 	// top is the top level of the work tree: absolute, symlinks resolved.
-	top   string
-	roots *roots.Roots
-	write bool
+	top    string
+	layout layout
+	roots  *roots.Roots
+	write  bool
+	// guard keeps programs named by the repository's config from running;
+	// nil when the host allows commands.
+	guard *guard
 }
 
 // openRepo finds the repository containing p (the first served folder when
 // p is empty). p must be inside the served folders (anywhere for reads when
-// the host allows reads outside), and so must the repository's top level.
-func openRepo(ctx context.Context, r *roots.Roots, p string, write bool) (*repo, error) {
+// the host allows reads outside), and so must the repository's top level,
+// git directory and common directory (see locate). Unless commands is set
+// (the user allowed programs to run), the repository's config is read and
+// guarded (see guard).
+func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands bool) (*repo, error) {
 	if p == "" {
 		list := r.List()
 		if len(list) == 0 {
@@ -53,34 +60,54 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write bool) (*repo,
 	if !fi.IsDir() {
 		dir = filepath.Dir(abs)
 	}
-	out, err := git(ctx, dir, run{}, "rev-parse", "--show-toplevel")
+	l, err := locate(ctx, r, dir, r.Rel(abs), write)
 	if err != nil {
 		return nil, err
 	}
-	if !out.ok() {
-		msg := out.message()
-		if strings.Contains(msg, "not a git repository") {
-			return nil, sdk.Failf("%s is not inside a git repository; pass repo as a path inside one, or run git init there first", r.Rel(abs))
+	rp := &repo{top: l.top, layout: l, roots: r, write: write}
+	if !commands {
+		if rp.guard, err = loadGuard(ctx, l); err != nil {
+			return nil, err
 		}
-		return nil, sdk.Failf("cannot find the repository of %s: %s", r.Rel(abs), msg)
 	}
-	top := strings.TrimSuffix(string(out.stdout), "\n")
-	if top == "" {
-		return nil, sdk.Failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", r.Rel(abs))
-	}
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
-	}
-	if _, inside := r.Root(top); !inside && (write || !r.ReadOutside()) {
-		return nil, sdk.Failf("the repository containing %s has its top level at %s, outside the served folders (%s); serve that folder to use it", r.Rel(abs), top, strings.Join(r.List(), ", "))
-	}
-	return &repo{top: top, roots: r, write: write}, nil
+	return rp, nil
 }
 
-// git runs a git command in the repository's top level.
+// git runs a git command in the repository's top level, pinned to its
+// layout and guarded.
 func (rp *repo) git(ctx context.Context, r run, args ...string) (*output, error) {
 	r.write = r.write || rp.write
+	r.env = append(append(r.env, rp.layout.env()...), rp.guardEnv()...)
 	return git(ctx, rp.top, r, args...)
+}
+
+func (rp *repo) guardEnv() []string {
+	if rp.guard == nil {
+		return nil
+	}
+	return rp.guard.env
+}
+
+// guarded reports that programs named by the repository may not run.
+func (rp *repo) guarded() bool { return rp.guard != nil }
+
+// diffGuards are the flags of diff, log and show that, when guarded, keep
+// them from running a textconv program or looking into submodules (whose
+// config the guard never read); --no-ext-diff is always given.
+func (rp *repo) diffGuards() []string {
+	if rp.guarded() {
+		return []string{"--no-textconv", "--ignore-submodules=all"}
+	}
+	return nil
+}
+
+// submodules is the --ignore-submodules value for status and diff: guarded,
+// git does not look into submodules, whose own config the guard never read.
+func (rp *repo) submodules() string {
+	if rp.guarded() {
+		return "--ignore-submodules=all"
+	}
+	return "--ignore-submodules=none"
 }
 
 // display is how to name the repository: relative to the first served

@@ -44,8 +44,9 @@ func (s *server) show(ctx context.Context, rp *repo, args showArgs) (*sdk.Result
 		}
 		return nil, err
 	}
+	cmd := append([]string{"show", "--no-color", "--no-ext-diff"}, rp.diffGuards()...)
 	out, err := rp.git(ctx, run{limit: maxOutput + 1},
-		"show", "--no-color", "--no-ext-diff", "--date=iso", "--stat=200", "--patch", "--end-of-options", ref, "--")
+		append(cmd, "--date=iso", "--stat=200", "--patch", "--end-of-options", ref, "--")...)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ type statusReport struct {
 }
 
 func (s *server) status(ctx context.Context, rp *repo, _ statusArgs) (*sdk.Result, error) {
-	out, err := rp.git(ctx, run{}, "status", "--porcelain=v2", "--branch", "--show-stash", "-z", "--untracked-files=normal", "--ignore-submodules=none")
+	out, err := rp.git(ctx, run{}, "status", "--porcelain=v2", "--branch", "--show-stash", "-z", "--untracked-files=normal", rp.submodules())
 	if err != nil {
 		return nil, err
 	}

@@ -112,6 +112,7 @@ func TestCommitRefusals(t *testing.T) {
 			want: []string{"user.name and user.email are not set", `git config --global user.name "Their Name"`, "git config --global user.email"},
 		},
 		"failing pre-commit hook": {
+			opts: envOpts{commands: true},
 			setup: func(t *testing.T, e *env) {
 				hook := filepath.Join(e.dir, ".git", "hooks", "pre-commit")
 				if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'lint: a.txt is not formatted' >&2\nexit 1\n"), 0o755); err != nil {

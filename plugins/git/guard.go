@@ -1,0 +1,369 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// A repository's own config (its config file, config.worktree, and every
+// file they include) is data the model can write and a clone brings along,
+// so it may not choose a program for git to run unless the user allows
+// commands (the shell group is mounted). The user's global and system
+// config are the user's own and are trusted: git-lfs's filter.lfs.* in
+// ~/.gitconfig keeps working.
+//
+// guard lists the config git will read (git config --list --show-scope
+// --includes, which runs nothing) and gives every key that names a program,
+// when the repository's config sets it, the value from trusted config or,
+// without one, a value that runs nothing. The overrides go to git as
+// GIT_CONFIG_COUNT/KEY/VALUE variables (command-line scope, above the
+// repository's, passed on to the git processes git starts, and free of -c's
+// quoting). Hooks are all turned off (core.hooksPath=/dev/null: every hook
+// lookup fails), submodules are not entered, and the tools add --no-textconv
+// and --no-ext-diff where git takes them.
+//
+// Values checked with git 2.39: an empty filter.<d>.clean, smudge or
+// process runs nothing and passes content through; an empty textconv or
+// diff command fails the diff instead ("cannot run"), so textconv gets cat
+// (identity) behind --no-textconv and diff commands stay behind
+// --no-ext-diff.
+//
+// The list is taken once per call, just before the call's git commands, so
+// config changed in between (a concurrent write to .git/config) is not
+// covered for the keys named per driver; the fixed keys (fsmonitor, hooks,
+// pager, submodules, askpass) are set whatever the list says.
+type guard struct {
+	// env is the GIT_CONFIG_* variables.
+	env []string
+	// blocked are the filter drivers whose clean or process command comes
+	// from the repository's config only, and so is turned off: git_add
+	// would stage unfiltered content.
+	blocked map[string]bool
+}
+
+// configEntry is one line of git config --list.
+type configEntry struct {
+	scope, key string
+	// value is nil for a key with no '=' (boolean true).
+	value *string
+}
+
+// trusted scopes are the user's: system and global config, and the
+// command line (only this plugin's own -c).
+func trustedScope(scope string) bool {
+	return scope == "system" || scope == "global" || scope == "command"
+}
+
+// override says what a dangerous key gets when the repository sets it.
+type override struct {
+	// neutral is the value without a trusted one.
+	neutral string
+	// always sets the key even when the repository does not, so that a
+	// config written after the list was taken still cannot set it.
+	always bool
+	// multi keys accumulate (credential.helper): an empty value clears the
+	// list, then the trusted values are given again.
+	multi bool
+}
+
+// exactKeys are dangerous keys by full name (section and variable lower
+// case, as git config --list prints them).
+var exactKeys = map[string]override{
+	"core.fsmonitor":            {neutral: "false", always: true},
+	"core.pager":                {neutral: "cat", always: true},
+	"core.askpass":              {neutral: "", always: true},
+	"core.sshcommand":           {neutral: "ssh"},
+	"core.editor":               {neutral: "true"},
+	"sequence.editor":           {neutral: "true"},
+	"core.gitproxy":             {neutral: "", multi: true},
+	"core.alternaterefscommand": {neutral: ""},
+	"diff.external":             {neutral: ""},
+	"gpg.program":               {neutral: "gpg"},
+	"gpg.ssh.defaultkeycommand": {neutral: ""},
+	"commit.gpgsign":            {neutral: "false"},
+	"tag.gpgsign":               {neutral: "false"},
+	"push.gpgsign":              {neutral: "false"},
+	"log.showsignature":         {neutral: "false"},
+	"credential.helper":         {neutral: "", multi: true},
+	"interactive.difffilter":    {neutral: ""},
+	"imap.tunnel":               {neutral: ""},
+	"sendemail.smtpserver":      {neutral: ""},
+}
+
+// driverKeys are dangerous keys by section and variable, for any
+// subsection (a driver, URL, tool or remote name).
+var driverKeys = map[[2]string]override{
+	{"filter", "clean"}:       {neutral: ""},
+	{"filter", "smudge"}:      {neutral: ""},
+	{"filter", "process"}:     {neutral: ""},
+	{"filter", "required"}:    {neutral: "false"},
+	{"diff", "textconv"}:      {neutral: "cat"},
+	{"diff", "command"}:       {neutral: ""},
+	{"merge", "driver"}:       {neutral: "false"},
+	{"gpg", "program"}:        {neutral: ""}, // per format, see gpgDefault
+	{"credential", "helper"}:  {neutral: "", multi: true},
+	{"remote", "uploadpack"}:  {neutral: "git-upload-pack"},
+	{"remote", "receivepack"}: {neutral: "git-receive-pack"},
+	{"submodule", "update"}:   {neutral: "none"},
+	{"trailer", "command"}:    {neutral: ""},
+	{"trailer", "cmd"}:        {neutral: ""},
+	{"difftool", "cmd"}:       {neutral: ""},
+	{"mergetool", "cmd"}:      {neutral: ""},
+	{"browser", "cmd"}:        {neutral: ""},
+	{"man", "cmd"}:            {neutral: ""},
+}
+
+// gpgDefault is git's own program for a signature format.
+var gpgDefault = map[string]string{"openpgp": "gpg", "x509": "gpgsm", "ssh": "ssh-keygen"}
+
+// fixedConfig is set whenever commands are not allowed.
+var fixedConfig = [][2]string{
+	// Every hook lookup fails: /dev/null is not a directory.
+	{"core.hooksPath", os.DevNull},
+	// Submodules have config of their own that this guard never read.
+	{"submodule.recurse", "false"},
+	{"diff.ignoreSubmodules", "all"},
+	{"status.submoduleSummary", "false"},
+}
+
+// classify returns what a key gets, and whether it is dangerous.
+func classify(key string) (override, bool) {
+	if o, ok := exactKeys[key]; ok {
+		return o, true
+	}
+	section, rest, ok := strings.Cut(key, ".")
+	if !ok {
+		return override{}, false
+	}
+	if section == "pager" {
+		// pager.<command>: a boolean or a pager command.
+		return override{neutral: "false"}, true
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return override{}, false
+	}
+	sub, name := rest[:i], rest[i+1:]
+	o, ok := driverKeys[[2]string{section, name}]
+	if ok && section == "gpg" {
+		o.neutral = gpgDefault[sub]
+	}
+	return o, ok
+}
+
+// loadGuard reads the config of the repository at l and builds its guard.
+func loadGuard(ctx context.Context, l layout) (*guard, error) {
+	out, err := git(ctx, l.top, run{env: l.env()}, "config", "--list", "--show-scope", "--includes", "-z")
+	if err != nil {
+		return nil, err
+	}
+	if !out.ok() || out.cut {
+		return nil, sdk.Failf("cannot read the git config of %s (needed to keep its programs from running):\n%s", l.top, out.message())
+	}
+	entries := parseConfigList(out.stdout)
+	g := &guard{blocked: map[string]bool{}}
+	set := func(key, value string) {
+		n := len(g.env) / 2
+		g.env = append(g.env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value))
+	}
+	// Dangerous keys in the order first seen, each once.
+	var keys []string
+	seen := map[string]bool{}
+	add := func(key string) {
+		if !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+	}
+	for key, o := range exactKeys {
+		if o.always {
+			add(key)
+		}
+	}
+	slices.Sort(keys)
+	for _, e := range entries {
+		if trustedScope(e.scope) {
+			continue
+		}
+		if _, ok := classify(e.key); ok {
+			add(e.key)
+		}
+	}
+	trustedValues := func(key string) []string {
+		var vs []string
+		for _, e := range entries {
+			if e.key == key && trustedScope(e.scope) {
+				v := "true"
+				if e.value != nil {
+					v = *e.value
+				}
+				vs = append(vs, v)
+			}
+		}
+		return vs
+	}
+	for _, key := range keys {
+		o, _ := classify(key)
+		tv := trustedValues(key)
+		switch {
+		case o.multi:
+			set(key, "")
+			for _, v := range tv {
+				set(key, v)
+			}
+		case len(tv) > 0:
+			set(key, tv[len(tv)-1])
+		default:
+			set(key, o.neutral)
+		}
+	}
+	// A filter the repository set a clean or process command for is off
+	// now, unless trusted config gives it a program that still runs. An
+	// empty process turns clean off too (git 2.39 picks process whenever
+	// it is set), so a repository's process hides a trusted clean.
+	for _, key := range keys {
+		section, rest, _ := strings.Cut(key, ".")
+		i := strings.LastIndexByte(rest, '.')
+		if section != "filter" || i < 0 {
+			continue
+		}
+		driver, name := rest[:i], rest[i+1:]
+		trustedClean := len(trustedValues("filter."+driver+".clean")) > 0
+		trustedProcess := len(trustedValues("filter."+driver+".process")) > 0
+		switch {
+		case name == "process" && !trustedProcess,
+			name == "clean" && !trustedClean && !trustedProcess:
+			g.blocked[driver] = true
+		}
+	}
+	for _, kv := range fixedConfig {
+		set(kv[0], kv[1])
+	}
+	count := func() string { return fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(g.env)/2) }
+	// Reading .gitmodules from the index loads the index, which runs
+	// fsmonitor: the names are read under the guard so far.
+	names := submoduleNames(ctx, l, append(slices.Clip(g.env), count()))
+	for _, name := range names {
+		set("submodule."+name+".ignore", "all")
+	}
+	g.env = append(g.env, count())
+	return g, nil
+}
+
+// parseConfigList reads git config --list --show-scope -z: records of
+// "scope NUL key LF value NUL", or "scope NUL key NUL" for a key without a
+// value.
+func parseConfigList(data []byte) []configEntry {
+	var out []configEntry
+	recs := bytes.Split(data, []byte{0})
+	for i := 0; i+1 < len(recs); i += 2 {
+		scope, kv := string(recs[i]), string(recs[i+1])
+		key, value, hasValue := strings.Cut(kv, "\n")
+		e := configEntry{scope: scope, key: key}
+		if hasValue {
+			e.value = &value
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// submoduleNames are the submodule names .gitmodules declares (in the work
+// tree, else the index, else HEAD, as git reads it). A name's own ignore
+// setting would override diff.ignoreSubmodules, and looking into a
+// submodule runs git there with the submodule's config.
+func submoduleNames(ctx context.Context, l layout, guardEnv []string) []string {
+	var sources [][]string
+	if fi, err := os.Lstat(filepath.Join(l.top, ".gitmodules")); err == nil && fi.Mode().IsRegular() {
+		sources = append(sources, []string{"--file", filepath.Join(l.top, ".gitmodules")})
+	}
+	sources = append(sources, []string{"--blob", ":.gitmodules"}, []string{"--blob", "HEAD:.gitmodules"})
+	for _, src := range sources {
+		args := append(append([]string{"config"}, src...), "--list", "--name-only", "-z")
+		out, err := git(ctx, l.top, run{env: append(l.env(), guardEnv...), limit: 1 << 20}, args...)
+		if err != nil || out.code != 0 {
+			continue
+		}
+		var names []string
+		for _, key := range strings.Split(strings.TrimSuffix(string(out.stdout), "\x00"), "\x00") {
+			rest, ok := strings.CutPrefix(key, "submodule.")
+			i := strings.LastIndexByte(rest, '.')
+			if !ok || i <= 0 {
+				continue
+			}
+			if name := rest[:i]; !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		return names
+	}
+	return nil
+}
+
+// checkFilters refuses to stage paths (repository-relative pathspecs)
+// whose attributes name a filter the guard turned off: git would stage the
+// file unfiltered, where the repository meant to run a program on it.
+// tracked limits the check to tracked files (what git commit -- paths
+// stages).
+func (rp *repo) checkFilters(ctx context.Context, paths []string, tracked bool) error {
+	if rp.guard == nil || len(rp.guard.blocked) == 0 || len(paths) == 0 {
+		return nil
+	}
+	args := []string{"ls-files", "-z", "--modified"}
+	if !tracked {
+		args = append(args, "--others", "--exclude-standard")
+	}
+	list, err := rp.git(ctx, run{}, append(append(args, "--"), paths...)...)
+	if err != nil {
+		return err
+	}
+	if !list.ok() || list.cut {
+		return list.failure("git ls-files")
+	}
+	if len(list.stdout) == 0 {
+		return nil
+	}
+	attr, err := rp.git(ctx, run{stdin: bytes.NewReader(list.stdout)}, "check-attr", "-z", "--stdin", "filter")
+	if err != nil {
+		return err
+	}
+	if !attr.ok() || attr.cut {
+		return attr.failure("git check-attr")
+	}
+	var hits []string
+	drivers := map[string]bool{}
+	f := strings.Split(string(attr.stdout), "\x00")
+	for i := 0; i+2 < len(f); i += 3 {
+		if rp.guard.blocked[f[i+2]] {
+			drivers[f[i+2]] = true
+			if !slices.Contains(hits, f[i]) {
+				hits = append(hits, f[i])
+			}
+		}
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(drivers))
+	for d := range drivers {
+		names = append(names, d)
+	}
+	slices.Sort(names)
+	shown := hits
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	more := ""
+	if len(hits) > len(shown) {
+		more = fmt.Sprintf("\n  ... and %d more", len(hits)-len(shown))
+	}
+	return sdk.Failf("nothing was staged: the repository's own config names filter %s for these paths, and git would run that program on them:\n  %s%s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stage these files in a shell",
+		strings.Join(names, ", "), strings.Join(shown, "\n  "), more)
+}
