@@ -14,9 +14,10 @@ import (
 )
 
 // ServeStdio serves one MCP session over stdin and stdout until the client
-// closes it or ctx ends.
+// closes it or ctx ends. A malformed line is answered or dropped, never
+// the end of the session (see StdioTransport).
 func ServeStdio(ctx context.Context, s *mcp.Server) error {
-	err := s.Run(ctx, &mcp.StdioTransport{})
+	err := s.Run(ctx, &StdioTransport{})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -1,0 +1,456 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxFrame is the largest stdio frame (one line of newline-delimited
+// JSON) the server reads; the rest of a longer line is read and dropped.
+const MaxFrame = 16 << 20
+
+// MaxFrameDepth is how deeply a frame's objects and arrays may nest. MCP
+// messages nest a handful of levels; the SDK's decoder gives up at 1000.
+const MaxFrameDepth = 256
+
+// StdioTransport is an [mcp.Transport] over newline-delimited JSON that
+// survives a bad client: the SDK's own stdio transport ends the session at
+// the first line that is not a JSON-RPC message. Every line is checked
+// before the SDK sees it (see checkFrame): a malformed or oversized one is
+// answered with the JSON-RPC error it deserves (-32700 parse error or
+// -32600 invalid request, with the request's id when it has a valid one,
+// null otherwise) or, when it is a response, logged and dropped; the
+// session goes on. The id of a request that passes is one the SDK echoes
+// exactly: a string or an integer of at most 53 bits.
+type StdioTransport struct {
+	// In and Out default to os.Stdin and os.Stdout.
+	In  io.Reader
+	Out io.Writer
+	// Logger receives a line for every frame dropped or answered here;
+	// nil means slog.Default.
+	Logger *slog.Logger
+}
+
+var _ mcp.Transport = (*StdioTransport)(nil)
+
+// Connect implements [mcp.Transport]. It starts the reading goroutine,
+// which ends at EOF, at a read error or when the connection closes.
+func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &stdioConn{
+		in: t.In, out: t.Out, logger: t.Logger,
+		incoming: make(chan jsonrpc.Message),
+		closed:   make(chan struct{}),
+		readDone: make(chan struct{}),
+	}
+	if c.in == nil {
+		c.in = os.Stdin
+	}
+	if c.out == nil {
+		c.out = os.Stdout
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+type stdioConn struct {
+	in     io.Reader
+	out    io.Writer
+	logger *slog.Logger
+
+	writeMu sync.Mutex
+
+	incoming chan jsonrpc.Message
+	readDone chan struct{} // closed when readLoop ends; readErr is then set
+	readErr  error
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+func (c *stdioConn) SessionID() string { return "" }
+
+// Read returns the next message that passed checkFrame.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case msg := <-c.incoming:
+		return msg, nil
+	case <-c.readDone:
+		return nil, c.readErr
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write writes msg as one line.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	return c.writeLine(data)
+}
+
+func (c *stdioConn) writeLine(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return mcp.ErrConnectionClosed
+	default:
+	}
+	_, err := c.out.Write(append(data, '\n'))
+	return err
+}
+
+// Close stops delivering messages and closes the input when it can be
+// closed (os.Stdin), which ends a blocked read.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		if cl, ok := c.in.(io.Closer); ok {
+			_ = cl.Close()
+		}
+	})
+	return nil
+}
+
+func (c *stdioConn) readLoop() {
+	fr := newFrameReader(c.in, MaxFrame)
+	var err error
+	for {
+		var frame []byte
+		var over bool
+		frame, over, err = fr.next()
+		if len(frame) > 0 || over {
+			if !c.handle(frame, over) {
+				return
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.EOF
+	}
+	c.readErr = err
+	close(c.readDone)
+}
+
+// handle passes one frame on or answers it; it reports false when the
+// connection is closed.
+func (c *stdioConn) handle(frame []byte, oversize bool) bool {
+	var v frameVerdict
+	if oversize {
+		v = frameVerdict{reply: errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: frame over %d bytes", MaxFrame)), why: "frame too large"}
+	} else {
+		v = checkFrame(bytes.Clone(frame)) // the message may keep parts of it; the buffer is reused
+	}
+	if v.why != "" {
+		c.logger.Warn("malformed stdio frame", "why", v.why, "bytes", len(frame), "start", preview(frame), "answered", v.reply != nil)
+	}
+	if v.reply != nil {
+		if err := c.writeLine(v.reply); err != nil {
+			return !errors.Is(err, mcp.ErrConnectionClosed)
+		}
+	}
+	if v.msg == nil {
+		return true
+	}
+	select {
+	case c.incoming <- v.msg:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+func preview(b []byte) string {
+	const n = 80
+	if len(b) > n {
+		return fmt.Sprintf("%q…", b[:n])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// frameReader splits a stream into lines of at most max bytes.
+type frameReader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newFrameReader(r io.Reader, max int) *frameReader {
+	return &frameReader{br: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its line ending. A line longer than
+// max is read to its end and dropped: next returns (nil, true, err). err is
+// the read error that ended the stream (io.EOF at its end), returned with
+// the last line when the stream does not end in a newline.
+func (r *frameReader) next() (line []byte, oversize bool, err error) {
+	r.buf = r.buf[:0]
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if !oversize {
+			if len(r.buf)+len(chunk) > r.max+2 { // +2: the line ending is not counted
+				oversize, r.buf = true, r.buf[:0]
+			} else {
+				r.buf = append(r.buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if oversize {
+			return nil, true, err
+		}
+		line = bytes.TrimRight(r.buf, "\r\n")
+		if len(line) > r.max {
+			return nil, true, err
+		}
+		return line, false, err
+	}
+}
+
+// frameVerdict is what to do with one frame: pass msg on, write reply, or
+// (both nil) drop it. why, when set, says what was wrong, for the log.
+type frameVerdict struct {
+	msg   jsonrpc.Message
+	reply []byte
+	why   string
+}
+
+// integerID is the form of an integer id the SDK echoes exactly: it reads
+// ids as float64, exact up to 2^53.
+var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,15})$`)
+
+const maxExactInt = 1<<53 - 1
+
+// checkFrame decides what to do with one line read from the client.
+//
+//   - a blank line is dropped;
+//   - text that is not JSON is answered with -32700 (id null);
+//   - a batch, a value that is not an object, nesting deeper than
+//     MaxFrameDepth, a duplicated jsonrpc/id/method member, an id that is
+//     null or not a string or an integer the SDK can echo exactly, a
+//     missing or wrong "jsonrpc": "2.0", a method that is not a string, or
+//     anything else the SDK's decoder refuses, is answered with -32600;
+//     with the request's id when it has a valid one, null otherwise;
+//   - a message without a method (a response to the server) that is
+//     malformed is dropped: a response is never answered;
+//   - everything else passes, decoded by the SDK.
+func checkFrame(line []byte) frameVerdict {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return frameVerdict{}
+	}
+	if !json.Valid(line) {
+		return frameVerdict{reply: errorReply(nil, jsonrpc.CodeParseError, "parse error: not valid JSON"), why: "not JSON"}
+	}
+	invalid := func(id json.RawMessage, why string) frameVerdict {
+		return frameVerdict{reply: errorReply(id, jsonrpc.CodeInvalidRequest, "invalid request: "+why), why: why}
+	}
+	switch line[0] {
+	case '{':
+	case '[':
+		return invalid(nil, "batches are not supported")
+	default:
+		return invalid(nil, "not a JSON-RPC object")
+	}
+	env, err := readEnvelope(line)
+	if err != nil {
+		return invalid(nil, err.Error())
+	}
+	id, idErr := checkID(env.id)
+	if env.method == nil {
+		// A response to one of the server's requests (or junk without a
+		// method): never answered, or a client and a server could answer
+		// each other's errors for ever.
+		if why := badResponse(line, env, idErr); why != "" {
+			return frameVerdict{why: why}
+		}
+	}
+	switch {
+	case env.dupID:
+		return invalid(nil, `duplicate "id" member`)
+	case idErr != nil:
+		return invalid(nil, idErr.Error())
+	case maxDepth(line) > MaxFrameDepth:
+		return invalid(id, fmt.Sprintf("nesting deeper than %d", MaxFrameDepth))
+	case env.dup != "":
+		return invalid(id, fmt.Sprintf("duplicate %q member", env.dup))
+	case string(env.version) != `"2.0"`:
+		return invalid(id, `"jsonrpc" must be "2.0"`)
+	case env.method != nil && env.method[0] != '"':
+		return invalid(id, `"method" must be a string`)
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		if env.method == nil {
+			return frameVerdict{why: "malformed response: " + err.Error()}
+		}
+		return invalid(id, err.Error())
+	}
+	return frameVerdict{msg: msg}
+}
+
+// badResponse says what is wrong with a frame without a method, which
+// passes only as a well-formed response with a valid id.
+func badResponse(line []byte, env envelope, idErr error) string {
+	switch {
+	case env.dupID || env.dup != "":
+		return "malformed response: duplicate members"
+	case env.id == nil:
+		return "neither a method nor an id"
+	case idErr != nil:
+		return "malformed response: " + idErr.Error()
+	case string(env.version) != `"2.0"`:
+		return `malformed response: "jsonrpc" must be "2.0"`
+	case maxDepth(line) > MaxFrameDepth:
+		return fmt.Sprintf("malformed response: nesting deeper than %d", MaxFrameDepth)
+	}
+	return ""
+}
+
+// checkID returns the id to echo, nil for none (a notification), or why
+// the id is refused. MCP ids are strings or integers, never null.
+func checkID(raw json.RawMessage) (json.RawMessage, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil || !utf8.Valid(raw) || strings.ContainsRune(s, utf8.RuneError) {
+			return nil, errors.New("id must be a string of valid Unicode or an integer")
+		}
+		return raw, nil
+	case 'n':
+		return nil, errors.New("id must not be null")
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n int64
+		if !integerID.Match(raw) || string(raw) == "-0" || json.Unmarshal(raw, &n) != nil || n > maxExactInt || n < -maxExactInt {
+			return nil, fmt.Errorf("id %s must be an integer of at most 53 bits, or a string", raw)
+		}
+		return raw, nil
+	default:
+		return nil, errors.New("id must be a string or an integer")
+	}
+}
+
+// envelope holds the raw members of a frame's top-level object that
+// decide how it is read; nil when absent.
+type envelope struct {
+	version, id, method json.RawMessage
+	dupID               bool   // "id" appears twice: which one the SDK reads is not ours to guess
+	dup                 string // "jsonrpc" or "method" appears twice
+}
+
+// readEnvelope reads the top level of a JSON object (already valid) with
+// case-sensitive member names, as the SDK's decoder does.
+func readEnvelope(line []byte) (envelope, error) {
+	var env envelope
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil { // {
+		return env, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return env, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return env, err
+		}
+		var slot *json.RawMessage
+		switch key {
+		case "jsonrpc":
+			slot = &env.version
+		case "id":
+			slot = &env.id
+		case "method":
+			slot = &env.method
+		default:
+			continue
+		}
+		if *slot != nil {
+			if key == "id" {
+				env.dupID = true
+			} else {
+				env.dup = key
+			}
+		}
+		*slot = raw
+	}
+	return env, nil
+}
+
+// maxDepth is the deepest nesting of objects and arrays in valid JSON.
+func maxDepth(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// errorReply is a JSON-RPC error response; a nil id is null.
+func errorReply(id json.RawMessage, code int64, message string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
+	if err != nil { // the id passed checkID: cannot happen
+		panic(fmt.Sprintf("encode error reply: %v", err))
+	}
+	return b
+}
