@@ -75,15 +75,23 @@ func locate(ctx context.Context, r *roots.Roots, dir, shown string, write bool) 
 	if len(lines) != 3 {
 		return layout{}, fmt.Errorf("git rev-parse printed %q", out.stdout)
 	}
-	if lines[2] != "true" {
-		return layout{}, sdk.Failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", shown)
-	}
 	top, err := git(ctx, dir, run{}, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return layout{}, err
 	}
 	if !top.ok() || strings.TrimSpace(string(top.stdout)) == "" {
 		return layout{}, sdk.Failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", shown)
+	}
+	if lines[2] != "true" {
+		// core.worktree puts the work tree elsewhere.
+		wt := strings.TrimSpace(string(top.stdout))
+		if real, err := filepath.EvalSymlinks(wt); err == nil {
+			wt = real
+		}
+		if _, inside := r.Root(wt); !inside && (write || !r.ReadOutside()) {
+			return layout{}, sdk.Failf("the repository found from %s has its work tree at %s (core.worktree), outside the served folders (%s); git tools refuse it, so that nothing outside is read or changed", shown, wt, strings.Join(r.List(), ", "))
+		}
+		return layout{}, sdk.Failf("%s is not inside the work tree of its repository, which is at %s (core.worktree); pass repo as a path in that work tree", shown, wt)
 	}
 	var l layout
 	for _, p := range []struct {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -429,4 +430,212 @@ func snapshotTree(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestLayoutConfinement points a repository in the served folder at git
+// data outside it in every way git allows, and calls every tool: each call
+// is refused (reads may go out only with reads outside allowed, writes
+// never), and nothing outside changes.
+func TestLayoutConfinement(t *testing.T) {
+	t.Parallel()
+	type layoutCase struct {
+		repo  string
+		setup func(t *testing.T, root, outside string)
+	}
+	// worktree adds a linked worktree of the outside repository at dir.
+	worktree := func(t *testing.T, outside, dir string) {
+		gitT(t, outside, "worktree", "add", "-q", "-b", "wt-"+filepath.Base(dir), dir)
+		if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// workTree makes root/repo a work tree with a.txt changed.
+	workTree := func(t *testing.T, root string) string {
+		dir := filepath.Join(root, "repo")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	// ownRepo makes root/repo a repository of its own.
+	ownRepo := func(t *testing.T, root string) string {
+		dir := workTree(t, root)
+		gitT(t, dir, "init", "-q", "-b", "main")
+		gitT(t, dir, "config", "user.name", "x")
+		gitT(t, dir, "config", "user.email", "x@x")
+		gitT(t, dir, "add", "a.txt")
+		gitT(t, dir, "commit", "-q", "-m", "own")
+		return dir
+	}
+	cases := map[string]layoutCase{
+		".git file": {"repo", func(t *testing.T, root, outside string) {
+			dir := workTree(t, root)
+			if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+filepath.Join(outside, ".git")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		".git link": {"repo", func(t *testing.T, root, outside string) {
+			dir := workTree(t, root)
+			if err := os.Symlink(filepath.Join(outside, ".git"), filepath.Join(dir, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"core.worktree": {"repo", func(t *testing.T, root, outside string) {
+			dir := ownRepo(t, root)
+			gitT(t, dir, "config", "core.worktree", outside)
+		}},
+		"linked worktree": {"wt", func(t *testing.T, root, outside string) {
+			worktree(t, outside, filepath.Join(root, "wt"))
+		}},
+		"common dir outside": {"wt", func(t *testing.T, root, outside string) {
+			// The worktree's own git dir is moved inside; its commondir
+			// still names the outside repository.
+			wt := filepath.Join(root, "wt")
+			worktree(t, outside, wt)
+			gd := filepath.Join(root, "gd")
+			if err := os.Rename(filepath.Join(outside, ".git", "worktrees", "wt"), gd); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+gd+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(gd, "commondir"), []byte(filepath.Join(outside, ".git")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"refs link": {"repo", func(t *testing.T, root, outside string) {
+			dir := ownRepo(t, root)
+			refs := filepath.Join(dir, ".git", "refs")
+			if err := os.RemoveAll(refs); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(outside, ".git", "refs"), refs); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"alternates": {"repo", func(t *testing.T, root, outside string) {
+			dir := ownRepo(t, root)
+			alt := filepath.Join(dir, ".git", "objects", "info", "alternates")
+			if err := os.WriteFile(alt, []byte(filepath.Join(outside, ".git", "objects")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"repo ..": {"..", func(t *testing.T, root, outside string) {}},
+	}
+	calls := []toolCall{
+		{tool: "git_status", args: map[string]any{}},
+		{tool: "git_diff", args: map[string]any{}},
+		{tool: "git_log", args: map[string]any{}},
+		{tool: "git_show", args: map[string]any{}},
+		{tool: "git_blame", args: map[string]any{"path": "a.txt"}},
+		{tool: "git_add", args: map[string]any{"paths": []string{"a.txt"}}, write: true},
+		{tool: "git_commit", args: map[string]any{"message": "m", "paths": []string{"a.txt"}}, write: true},
+		{tool: "git_branch", args: map[string]any{"name": "nb"}, write: true},
+		{tool: "git_checkout", args: map[string]any{"ref": "other"}, write: true},
+	}
+	modes := map[string]sdk.Host{
+		"read-only":    {},
+		"write":        {Write: true},
+		"read-outside": {Write: true, ReadOutside: true},
+		"commands":     {Write: true, Commands: true},
+	}
+	var tried, held, broken atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("layout cases: %d tried, %d held, %d broken", tried.Load(), held.Load(), broken.Load())
+	})
+	for name, lc := range cases {
+		for mode, host := range modes {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				base, err := filepath.EvalSymlinks(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+				for _, d := range []string{root, outside} {
+					if err := os.MkdirAll(d, 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				gitT(t, outside, "init", "-q", "-b", "main")
+				gitT(t, outside, "config", "user.name", "x")
+				gitT(t, outside, "config", "user.email", "x@x")
+				if err := os.WriteFile(filepath.Join(outside, "a.txt"), []byte("a\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				gitT(t, outside, "add", "a.txt")
+				gitT(t, outside, "commit", "-q", "-m", "outside")
+				gitT(t, outside, "branch", "other")
+				lc.setup(t, root, outside)
+				before := snapshotTree(t, outside)
+				host.Roots = []string{root}
+				g, _ := sdktest.Connect(t, git.New(), host)
+				for _, tc := range calls {
+					if tc.write && !host.Write {
+						continue
+					}
+					tried.Add(1)
+					args := map[string]any{"repo": lc.repo}
+					for k, v := range tc.args {
+						args[k] = v
+					}
+					res := sdktest.Call(t, g, tc.tool, args)
+					mayRead := host.ReadOutside && !tc.write
+					if !mayRead && (!res.IsError || !strings.Contains(res.Text(), "outside")) {
+						t.Errorf("%s %v: want a refusal, got %q (error %v)", tc.tool, tc.args, res.Text(), res.IsError)
+						broken.Add(1)
+						continue
+					}
+					held.Add(1)
+				}
+				after := snapshotTree(t, outside)
+				for p, h := range after {
+					if before[p] != h {
+						t.Errorf("outside changed: %s", p)
+					}
+				}
+				for p := range before {
+					if _, ok := after[p]; !ok {
+						t.Errorf("outside removed: %s", p)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRepositoryEnvIgnored sets the variables that would point git at
+// another repository in the plugin's own environment: the tools still work
+// on the repository the call names, and the other one is untouched. Not
+// parallel: it sets the process environment.
+func TestRepositoryEnvIgnored(t *testing.T) {
+	e := newTrustEnv(t)
+	outside := filepath.Join(e.base, "outside")
+	gitT(t, e.base, "init", "-q", "-b", "main", outside)
+	before := snapshotTree(t, outside)
+	t.Setenv("GIT_DIR", filepath.Join(outside, ".git"))
+	t.Setenv("GIT_WORK_TREE", outside)
+	t.Setenv("GIT_INDEX_FILE", filepath.Join(outside, ".git", "index"))
+	t.Setenv("GIT_COMMON_DIR", filepath.Join(outside, ".git"))
+	g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{e.root}, Write: true})
+	for _, tc := range everyTool {
+		args := map[string]any{"repo": "repo"}
+		for k, v := range tc.args {
+			args[k] = v
+		}
+		if res := sdktest.Call(t, g, tc.tool, args); res.IsError {
+			t.Errorf("%s %v: %s", tc.tool, tc.args, res.Text())
+		}
+	}
+	if after := snapshotTree(t, outside); !maps.Equal(before, after) {
+		t.Errorf("outside repository changed")
+	}
+	own := filepath.Join(e.dir, ".git")
+	if got := gitEnvT(t, e.dir, []string{"GIT_DIR=" + own, "GIT_WORK_TREE=" + e.dir, "GIT_INDEX_FILE=" + filepath.Join(own, "index"), "GIT_COMMON_DIR=" + own},
+		"log", "-1", "--format=%s", "main"); got != "m" {
+		t.Errorf("main of the named repository: %q; want the commit git_commit made", got)
+	}
 }
