@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -30,37 +32,97 @@ type HTTPOptions struct {
 	Addr string
 	// Token, when set, is the bearer token every request must carry.
 	Token string
+	// AllowOrigins are the browser origins (scheme://host[:port]) allowed
+	// besides the server's own; see HTTPHandler.
+	AllowOrigins []string
 	// Ready, when set, receives the listener's address once it accepts.
 	Ready func(addr net.Addr)
 }
 
 // HTTPHandler serves streamable HTTP at /mcp and SSE at /sse, with the
 // SDK's localhost/DNS-rebinding protection on, behind the bearer token when
-// one is set.
-func HTTPHandler(s *mcp.Server, token string) http.Handler {
+// one is set. A request a browser sends from another origin is refused
+// with 403 before anything else, whatever its method (the SSE stream is a
+// GET): its Origin header (or Sec-Fetch-Site) must name the server itself,
+// the same loopback port under another loopback name (localhost for
+// 127.0.0.1), or one of allowOrigins. A request without either header is
+// not a browser's, and passes. allowOrigins must be valid origins.
+func HTTPHandler(s *mcp.Server, token string, allowOrigins []string) (http.Handler, error) {
 	getServer := func(*http.Request) *mcp.Server { return s }
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, nil))
 	mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))
-	if token == "" {
-		return mux
-	}
-	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			return nil, auth.ErrInvalidToken
+	var h http.Handler = mux
+	if token != "" {
+		verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+			if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+				return nil, auth.ErrInvalidToken
+			}
+			return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
 		}
-		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+		h = auth.RequireBearerToken(verify, nil)(mux)
 	}
-	return auth.RequireBearerToken(verify, nil)(mux)
+	return originCheck(h, allowOrigins)
 }
 
-// ServeHTTP serves HTTPHandler on opts.Addr until ctx ends, then shuts down.
+// originCheck refuses cross-origin browser requests to next (see
+// HTTPHandler), with net/http's CrossOriginProtection, applied to every
+// method: it lets GET, HEAD and OPTIONS through on its own.
+func originCheck(next http.Handler, allow []string) (http.Handler, error) {
+	cop := http.NewCrossOriginProtection()
+	for _, o := range allow {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("allowed origin %q: %w", o, err)
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		check := r
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			check = r.Clone(r.Context())
+			check.Method = http.MethodPost
+		}
+		if err := cop.Check(check); err != nil && !loopbackAlias(r) {
+			http.Error(w, "cross-origin request refused: "+err.Error()+" (allow an origin with --allow-origin)", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}), nil
+}
+
+// loopbackAlias reports whether the request's Origin is the server's own
+// loopback port under another loopback name: http://localhost:8765 for a
+// server reached at 127.0.0.1:8765.
+func loopbackAlias(r *http.Request) bool {
+	o, err := url.Parse(r.Header.Get("Origin"))
+	if err != nil || o.Host == "" || (o.Scheme != "http" && o.Scheme != "https") {
+		return false
+	}
+	oh, op, err1 := net.SplitHostPort(o.Host)
+	rh, rp, err2 := net.SplitHostPort(r.Host)
+	return err1 == nil && err2 == nil && op == rp && isLoopbackName(oh) && isLoopbackName(rh)
+}
+
+func isLoopbackName(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// ServeHTTP serves HTTPHandler on opts.Addr until ctx ends, then shuts down
+// within half a second.
 func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions) error {
+	handler, err := HTTPHandler(s, opts.Token, opts.AllowOrigins)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: HTTPHandler(s, opts.Token), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
 	}
@@ -70,9 +132,14 @@ func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Calls in flight are cancelled by then (Host.CancelCalls), but
+		// event streams (SSE, a streamable GET) stay open until closed:
+		// give the rest a moment, then close everything.
+		sctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
-		_ = srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
 		return nil
 	}
 }

@@ -79,6 +79,7 @@ func (l *listFlag) Set(s string) error {
 
 type options struct {
 	roots, plugins, groups, pluginEnv listFlag
+	allowOrigins                      listFlag
 	write, readOutside, web, version  bool
 	noSandbox                         bool
 	transport, addr, token, cfg       string
@@ -114,6 +115,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	})
 	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse) or sse")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for http and sse")
+	fs.Var(&o.allowOrigins, "allow-origin", "browser origins (scheme://host[:port]) allowed to reach http and sse besides the server's own, comma-separated or repeated; other cross-origin requests get 403")
 	fs.StringVar(&o.token, "token", "", "bearer token required by http and sse (default: $RAMABANA_TOKEN)")
 	fs.StringVar(&o.cfg, "cfg", "", "config dir, for skills, plugins and stores (default: ~/.config/ramabana)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
@@ -209,6 +211,9 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer h.Close()
+	// A signal cancels the calls in flight first: the session waits for
+	// them before it closes, and Close then stops the plugins.
+	defer context.AfterFunc(ctx, h.CancelCalls)()
 	if err := h.Start(ctx); err != nil {
 		return err
 	}
@@ -232,7 +237,7 @@ func serve(ctx context.Context, args []string) error {
 	if o.transport == "stdio" {
 		return host.ServeStdio(ctx, server)
 	}
-	return host.ServeHTTP(ctx, server, host.HTTPOptions{Addr: o.addr, Token: o.token, Ready: func(addr net.Addr) {
+	return host.ServeHTTP(ctx, server, host.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
 }

@@ -1,0 +1,91 @@
+package host
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestOriginCheck(t *testing.T) {
+	t.Parallel()
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	h, err := originCheck(ok, []string{"http://inspector.example:6274"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		method, host, origin, fetchSite string
+		want                            int
+	}{
+		"no Origin (not a browser)":       {method: "POST", host: "127.0.0.1:8765", want: http.StatusTeapot},
+		"no Origin, GET":                   {method: "GET", host: "127.0.0.1:8765", want: http.StatusTeapot},
+		"same origin":                      {method: "POST", host: "127.0.0.1:8765", origin: "http://127.0.0.1:8765", want: http.StatusTeapot},
+		"localhost for 127.0.0.1":          {method: "POST", host: "127.0.0.1:8765", origin: "http://localhost:8765", want: http.StatusTeapot},
+		"::1 for localhost":                {method: "GET", host: "localhost:8765", origin: "http://[::1]:8765", want: http.StatusTeapot},
+		"same-origin fetch":                {method: "POST", host: "127.0.0.1:8765", fetchSite: "same-origin", want: http.StatusTeapot},
+		"allowed origin":                   {method: "POST", host: "127.0.0.1:8765", origin: "http://inspector.example:6274", want: http.StatusTeapot},
+		"foreign origin":                   {method: "POST", host: "127.0.0.1:8765", origin: "http://evil.com", want: http.StatusForbidden},
+		"foreign origin, GET (SSE)":        {method: "GET", host: "127.0.0.1:8765", origin: "http://evil.com", want: http.StatusForbidden},
+		"foreign origin, OPTIONS":          {method: "OPTIONS", host: "127.0.0.1:8765", origin: "http://evil.com", want: http.StatusForbidden},
+		"another local port":               {method: "POST", host: "127.0.0.1:8765", origin: "http://localhost:3000", want: http.StatusForbidden},
+		"cross-site fetch":                 {method: "POST", host: "127.0.0.1:8765", fetchSite: "cross-site", want: http.StatusForbidden},
+		"null origin":                      {method: "POST", host: "127.0.0.1:8765", origin: "null", want: http.StatusForbidden},
+		"loopback name on a foreign host":  {method: "POST", host: "example.com:8765", origin: "http://localhost:8765", want: http.StatusForbidden},
+		"allowed origin on the wrong port": {method: "POST", host: "127.0.0.1:8765", origin: "http://inspector.example:6275", want: http.StatusForbidden},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest(tc.method, "http://"+tc.host+"/mcp", strings.NewReader("{}"))
+			if tc.origin != "" {
+				r.Header.Set("Origin", tc.origin)
+			}
+			if tc.fetchSite != "" {
+				r.Header.Set("Sec-Fetch-Site", tc.fetchSite)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tc.want {
+				t.Errorf("status %d, want %d (%s)", w.Code, tc.want, w.Body)
+			}
+		})
+	}
+	if _, err := originCheck(ok, []string{"not an origin"}); err == nil {
+		t.Error("a bad allowed origin was accepted")
+	}
+}
+
+func TestForeignOriginIsRefusedBeforeTheToken(t *testing.T) {
+	t.Parallel()
+	h, err := HTTPHandler(mcp.NewServer(&mcp.Implementation{Name: "t"}, nil), "s3cret", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		origin, token string
+		want          int
+	}{
+		"foreign origin, good token": {origin: "http://evil.com", token: "s3cret", want: http.StatusForbidden},
+		"foreign origin, no token":   {origin: "http://evil.com", want: http.StatusForbidden},
+		"no origin, no token":        {want: http.StatusUnauthorized},
+		"same origin, wrong token":   {origin: "http://127.0.0.1:8765", token: "nope", want: http.StatusUnauthorized},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest("POST", "http://127.0.0.1:8765/mcp", strings.NewReader("{}"))
+			if tc.origin != "" {
+				r.Header.Set("Origin", tc.origin)
+			}
+			if tc.token != "" {
+				r.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tc.want {
+				t.Errorf("status %d, want %d (%s)", w.Code, tc.want, w.Body)
+			}
+		})
+	}
+}
