@@ -36,7 +36,10 @@ type Record struct {
 	// Seq numbers records in the order the calls finished, from 1.
 	Seq uint64
 	// Time is when the call started.
-	Time        time.Time
+	Time time.Time
+	// CallID is the host's id of the call (sdk.Call.ID), which its log
+	// lines carry too; "" for a call recorded without one.
+	CallID      string
 	Tool, Group string
 	Caller      Caller
 	// Args is the arguments summary (see SummarizeArgs).
@@ -112,6 +115,7 @@ func New(opts Options) *Log {
 type Pending struct {
 	log         *Log
 	start       time.Time
+	callID      string
 	tool, group string
 	caller      Caller
 	args        string
@@ -121,8 +125,14 @@ type Pending struct {
 // Start notes the start of a call. The arguments are summarized now, so
 // the caller may reuse args afterwards.
 func (l *Log) Start(tool, group string, caller Caller, args json.RawMessage) *Pending {
+	return l.StartCall("", tool, group, caller, args)
+}
+
+// StartCall is Start for a call the host knows by id: the record carries
+// it as CallID.
+func (l *Log) StartCall(callID, tool, group string, caller Caller, args json.RawMessage) *Pending {
 	return &Pending{
-		log: l, start: time.Now(),
+		log: l, start: time.Now(), callID: callID,
 		tool: tool, group: group, caller: caller,
 		args: SummarizeArgs(args, DefaultSummaryLen),
 	}
@@ -138,7 +148,7 @@ func (p *Pending) Finish(res *sdk.Result, err error) {
 		return
 	}
 	rec := Record{
-		Time: p.start, Tool: p.tool, Group: p.group, Caller: p.caller,
+		Time: p.start, CallID: p.callID, Tool: p.tool, Group: p.group, Caller: p.caller,
 		Args: p.args, Duration: time.Since(p.start),
 	}
 	switch {

@@ -11,9 +11,10 @@ import (
 // per record, in the order given (Recent gives newest first):
 //
 //	#14 15:04:05 client create_file(files) ok 20ms | path="/p/a.go" content=<1.2 KB> | changed: /p/a.go (created)
-//	#15 15:04:06 agent:t1 replace_text(files) tool error 3ms | path="/p/a.go" | error: old text not found
+//	#15 15:04:06 agent:t1 replace_text(files) tool error 3ms call=K7QJ2M4XWZ3C5B6D | path="/p/a.go" | error: old text not found
 //
-// Fields with nothing to say are left out.
+// Fields with nothing to say are left out; call= is the call's id in the
+// host's log.
 func RenderActivity(records []Record) string {
 	if len(records) == 0 {
 		return "no calls recorded\n"
@@ -22,6 +23,9 @@ func RenderActivity(records []Record) string {
 	for _, r := range records {
 		fmt.Fprintf(&b, "#%d %s %s %s(%s) %s %s", r.Seq, r.Time.Format("15:04:05"),
 			r.Caller, r.Tool, r.Group, r.Outcome, formatDuration(r.Duration))
+		if r.CallID != "" {
+			b.WriteString(" call=" + r.CallID)
+		}
 		if r.Args != "" {
 			b.WriteString(" | " + r.Args)
 		}

@@ -167,6 +167,7 @@ type sessionEvents struct {
 	session *mcp.ServerSession
 	token   any
 	tool    string
+	callID  string // set by the call path before the call starts
 	logger  *slog.Logger
 
 	mu   sync.Mutex
@@ -200,7 +201,7 @@ var slogLevels = map[sdk.LogLevel]slog.Level{
 }
 
 func (e *sessionEvents) Log(level sdk.LogLevel, message string) {
-	e.logger.Log(e.ctx, slogLevels[level], message, "tool", e.tool)
+	e.logger.Log(e.ctx, slogLevels[level], message, "tool", e.tool, "call_id", e.callID)
 }
 
 // minLevel drops records below its level, whatever the wrapped handler

@@ -92,6 +92,11 @@ type Host struct {
 	reloadMu sync.Mutex     // one Reload at a time; held by Close
 	closed   bool           // under reloadMu: no plugin starts after Close
 
+	// calls ends when CancelCalls is called: every call's context is
+	// bound to it.
+	calls       context.Context
+	cancelCalls context.CancelCauseFunc
+
 	exportMu sync.Mutex
 	server   *mcp.Server       // nil until NewMCPServer
 	exported map[string]*Entry // the tools the server has, by name
@@ -150,6 +155,7 @@ func New(cfg Config) (*Host, error) {
 		warned:   map[string]bool{},
 		closing:  make(chan struct{}),
 	}
+	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
 	if err := newSessionGroup(h.activity).register(h.catalog); err != nil {
 		return nil, fmt.Errorf("session group: %w", err)
 	}
@@ -423,17 +429,25 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 // call is the one call path behind Call and AgentCall.
 func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	name := e.Spec.Name
-	rec := h.activity.Start(name, e.Group, callerOf(ctx), args)
+	ctx, done := h.callContext(ctx)
+	defer done()
+	id := newCallID()
+	if se, ok := events.(*sessionEvents); ok {
+		se.callID = id // its log lines name the call
+	}
+	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
 	if err := e.Validate(args); err != nil {
 		res := sdk.Errorf("invalid arguments for %s: %v", name, err)
 		rec.Finish(res, nil)
+		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
 	}
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
-	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args}, events)
+	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
 	rec.Finish(res, err)
+	h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", outcome(res, err))
 	if err != nil {
 		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
 	}

@@ -8,7 +8,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/sandbox"
 )
+
+// stopDeadline bounds a shutdown: SIGTERM, SIGINT or SIGHUP cancels the
+// calls in flight and stops the plugins (and so their commands), and the
+// server exits within it however that goes. The promise is 2 s; the margin
+// covers the process's own exit.
+const stopDeadline = 1800 * time.Millisecond
 
 func main() {
 	// A bundled plugin handles its own signals (sdk.Serve): it must not
@@ -16,10 +25,34 @@ func main() {
 	if len(os.Args) > 2 && os.Args[1] == "plugin" && os.Args[2] == "serve" {
 		exit(runPlugin(context.Background(), os.Args[2:]))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	err := run(ctx, os.Args[1:])
-	stop()
-	exit(err)
+	// First, before any secret is read or any plugin started: a same-uid
+	// command cannot read the host's environ or memory.
+	if err := sandbox.NonDumpable(); err != nil {
+		fmt.Fprintln(os.Stderr, "ramabana-mcp: warning: cannot make the server non-dumpable:", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go stopOnSignal(sigs, cancel)
+	exit(run(ctx, os.Args[1:]))
+}
+
+// stopOnSignal cancels ctx at the first signal, which ends the session,
+// cancels the calls in flight and stops the plugins; a second signal, or
+// a shutdown that overruns stopDeadline, exits at once. A plugin outlives
+// that exit only briefly: its lifeline pipe closes with the host and its
+// parent-death signal fires, and it ends its commands on the way out.
+func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelFunc) {
+	sig := <-sigs
+	fmt.Fprintf(os.Stderr, "ramabana-mcp: %s: stopping\n", sig)
+	cancel()
+	select {
+	case sig = <-sigs:
+		fmt.Fprintf(os.Stderr, "ramabana-mcp: %s again: exiting now\n", sig)
+	case <-time.After(stopDeadline):
+		fmt.Fprintf(os.Stderr, "ramabana-mcp: not stopped after %s: exiting now\n", stopDeadline)
+	}
+	os.Exit(1)
 }
 
 func exit(err error) {
