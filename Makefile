@@ -33,7 +33,10 @@ checkgenerate: generate
 # corpora in testdata/fuzz also run as plain tests under make test).
 FUZZTIME ?= 3s
 FUZZ := \
-	./skills:FuzzParse
+	./skills:FuzzParse \
+	./sdk/roots:FuzzResolve \
+	./plugins/files:FuzzHashlineEdit \
+	./plugins/notebook:FuzzNotebookRoundTrip
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; \
