@@ -1,6 +1,7 @@
 package code
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,12 +34,21 @@ time.sleep(300)
 	if err := os.WriteFile(filepath.Join(dir, "hang.py"), []byte(mod), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, _ := sdktest.Connect(t, newToolbox(time.Second), sdk.Host{Roots: []string{dir}})
-	res := sdktest.Call(t, g, "inspect_python", map[string]any{"target": "hang.x"})
-	if want := "python3 did not finish inspecting hang.x within 1s and was killed"; !res.IsError || !strings.Contains(res.Text(), want) {
-		t.Fatalf("got %q (error %v), want an error containing %q", res.Text(), res.IsError, want)
+	// The timeout must outlast python's start for the module to start its
+	// child (a pyenv shim alone can take seconds): it grows until the child
+	// was started before the kill, so the test holds on a slow machine too.
+	var b []byte
+	for _, timeout := range []time.Duration{time.Second, 4 * time.Second, 16 * time.Second} {
+		g, _ := sdktest.Connect(t, newToolbox(timeout), sdk.Host{Roots: []string{dir}})
+		res := sdktest.Call(t, g, "inspect_python", map[string]any{"target": "hang.x"})
+		if want := fmt.Sprintf("python3 did not finish inspecting hang.x within %s and was killed", timeout); !res.IsError || !strings.Contains(res.Text(), want) {
+			t.Fatalf("got %q (error %v), want an error containing %q", res.Text(), res.IsError, want)
+		}
+		if b, err = os.ReadFile(pidFile); err == nil {
+			break
+		}
+		t.Logf("python3 did not start the module's child within %s; trying a longer timeout", timeout)
 	}
-	b, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatalf("the module did not start its child: %v", err)
 	}
