@@ -59,8 +59,8 @@ func (l layout) env() []string {
 // Discovery is git's own (git rev-parse, which reads config but runs no
 // program), so that safe.directory and every form of .git git accepts are
 // honoured; what it finds is checked before any other git command runs.
-func locate(ctx context.Context, r *roots.Roots, dir, shown string, write bool) (layout, error) {
-	out, err := git(ctx, dir, run{}, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree")
+func locate(ctx context.Context, r *roots.Roots, dir, shown string, write, confine bool) (layout, error) {
+	out, err := git(ctx, dir, run{confine: confine}, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree")
 	if err != nil {
 		return layout{}, err
 	}
@@ -75,7 +75,7 @@ func locate(ctx context.Context, r *roots.Roots, dir, shown string, write bool) 
 	if len(lines) != 3 {
 		return layout{}, fmt.Errorf("git rev-parse printed %q", out.stdout)
 	}
-	top, err := git(ctx, dir, run{}, "rev-parse", "--show-toplevel")
+	top, err := git(ctx, dir, run{confine: confine}, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return layout{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -92,6 +93,9 @@ type run struct {
 	// env is added to git's environment: the repository's layout and
 	// guard.
 	env []string
+	// confine starts git in the sandbox that lets it execute git alone
+	// (see execPolicy): set whenever commands are not allowed.
+	confine bool
 }
 
 // output is what a git command printed, and how it ended.
@@ -156,7 +160,14 @@ func git(ctx context.Context, dir string, r run, args ...string) (*output, error
 	cmd.Stdout = stdout
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	var err error
+	if r.confine {
+		if _, err = sandbox.Start(cmd, execPolicy()); err == nil {
+			err = cmd.Wait()
+		}
+	} else {
+		err = cmd.Run()
+	}
 	out := &output{stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes(), cut: stdout.cut}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,6 +47,11 @@ type guard struct {
 	// from the repository's config only, and so is turned off: git_add
 	// would stage unfiltered content.
 	blocked map[string]bool
+	// trusted are the programs the user's own config names for the keys
+	// guard watches (git-lfs, a credential helper, /bin/sh for a command
+	// line with arguments). The exec sandbox is only for repositories
+	// where there are none: it would stop them and what they run.
+	trusted []string
 }
 
 // configEntry is one line of git config --list.
@@ -160,7 +166,7 @@ func classify(key string) (override, bool) {
 
 // loadGuard reads the config of the repository at l and builds its guard.
 func loadGuard(ctx context.Context, l layout) (*guard, error) {
-	out, err := git(ctx, l.top, run{env: l.env()}, "config", "--list", "--show-scope", "--includes", "-z")
+	out, err := git(ctx, l.top, run{env: l.env(), confine: true}, "config", "--list", "--show-scope", "--includes", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +202,13 @@ func loadGuard(ctx context.Context, l layout) (*guard, error) {
 			add(e.key)
 		}
 	}
+	for _, e := range entries {
+		if _, ok := classify(e.key); ok && e.value != nil && !plainValues[strings.ToLower(*e.value)] && (e.scope == "system" || e.scope == "global") {
+			g.trusted = append(g.trusted, programsOf(*e.value)...)
+		}
+	}
+	slices.Sort(g.trusted)
+	g.trusted = slices.Compact(g.trusted)
 	trustedValues := func(key string) []string {
 		var vs []string
 		for _, e := range entries {
@@ -287,7 +300,7 @@ func submoduleNames(ctx context.Context, l layout, guardEnv []string) []string {
 	sources = append(sources, []string{"--blob", ":.gitmodules"}, []string{"--blob", "HEAD:.gitmodules"})
 	for _, src := range sources {
 		args := append(append([]string{"config"}, src...), "--list", "--name-only", "-z")
-		out, err := git(ctx, l.top, run{env: append(l.env(), guardEnv...), limit: 1 << 20}, args...)
+		out, err := git(ctx, l.top, run{env: append(l.env(), guardEnv...), limit: 1 << 20, confine: true}, args...)
 		if err != nil || out.code != 0 {
 			continue
 		}
@@ -366,4 +379,36 @@ func (rp *repo) checkFilters(ctx context.Context, paths []string, tracked bool) 
 	}
 	return sdk.Failf("nothing was staged: the repository's own config names filter %s for these paths, and git would run that program on them:\n  %s%s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stage these files in a shell",
 		strings.Join(names, ", "), strings.Join(shown, "\n  "), more)
+}
+
+// plainValues name no program: booleans and the empty value.
+var plainValues = map[string]bool{"": true, "true": true, "false": true, "yes": true, "no": true, "on": true, "off": true, "0": true, "1": true, "none": true}
+
+// shellChars are the characters that make git run a command line through
+// the shell rather than directly (run-command.c).
+const shellChars = "|&;<>()$`\\\"' \t\n*?[#~=%"
+
+// programsOf is what git would execute for a configured command line: its
+// program, found on the PATH, and the shell when git needs one for it.
+func programsOf(cmdline string) []string {
+	var out []string
+	if strings.ContainsAny(cmdline, shellChars) {
+		if sh, err := exec.LookPath("sh"); err == nil {
+			out = append(out, sh)
+		}
+	}
+	f := strings.Fields(cmdline)
+	if len(f) == 0 {
+		return out
+	}
+	name := f[0]
+	if name == "!" && len(f) > 1 {
+		name = f[1]
+	}
+	if p, err := exec.LookPath(strings.TrimPrefix(name, "!")); err == nil && filepath.IsAbs(p) {
+		out = append(out, p)
+	} else if filepath.IsAbs(name) {
+		out = append(out, name)
+	}
+	return out
 }

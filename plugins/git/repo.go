@@ -60,7 +60,7 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands boo
 	if !fi.IsDir() {
 		dir = filepath.Dir(abs)
 	}
-	l, err := locate(ctx, r, dir, r.Rel(abs), write)
+	l, err := locate(ctx, r, dir, r.Rel(abs), write, !commands)
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +78,9 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands boo
 func (rp *repo) git(ctx context.Context, r run, args ...string) (*output, error) {
 	r.write = r.write || rp.write
 	r.env = append(append(r.env, rp.layout.env()...), rp.guardEnv()...)
+	// The user's own programs (a filter script in ~/.gitconfig) may run
+	// anything; the sandbox would stop them, so it is left off for them.
+	r.confine = rp.guarded() && len(rp.guard.trusted) == 0
 	return git(ctx, rp.top, r, args...)
 }
 
