@@ -39,8 +39,9 @@ type layout struct {
 // .git file and core.worktree are no longer read, so rewriting them (which
 // the files tools can do) changes nothing; renaming a directory over a
 // symlink takes a program the user runs, and once the user runs programs
-// (the shell group) nothing here is the last line anyway. The sandbox, when
-// git runs under it, confines git's own opens.
+// (the shell group) nothing here is the last line anyway. Closing it fully
+// would take git's opens confined by the kernel (Landlock read/write rules
+// on the roots); the exec sandbox (sandbox.go) restricts only execution.
 func (l layout) env() []string {
 	return []string{
 		"GIT_DIR=" + l.gitDir,

@@ -39,7 +39,9 @@ import (
 // The list is taken once per call, just before the call's git commands, so
 // config changed in between (a concurrent write to .git/config) is not
 // covered for the keys named per driver; the fixed keys (fsmonitor, hooks,
-// pager, submodules, askpass) are set whatever the list says.
+// pager, submodules, askpass) are set whatever the list says, and where
+// the kernel has Landlock the exec sandbox (sandbox.go) stops any program
+// that is not git.
 type guard struct {
 	// env is the GIT_CONFIG_* variables.
 	env []string
