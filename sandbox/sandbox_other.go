@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !unix
 
 package sandbox
 
@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
-// Elsewhere than Linux, Start only starts the command; nothing applies.
+// Without Unix process groups, Start only starts the command; nothing
+// applies.
 
 func start(cmd *exec.Cmd, _ Policy) (Applied, error) {
 	if err := cmd.Start(); err != nil {
@@ -35,3 +37,6 @@ func (a Applied) Alive() bool { return a.pid > 1 && a.Signal(syscall.Signal(0)) 
 func probe() Support { return Support{Reaping: ""} }
 
 func nonDumpable() error { return nil }
+
+// Stop kills the command's process.
+func (a Applied) Stop(time.Duration) { _ = a.Signal(syscall.SIGKILL) }

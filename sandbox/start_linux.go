@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -236,6 +237,45 @@ func (a Applied) Signal(sig syscall.Signal) error {
 		return fmt.Errorf("signal process group %d: %w", a.pid, err)
 	}
 	return nil
+}
+
+// Stop ends everything the command started: SIGTERM to every process,
+// then SIGKILL to whatever is left once the grace is over. In a namespace
+// the first process is frozen (SIGSTOP) rather than sent SIGTERM, which the
+// kernel drops for a namespace's init without a handler: a shell does not
+// go on with its script while the rest end, and its SIGKILL, once they
+// have ended or the grace is over, ends the namespace. Stop returns once
+// nothing of the command runs, or a second after the SIGKILL at most.
+func (a Applied) Stop(grace time.Duration) {
+	if a.pid <= 1 {
+		return
+	}
+	if a.Namespaces() {
+		_ = syscall.Kill(a.pid, syscall.SIGSTOP)
+	}
+	_ = a.Signal(syscall.SIGTERM)
+	for deadline := time.Now().Add(grace); time.Now().Before(deadline) && a.othersAlive(); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = a.Signal(syscall.SIGKILL)
+	// SIGKILL is delivered asynchronously; wait until it has landed.
+	for range 50 {
+		if !a.Alive() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// othersAlive reports whether a process of the command other than a
+// namespace's first runs.
+func (a Applied) othersAlive() bool {
+	for _, pid := range a.members() {
+		if pid != a.pid || !a.Namespaces() {
+			return true
+		}
+	}
+	return false
 }
 
 // reapOrphan waits for a killed orphan this process adopted as subreaper,

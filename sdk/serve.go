@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
 // ServeOpt configures Serve.
@@ -36,13 +38,21 @@ func WithoutHostWatch() ServeOpt {
 //
 // The plugin exits when the host goes away: when its stdin is a pipe (the
 // host's lifeline) and reaches EOF, or when it is re-parented.
+//
+// First of all the plugin makes itself non-dumpable (sandbox.NonDumpable),
+// so that a program of the same user, such as a shell command, cannot read
+// its memory or /proc/<pid>/environ.
 func Serve(g Group, opts ...ServeOpt) {
+	dumpErr := sandbox.NonDumpable()
 	cfg := serveConfig{watchHost: true}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	stderr := os.Stderr
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevelFromEnv()})))
+	if dumpErr != nil {
+		slog.Warn("plugin stays dumpable: commands of the same user can read its memory", "error", dumpErr)
+	}
 	if cfg.watchHost {
 		go watchHost(os.Stdin, os.Getppid())
 	}

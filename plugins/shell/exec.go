@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
 // shellPath is the shell that runs every command line.
@@ -34,6 +36,7 @@ type job struct {
 	command string
 	dir     string
 	env     []string // the whole environment
+	policy  sandbox.Policy
 	timeout time.Duration
 	limit   int // bytes kept per stream
 	// progress is called every tick while the shell runs.
@@ -42,13 +45,14 @@ type job struct {
 
 // outcome is how a job ended.
 type outcome struct {
-	pgid    int
-	elapsed time.Duration // until the shell exited, or until it was stopped
+	applied sandbox.Applied // the protections it ran under
+	elapsed time.Duration   // until the shell exited, or until it was stopped
 	state   *os.ProcessState
 	// timedOut and cancelled say why the group was stopped early.
 	timedOut, cancelled bool
 	// leftovers: processes of the group were still running when the shell
-	// exited, and were stopped.
+	// exited, and were stopped. In a pid namespace the kernel kills them
+	// as the shell exits, unseen.
 	leftovers bool
 	// pipesHeld: a process outside the group still held the output pipes
 	// open, so reading stopped.
@@ -56,10 +60,11 @@ type outcome struct {
 	stdout, stderr *capture
 }
 
-// run starts the job's shell in a process group of its own and waits for
-// it, stopping the whole group on timeout, on cancellation of ctx, and once
-// the shell has exited. It returns an error only when the shell cannot be
-// started.
+// run starts the job's shell under its policy (package sandbox: a pid
+// namespace and process group of its own, no capabilities, Landlock) and
+// waits for it, stopping everything it started on timeout, on cancellation
+// of ctx, and once the shell has exited. It returns an error only when the
+// shell cannot be started.
 //
 // The output pipes are made here and handed to the shell as files, so
 // Wait returns when the shell exits, not when the last process holding a
@@ -83,9 +88,8 @@ func run(ctx context.Context, j job) (*outcome, error) {
 	cmd.Env = j.env
 	cmd.Stdin = nil // /dev/null
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.SysProcAttr = sysProcAttr()
 	start := time.Now()
-	err = cmd.Start()
+	applied, err := sandbox.Start(cmd, j.policy)
 	// The shell has its copies; ours would keep the pipes open forever.
 	_ = outW.Close()
 	_ = errW.Close()
@@ -95,9 +99,9 @@ func run(ctx context.Context, j job) (*outcome, error) {
 		return nil, err
 	}
 
-	o := &outcome{pgid: cmd.Process.Pid, stdout: newCapture(j.limit), stderr: newCapture(j.limit)}
-	running.add(o.pgid)
-	defer running.remove(o.pgid)
+	o := &outcome{applied: applied, stdout: newCapture(j.limit), stderr: newCapture(j.limit)}
+	running.add(cmd.Process.Pid, applied)
+	defer running.remove(cmd.Process.Pid)
 	var readers sync.WaitGroup
 	readers.Go(func() { _, _ = io.Copy(o.stdout, outR) })
 	readers.Go(func() { _, _ = io.Copy(o.stderr, errR) })
@@ -123,19 +127,19 @@ wait:
 			}
 		case <-timer.C:
 			o.elapsed, o.timedOut = time.Since(start), true
-			stopGroup(o.pgid, exited)
+			applied.Stop(grace)
 			<-exited
 			break wait
 		case <-ctx.Done():
 			o.elapsed, o.cancelled = time.Since(start), true
-			stopGroup(o.pgid, exited)
+			applied.Stop(grace)
 			<-exited
 			break wait
 		}
 	}
-	if !o.timedOut && !o.cancelled && groupAlive(o.pgid) {
+	if !o.timedOut && !o.cancelled && applied.Alive() {
 		o.leftovers = true
-		stopGroup(o.pgid, exited)
+		applied.Stop(grace)
 	}
 
 	drained := make(chan struct{})
@@ -158,73 +162,33 @@ wait:
 	return o, nil
 }
 
-// stopGroup stops every process in the group pgid: SIGTERM, then, once the
-// shell has exited and the group is gone or the grace is over, SIGKILL for
-// whatever is left. It returns once no process of the group runs, or a
-// second after the SIGKILL at most.
-func stopGroup(pgid int, exited <-chan struct{}) {
-	if err := signalGroup(pgid, syscall.SIGTERM); errors.Is(err, syscall.ESRCH) {
-		return
-	}
-	deadline := time.NewTimer(grace)
-	defer deadline.Stop()
-	poll := time.NewTicker(20 * time.Millisecond)
-	defer poll.Stop()
-loop:
-	for {
-		select {
-		case <-deadline.C:
-			break loop
-		case <-poll.C:
-		}
-		select {
-		case <-exited:
-			if !groupAlive(pgid) {
-				break loop
-			}
-		default:
-		}
-	}
-	if errors.Is(signalGroup(pgid, syscall.SIGKILL), syscall.ESRCH) {
-		return
-	}
-	// SIGKILL is delivered asynchronously; wait until it has landed, so
-	// that nothing of the group runs once the call has returned.
-	for range 50 {
-		if !groupAlive(pgid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// running are the commands under way, killed when the plugin exits
+// (sdk.AtExit): each command leads its own group (and namespace), which the
+// host's kill of the plugin's group would not reach.
+var running = &commands{byPid: map[int]sandbox.Applied{}}
 
-// running are the process groups of the commands under way, killed when
-// the plugin exits (sdk.AtExit): each command leads its own group, which
-// the host's kill of the plugin's group would not reach.
-var running = &groups{pgids: map[int]bool{}}
-
-type groups struct {
+type commands struct {
 	mu    sync.Mutex
-	pgids map[int]bool
+	byPid map[int]sandbox.Applied
 }
 
-func (g *groups) add(pgid int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.pgids[pgid] = true
+func (c *commands) add(pid int, a sandbox.Applied) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.byPid[pid] = a
 }
 
-func (g *groups) remove(pgid int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.pgids, pgid)
+func (c *commands) remove(pid int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.byPid, pid)
 }
 
-// killAll sends SIGKILL to every running command's group.
-func (g *groups) killAll() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for pgid := range g.pgids {
-		_ = signalGroup(pgid, syscall.SIGKILL)
+// killAll sends SIGKILL to everything every running command started.
+func (c *commands) killAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, a := range c.byPid {
+		_ = a.Signal(syscall.SIGKILL)
 	}
 }

@@ -12,12 +12,6 @@ import (
 
 const haveProcessGroups = false
 
-func sysProcAttr() *syscall.SysProcAttr { return nil }
-
-func signalGroup(int, syscall.Signal) error { return errNoGroups }
-
-func groupAlive(int) bool { return false }
-
 func exitSignal(*os.ProcessState) (syscall.Signal, bool) { return 0, false }
 
 func signalName(sig syscall.Signal) string { return sig.String() }

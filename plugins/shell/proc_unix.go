@@ -3,28 +3,12 @@
 package shell
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"syscall"
 )
 
 const haveProcessGroups = true
-
-// signalGroup sends sig to every process in the group pgid. It returns
-// syscall.ESRCH when the group is empty.
-func signalGroup(pgid int, sig syscall.Signal) error {
-	if pgid <= 1 {
-		return fmt.Errorf("refusing to signal process group %d", pgid)
-	}
-	return syscall.Kill(-pgid, sig)
-}
-
-// groupExists reports whether any process, zombies included, is in the
-// group pgid.
-func groupExists(pgid int) bool {
-	return !errors.Is(signalGroup(pgid, 0), syscall.ESRCH)
-}
 
 // exitSignal is the signal that ended a process, if one did.
 func exitSignal(ps *os.ProcessState) (syscall.Signal, bool) {

@@ -5,34 +5,77 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
+	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// procState is the state letter of a process ('Z' for a zombie) and its
-// process group, from /proc; ok is false when the process is gone.
-func procState(pid int) (state byte, pgrp int, ok bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:])
-	pgrp, _ = strconv.Atoi(string(f[2]))
-	return f[0][0], pgrp, true
+// These tests find a command's processes by a unique marker in their
+// command line (their argv[0], set with exec -a), never by a pid the
+// command printed: inside its pid namespace $$ is 1, and kill(-1) would
+// reach every process of the user.
+
+var markers atomic.Int64
+
+// marker is a process name unique to this test process and call.
+type marker string
+
+func newMarker() marker {
+	return marker(fmt.Sprintf("shtest-%d-%d", os.Getpid(), markers.Add(1)))
 }
 
-// running lists the processes that are in group pgid or among pids and
-// still run (not zombies).
-func running(t *testing.T, pgid int, pids []int) []int {
+// quoted is the marker as command text that does not contain it (bash
+// joins the quotes away), so that the shell's own command line does not
+// match.
+func (m marker) quoted() string { return string(m[:2]) + "''" + string(m[2:]) }
+
+// pattern is a grep pattern for the marker that does not match itself.
+func (m marker) pattern() string { return string(m[:1]) + "[" + string(m[1:2]) + "]" + string(m[2:]) }
+
+// escape is command text that starts a process named m, in the way named,
+// outside the command's process group.
+func (m marker) escape(how string) string {
+	switch how {
+	case "setsid":
+		return fmt.Sprintf(`setsid bash -c 'exec -a %s sleep 300' </dev/null >/dev/null 2>&1 & `, m.quoted())
+	case "setsid holding the output":
+		return fmt.Sprintf(`setsid bash -c 'exec -a %s sleep 300' & `, m.quoted())
+	case "double fork":
+		return fmt.Sprintf(`( ( exec -a %s sleep 300 & ) & ); `, m.quoted())
+	case "python":
+		return fmt.Sprintf(`python3 -c 'import os, sys
+os.setsid()
+if os.fork() == 0:
+    os.execvp("sleep", [sys.argv[1], "300"])
+' %s; `, m.quoted())
+	case "background":
+		return fmt.Sprintf(`(exec -a %s sleep 300) & `, m.quoted())
+	case "background ignoring SIGTERM":
+		return fmt.Sprintf(`bash -c 'trap "" TERM; exec -a %s sleep 300' & `, m.quoted())
+	}
+	panic(how)
+}
+
+// started is command text that waits (bounded) until a process named m
+// runs, then prints "started".
+func (m marker) started() string {
+	return fmt.Sprintf("\nfor i in $(seq 1000); do grep -qsa -- '%[1]s' /proc/[0-9]*/cmdline && break; sleep 0.01; done\n"+
+		"grep -qsa -- '%[1]s' /proc/[0-9]*/cmdline && echo started\n", m.pattern())
+}
+
+// running lists the live processes (not zombies) named by the marker.
+func (m marker) running(t *testing.T) []int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -44,108 +87,93 @@ func running(t *testing.T, pgid int, pids []int) []int {
 		if err != nil {
 			continue
 		}
-		state, pgrp, ok := procState(pid)
-		if ok && state != 'Z' && state != 'X' && (pgrp == pgid || containsInt(pids, pid)) {
-			found = append(found, pid)
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.Contains(cmdline, []byte(m)) {
+			continue
 		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 0 && (f[0][0] == 'Z' || f[0][0] == 'X') {
+				continue
+			}
+		}
+		found = append(found, pid)
 	}
 	return found
 }
 
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// pids parses the lines of text as process ids.
-func pids(t *testing.T, text string) []int {
-	t.Helper()
-	var out []int
-	for _, f := range strings.Fields(text) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("not a pid: %q in %q", f, text)
-		}
-		out = append(out, pid)
-	}
-	if len(out) == 0 {
-		t.Fatalf("no pids in %q", text)
-	}
-	return out
-}
-
-// killOnCleanup makes sure a test's processes end even when it fails.
-func killOnCleanup(t *testing.T, pgid int, pids []int) {
+// killOnCleanup makes sure the marked processes end even when a test
+// fails.
+func (m marker) killOnCleanup(t *testing.T) {
 	t.Cleanup(func() {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		for _, pid := range pids {
+		for _, pid := range m.running(t) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
 }
 
-// TestNothingOutlivesTheCall runs commands that leave processes behind and
-// checks that, once the call has returned, none of them runs. The first pid
-// each command prints is the shell's, which is its process group.
+// waitGone waits, bounded, until no marked process runs; the call's
+// return already guarantees it except after a cancellation or a kill of
+// the plugin, where the stop happens behind it.
+func (m marker) waitGone(t *testing.T) {
+	t.Helper()
+	for i := 0; len(m.running(t)) > 0; i++ {
+		if i == 500 {
+			t.Fatalf("still running 10s later: %v", m.running(t))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func havePython(t *testing.T, how string) {
+	if how == "python" {
+		if _, err := exec.LookPath("python3"); err != nil {
+			t.Skip("no python3")
+		}
+	}
+}
+
+// TestNothingOutlivesTheCall runs commands that leave processes behind, in
+// and out of their process group, and checks that once the call has
+// returned none of them runs: when the shell exits, and on timeout.
 func TestNothingOutlivesTheCall(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	tests := map[string]struct {
-		command  string
+		escape   string
+		after    string // command text after the escape has started
 		timeout  int
-		wantHead string // the start of the result text
+		wantHead string
 		isError  bool
 	}{
-		"timeout kills foreground and background": {
-			command:  "echo $$; sleep 30 & echo $!; sleep 30 & echo $!; sleep 30; wait",
-			timeout:  1,
-			wantHead: "timed out after 1s (timeout_seconds): the command and every process it started were stopped.",
-			isError:  true,
-		},
-		"timeout kills what ignores SIGTERM": {
-			command:  "trap '' TERM; echo $$; sleep 30 & echo $!; bash -c 'trap \"\" TERM; sleep 30' & echo $!; wait",
-			timeout:  1,
-			wantHead: "timed out after 1s",
-			isError:  true,
-		},
-		"timeout kills a subshell pipeline": {
-			command:  "echo $$; (sleep 30 | cat) & echo $!; while :; do sleep 0.1; done",
-			timeout:  1,
-			wantHead: "timed out after 1s",
-			isError:  true,
-		},
-		"background job holding stdout": {
-			command:  "echo $$; sleep 60 & echo $!; exit 0",
-			timeout:  60,
-			wantHead: "exit 0 in T\nnote: processes the command left running in the background were stopped when the shell exited",
-		},
-		"background job with its output redirected": {
-			command:  "echo $$; sleep 60 >/dev/null 2>&1 & echo $!",
-			timeout:  60,
-			wantHead: "exit 0 in T\nnote: processes the command left running in the background were stopped",
-		},
-		"nohup does not escape": {
-			command:  "echo $$; nohup sleep 60 >/dev/null 2>&1 & echo $!; exit 4",
-			timeout:  60,
-			wantHead: "exit 4 in T (non-zero exit status: the command failed)\nnote: processes the command left running",
-		},
+		"background job, shell exits":            {escape: "background", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
+		"background job, timeout":                {escape: "background", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s (timeout_seconds): the command and every process it started were stopped.", isError: true},
+		"SIGTERM ignored, timeout":               {escape: "background ignoring SIGTERM", after: "trap '' TERM; sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
+		"subshell pipeline, timeout":             {escape: "background", after: "(sleep 30 | cat) & while :; do sleep 0.1; done", timeout: 1, wantHead: "timed out after 1s", isError: true},
+		"nohup, shell exits":                     {escape: "background", after: "nohup sleep 60 >/dev/null 2>&1 & exit 4", timeout: 60, wantHead: "exit 4 in T (non-zero exit status: the command failed)"},
+		"setsid daemon, shell exits":             {escape: "setsid", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
+		"setsid daemon, timeout":                 {escape: "setsid", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
+		"setsid holding the output, shell exits": {escape: "setsid holding the output", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
+		"double fork, shell exits":               {escape: "double fork", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
+		"double fork, timeout":                   {escape: "double fork", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
+		"python setsid and fork, shell exits":    {escape: "python", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
+		"python setsid and fork, timeout":        {escape: "python", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			res := e.run(t, map[string]any{"command": tc.command, "timeout_seconds": tc.timeout})
+			havePython(t, tc.escape)
+			m := newMarker()
+			m.killOnCleanup(t)
+			res := e.run(t, map[string]any{"command": m.escape(tc.escape) + m.started() + tc.after, "timeout_seconds": tc.timeout})
 			text := normalize(res.Text())
-			ids := pids(t, section(text, "stdout"))
-			killOnCleanup(t, ids[0], ids[1:])
+			if section(text, "stdout") != "started" {
+				t.Fatalf("the process to escape did not start:\n%s", text)
+			}
 			if !strings.HasPrefix(text, tc.wantHead) || res.IsError != tc.isError {
 				t.Errorf("got error=%t\n%s\nwant error=%t, starting with\n%s", res.IsError, text, tc.isError, tc.wantHead)
 			}
-			if left := running(t, ids[0], ids); len(left) > 0 {
-				t.Errorf("still running after the call: %v (group %d, printed %v)", left, ids[0], ids)
+			if left := m.running(t); len(left) > 0 {
+				t.Errorf("still running after the call: %v", left)
 			}
 		})
 	}
@@ -166,14 +194,27 @@ func waitFile(t *testing.T, path string, done <-chan struct{}) string {
 	}
 }
 
-// cancelCommand writes the shell's pid and a background child's into a
-// file (renamed into place, so it is read whole), then waits.
-const cancelCommand = "{ echo $$; sleep 30 & echo $!; } > pids.tmp; mv pids.tmp pids; sleep 30; wait"
+// cancelCommand starts processes named m every way it can, writes
+// "started" into the file "flag" once they run (renamed into place, so it
+// is read whole), then waits.
+func cancelCommand(m marker) string {
+	var b strings.Builder
+	for _, how := range []string{"background", "setsid", "double fork"} {
+		b.WriteString(m.escape(how))
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		b.WriteString(m.escape("python"))
+	}
+	b.WriteString(m.started())
+	return "{ " + b.String() + "} > flag.tmp; mv flag.tmp flag; sleep 30; wait"
+}
 
 func TestCancelOverGRPC(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	args, _ := json.Marshal(map[string]any{"command": cancelCommand})
+	m := newMarker()
+	m.killOnCleanup(t)
+	args, _ := json.Marshal(map[string]any{"command": cancelCommand(m)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type answer struct {
@@ -186,22 +227,16 @@ func TestCancelOverGRPC(t *testing.T) {
 		res, err := e.g.Call(ctx, &sdk.Call{Tool: "run_command", Arguments: args}, nil)
 		answered <- answer{res, err}
 	}()
-	ids := pids(t, waitFile(t, filepath.Join(e.root, "pids"), done))
-	killOnCleanup(t, ids[0], ids[1:])
+	if got := waitFile(t, filepath.Join(e.root, "flag"), done); got != "started\n" {
+		t.Fatalf("flag: %q", got)
+	}
 	cancel()
 	<-done
 	if a := <-answered; !errors.Is(a.err, context.Canceled) {
 		t.Errorf("call after cancel: %v, %v; want context.Canceled", a.res, a.err)
 	}
-	// The client returns at once; the plugin stops the group behind it.
-	// SIGTERM ends these processes, so this takes far less than the grace.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(running(t, ids[0], ids)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("still running 10s after the cancel: %v", running(t, ids[0], ids))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// The client returns at once; the plugin stops the command behind it.
+	m.waitGone(t)
 }
 
 func TestCancelInProcess(t *testing.T) {
@@ -211,7 +246,9 @@ func TestCancelInProcess(t *testing.T) {
 	if _, err := box.Describe(context.Background(), sdk.Host{Roots: []string{e.root}}); err != nil {
 		t.Fatal(err)
 	}
-	args, _ := json.Marshal(map[string]any{"command": "echo partial; " + cancelCommand})
+	m := newMarker()
+	m.killOnCleanup(t)
+	args, _ := json.Marshal(map[string]any{"command": "echo partial; " + cancelCommand(m)})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -221,8 +258,7 @@ func TestCancelInProcess(t *testing.T) {
 		defer close(done)
 		res, err = box.Call(ctx, &sdk.Call{Tool: "run_command", Arguments: args}, nil)
 	}()
-	ids := pids(t, waitFile(t, filepath.Join(e.root, "pids"), done))
-	killOnCleanup(t, ids[0], ids[1:])
+	waitFile(t, filepath.Join(e.root, "flag"), done)
 	cancel()
 	<-done
 	if err != nil {
@@ -232,33 +268,24 @@ func TestCancelInProcess(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(text, "cancelled after ") || section(text, "stdout") != "partial" {
 		t.Errorf("got error=%t\n%s\nwant a cancelled error result with the output so far", res.IsError, text)
 	}
-	if left := running(t, ids[0], ids); len(left) > 0 {
+	if left := m.running(t); len(left) > 0 {
 		t.Errorf("still running after the call: %v", left)
 	}
 }
 
-// TestEscapedProcessDoesNotHang: a process that leaves the group with
-// setsid is out of reach, but holding the output open must not make the
-// call wait for it.
-func TestEscapedProcessDoesNotHang(t *testing.T) {
+// TestSandboxApplies checks what the command runs under on this machine.
+func TestSandboxApplies(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
-	}
 	e := newEnv(t)
-	done := make(chan struct{})
-	var res *sdk.Result
-	go func() {
-		defer close(done)
-		res = e.run(t, map[string]any{
-			"command": `setsid sh -c 'echo $$ > escaped.tmp; mv escaped.tmp escaped; exec sleep 60' & while [ ! -e escaped ]; do sleep 0.05; done; echo done`,
-		})
-	}()
-	escaped := pids(t, waitFile(t, filepath.Join(e.root, "escaped"), done))
-	t.Cleanup(func() { _ = syscall.Kill(escaped[0], syscall.SIGKILL) })
-	<-done
-	want := "exit 0 in T\nnote: a process that left the command's process group (setsid or similar) kept the output open and was not stopped; its later output was not read\n--- stdout ---\ndone"
-	if got := normalize(res.Text()); got != want || res.IsError {
-		t.Errorf("got error=%t\n%s\nwant\n%s", res.IsError, got, want)
+	res := e.run(t, map[string]any{"command": "echo $$; grep -E '^CapEff' /proc/self/status"})
+	out := section(normalize(res.Text()), "stdout")
+	want := "CapEff:\t0000000000000000"
+	if sandbox.Probe().Reaping == sandbox.ReapPidNS || sandbox.Probe().Reaping == sandbox.ReapUserPidNS {
+		want = "1\n" + want
+	}
+	if !strings.HasSuffix(out, want) || (strings.HasPrefix(want, "1\n") && !strings.HasPrefix(out, "1\n")) {
+		t.Errorf("got %q, want %q", out, want)
 	}
 }
+
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }

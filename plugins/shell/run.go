@@ -40,9 +40,10 @@ var runSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	Description: `Run a shell command line with /bin/bash -c in a served folder and return its exit status and output. Use it to build, test, run scripts and inspect the system; prefer the file tools to read and edit files.
 
-The command runs non-interactively: stdin is empty (/dev/null), so anything that asks for input reads end-of-file; pass flags such as -y or --no-pager instead. The environment is the server's own plus env. Each call starts a fresh shell: cd, variables and aliases do not carry over to the next call (use cwd, env, or && within one call).
+The command runs non-interactively: stdin is empty (/dev/null), so anything that asks for input reads end-of-file; pass flags such as -y or --no-pager instead. The environment is not the server's: only allow-listed variables (PATH, HOME, USER, SHELL, LANG and LC_*, TZ, TERM, XDG_* folders, proxy and certificate settings, and those the user passed through), plus TMPDIR, a private temporary folder deleted when the call ends, plus env. API keys and tokens are not there. Each call starts a fresh shell: cd, variables and aliases do not carry over to the next call (use cwd, env, or && within one call).
 
-Everything the command starts is stopped when the call ends: after timeout_seconds (default 120, at most 1800), when the call is cancelled, and when the shell exits, background jobs ("server &") included. So a command cannot leave a server or watcher running; run such a thing in the foreground with a timeout, for as long as you need its output.
+Where the kernel allows, the command is sandboxed: it may write only inside the served folders, its TMPDIR and /dev (reading is not restricted; a write elsewhere fails with "Permission denied"), unless the server runs with --sandbox=off; it has no capabilities, even as root; and it is pid 1 of a pid namespace of its own, so $$ is 1 while ps shows the machine's process ids.
+Everything the command starts is stopped when the call ends: after timeout_seconds (default 120, at most 1800), when the call is cancelled, and when the shell exits, background jobs ("server &"), setsid and double forks included. So a command cannot leave a server or watcher running; run such a thing in the foreground with a timeout, for as long as you need its output.
 
 stdout and stderr are captured separately, each up to max_output_bytes (default 65536): a longer stream keeps its first 60% and last 40% with "[... N bytes cut ...]" between them and its total size in the section header. Redirect to a file and view it in pages if you need all of it.
 
@@ -95,7 +96,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	if limit < minMaxOutput || limit > maxMaxOutput {
 		return sdk.Errorf("max_output_bytes is %d; give %d to %d (default %d)", args.MaxOutputBytes, minMaxOutput, maxMaxOutput, defaultMaxOutput), nil
 	}
-	env, msg := environment(args.Env)
+	extra, msg := extraEnv(args.Env)
 	if msg != "" {
 		return sdk.Errorf("%s", msg), nil
 	}
@@ -115,10 +116,18 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 		return sdk.Errorf("cancelled before the command started"), nil
 	}
 
+	tmp, err := callTempDir()
+	if err != nil {
+		return sdk.Errorf("cannot make the command's temporary folder: %v", err), nil
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	// env may override TMPDIR: exec keeps the last of duplicate names.
+	env := append(append(commandEnv(os.Environ()), "TMPDIR="+tmp), extra...)
 	o, err := run(ctx, job{
 		command: args.Command,
 		dir:     dir,
 		env:     env,
+		policy:  policy(r.List(), req.Host.NoSandbox),
 		timeout: time.Duration(timeout) * time.Second,
 		limit:   limit,
 		progress: func(elapsed time.Duration, output int64) {
@@ -132,13 +141,10 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	return report(o, timeout), nil
 }
 
-// environment is the plugin's environment (already filtered by the host)
-// with extra set over it, or a message saying what is wrong with extra.
-func environment(extra map[string]string) ([]string, string) {
-	env := os.Environ()
-	if len(extra) == 0 {
-		return env, ""
-	}
+// extraEnv is env as NAME=value entries in name order, or a message
+// saying what is wrong with it.
+func extraEnv(extra map[string]string) ([]string, string) {
+	var env []string
 	names := make([]string, 0, len(extra))
 	for name := range extra {
 		names = append(names, name)
@@ -153,7 +159,6 @@ func environment(extra map[string]string) ([]string, string) {
 		case strings.IndexByte(v, 0) >= 0:
 			bad = append(bad, fmt.Sprintf("the value of %s contains a NUL byte", name))
 		default:
-			// exec keeps the last of duplicate names.
 			env = append(env, name+"="+v)
 		}
 	}

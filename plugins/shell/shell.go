@@ -11,7 +11,8 @@ const Version = "0.1.0"
 // New returns the shell plugin, ready for sdk.Serve.
 func New() *sdk.Toolbox {
 	s := &server{}
-	sdk.AtExit(running.killAll)
+	sdk.AtExit(removeTempBase)
+	sdk.AtExit(running.killAll) // hooks run in reverse: commands first
 	box := sdk.NewToolbox("shell", Version, "Run shell commands in the served folders.")
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "shell",

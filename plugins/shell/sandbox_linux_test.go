@@ -1,0 +1,220 @@
+package shell_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+
+	"github.com/ramabana/ramabana-mcp/plugins/shell"
+	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
+)
+
+// roleEnv makes the test binary play another process: "plugin" serves the
+// shell group as a real plugin; "holder" is a non-dumpable process that
+// holds a secret in its environment until its stdin closes.
+const roleEnv = "SHELL_TEST_ROLE"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "plugin":
+		sdk.Serve(shell.New())
+		return
+	case "holder":
+		if err := sandbox.NonDumpable(); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("ready")
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// startHolder starts a non-dumpable process holding secret in its
+// environment and returns its pid.
+func startHolder(t *testing.T, secret string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), roleEnv+"=holder", "HOLDER_SECRET="+secret)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("holder: %q", line)
+	}
+	return cmd.Process.Pid
+}
+
+// TestEnvironOfOtherProcesses: a command cannot read the environment of a
+// non-dumpable process of the same user, as root too.
+func TestEnvironOfOtherProcesses(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	secret := "holder-secret-" + strconv.Itoa(os.Getpid())
+	pid := startHolder(t, secret)
+	res := e.run(t, map[string]any{"command": fmt.Sprintf("cat /proc/%d/environ; tr '\\0' '\\n' < /proc/%d/environ | grep HOLDER; head -c 64 /proc/%d/mem", pid, pid, pid)})
+	if text := res.Text(); strings.Contains(text, secret) || !strings.Contains(text, "Permission denied") {
+		t.Errorf("the command read a non-dumpable process's environment, or was not refused:\n%s", text)
+	}
+}
+
+// TestSandboxWrites: with Landlock, commands write only inside the roots,
+// their TMPDIR and /dev; --sandbox=off lifts it.
+func TestSandboxWrites(t *testing.T) {
+	t.Parallel()
+	if sandbox.Probe().Landlock == 0 {
+		t.Skip("the kernel has no Landlock (sandbox.Probe reports ABI 0); writes are not restricted here")
+	}
+	e := newEnv(t)
+	off, _ := sdktest.Connect(t, shell.New(), sdk.Host{Roots: []string{e.root}, NoSandbox: true})
+	tests := map[string]struct {
+		command  string
+		sandbox  bool
+		wantOut  string
+		wantExit string
+	}{
+		"inside":                 {command: "echo a > sub/new && cat sub/new", sandbox: true, wantOut: "a", wantExit: "exit 0"},
+		"outside":                {command: "echo a > ../outside/new", sandbox: true, wantOut: "Permission denied", wantExit: "exit 1"},
+		"through a link outside": {command: "echo a > out-link/new2", sandbox: true, wantOut: "Permission denied", wantExit: "exit 1"},
+		"shared /tmp":            {command: "echo a > /tmp/shtest-" + strconv.Itoa(os.Getpid()), sandbox: true, wantOut: "Permission denied", wantExit: "exit 1"},
+		"TMPDIR":                 {command: `echo a > "$TMPDIR/f" && cat "$TMPDIR/f" && mktemp >/dev/null && echo made`, sandbox: true, wantOut: "a\nmade", wantExit: "exit 0"},
+		"/dev/null":              {command: "echo a > /dev/null && echo ok", sandbox: true, wantOut: "ok", wantExit: "exit 0"},
+		"sandbox off: outside":   {command: "echo b > ../outside/free && cat ../outside/free", wantOut: "b", wantExit: "exit 0"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := off
+			if tc.sandbox {
+				g = e.g
+			}
+			res := sdktest.Call(t, g, "run_command", map[string]any{"command": tc.command})
+			text := normalize(res.Text())
+			if !strings.HasPrefix(text, tc.wantExit) || !strings.Contains(text, tc.wantOut) {
+				t.Errorf("got\n%s\nwant %q and %q", text, tc.wantExit, tc.wantOut)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.root), "outside", "new")); err == nil {
+		t.Error("outside/new was written")
+	}
+}
+
+// TestTMPDIRRemoved: each call's TMPDIR is private and gone after it.
+func TestTMPDIRRemoved(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	var dirs []string
+	for range 2 {
+		res := e.run(t, map[string]any{"command": `touch "$TMPDIR/x" && echo "$TMPDIR"`})
+		dirs = append(dirs, strings.TrimSpace(section(normalize(res.Text()), "stdout")))
+	}
+	if dirs[0] == dirs[1] || dirs[0] == "" || dirs[0] == os.TempDir() {
+		t.Errorf("TMPDIRs %q are not private to each call", dirs)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s is left after the call: %v", d, err)
+		}
+	}
+}
+
+// startPlugin runs the test binary as the real shell plugin, over
+// go-plugin as the host runs it, with secret in its environment, and
+// returns the group and the plugin's pid.
+func startPlugin(t *testing.T, root, secret string) (sdk.Group, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), roleEnv+"=plugin", "PLUGIN_TEST_SECRET="+secret)
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  sdk.Handshake,
+		VersionedPlugins: sdk.PluginSets(nil),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Cmd:              cmd,
+		GRPCDialOptions:  sdk.DialOptions(),
+		Logger:           hclog.NewNullLogger(),
+	})
+	t.Cleanup(client.Kill)
+	rpc, err := client.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := rpc.Dispense(sdk.PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := raw.(sdk.Group)
+	if _, err := g.Describe(context.Background(), sdk.Host{Roots: []string{root}}); err != nil {
+		t.Fatal(err)
+	}
+	return g, cmd.Process.Pid
+}
+
+// TestRealPlugin runs the shell group as a real plugin process: a command
+// cannot read the plugin's environment nor sees its internal variables,
+// and killing the plugin with SIGKILL mid-call ends everything the command
+// started.
+func TestRealPlugin(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a plugin process")
+	}
+	e := newEnv(t)
+	secret := "plugin-secret-" + strconv.Itoa(os.Getpid())
+	g, pid := startPlugin(t, e.root, secret)
+
+	res := sdktest.Call(t, g, "run_command", map[string]any{"command": fmt.Sprintf("cat /proc/%d/environ; echo; env", pid)})
+	text := res.Text()
+	if strings.Contains(text, secret) || !strings.Contains(text, "Permission denied") {
+		t.Errorf("the command read the plugin's environment, or was not refused:\n%s", text)
+	}
+	for _, name := range []string{"PLUGIN_", "RAMABANA_PLUGIN_", sdk.Handshake.MagicCookieKey} {
+		if strings.Contains(section(text, "stdout"), name) {
+			t.Errorf("the command's environment has %s:\n%s", name, text)
+		}
+	}
+
+	m := newMarker()
+	m.killOnCleanup(t)
+	args, _ := json.Marshal(map[string]any{"command": cancelCommand(m)})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = g.Call(context.Background(), &sdk.Call{Tool: "run_command", Arguments: args}, sdk.NoEvents)
+	}()
+	if got := waitFile(t, filepath.Join(e.root, "flag"), done); got != "started\n" {
+		t.Fatalf("flag: %q", got)
+	}
+	if err := syscallKill(pid); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	m.waitGone(t)
+}
