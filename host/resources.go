@@ -3,12 +3,14 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
 )
@@ -109,7 +111,7 @@ func (h *Host) addResources(s *mcp.Server) {
 	})
 	s.AddResource(&mcp.Resource{
 		URI: StatusURI, Name: "status", Title: "Server status",
-		Description: "JSON: the served folders, the mounted groups and their tools, plugin health (pid, restarts, last error), skills, the transport, and the ask agent's status when there is one.",
+		Description: "JSON: the served folders, the mounted groups and their tools, plugin health (pid, restarts, last error), skills, the transport, the command sandbox (Landlock, reaping, capabilities), and the ask agent's status when there is one.",
 		MIMEType:    "application/json",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		b, err := json.MarshalIndent(h.Status(), "", "  ")
@@ -134,7 +136,41 @@ type Status struct {
 	Plugins   []PluginStatus    `json:"plugins"`
 	Skipped   map[string]string `json:"skipped,omitempty"`
 	Skills    []SkillStatus     `json:"skills"`
+	Sandbox   SandboxStatus     `json:"sandbox"`
 	Agent     any               `json:"agent,omitempty"`
+}
+
+// SandboxStatus says which protections shell commands run under on this
+// machine (package sandbox), so that a missing one is never silent.
+type SandboxStatus struct {
+	// Landlock is "ABI N: writes only inside the roots, the command's
+	// TMPDIR and /dev", "unavailable: ..." or "off: --sandbox=off".
+	Landlock string `json:"landlock"`
+	// Reaping is how a command's processes end with it: "pid namespace",
+	// "user+pid namespace", "subreaper" or "process group".
+	Reaping string `json:"reaping"`
+	// NoCapabilities: commands run without capabilities, so even as root
+	// they cannot read a non-dumpable process's memory or environment.
+	NoCapabilities bool `json:"no_capabilities"`
+	// NonDumpable: the host process is non-dumpable now (plugins make
+	// themselves non-dumpable as they start, on Linux).
+	NonDumpable bool `json:"non_dumpable"`
+}
+
+// sandboxStatus probes this machine (the plugins run on the same kernel,
+// as the same user) and applies the user's --sandbox.
+func (h *Host) sandboxStatus() SandboxStatus {
+	p := sandbox.Probe()
+	st := SandboxStatus{Reaping: p.Reaping, NoCapabilities: p.NoCapabilities, NonDumpable: p.NonDumpable}
+	switch {
+	case h.cfg.NoSandbox:
+		st.Landlock = "off: --sandbox=off"
+	case p.Landlock > 0:
+		st.Landlock = fmt.Sprintf("ABI %d: writes only inside the roots, the command's TMPDIR and /dev", p.Landlock)
+	default:
+		st.Landlock = "unavailable: the kernel has no Landlock, so commands may write wherever the user may"
+	}
+	return st
 }
 
 // GroupStatus is one mounted group.
@@ -200,6 +236,7 @@ func (h *Host) Status() Status {
 	for _, s := range h.Skills().List() {
 		st.Skills = append(st.Skills, SkillStatus{Name: s.Name, Source: string(s.Source)})
 	}
+	st.Sandbox = h.sandboxStatus()
 	h.skillsMu.Lock()
 	agent := h.agentStatus
 	h.skillsMu.Unlock()
