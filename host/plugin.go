@@ -77,10 +77,16 @@ func (lp *liveProc) stop() {
 	lp.client.Kill()
 }
 
+// exited reports whether the process has exited, by the kernel's word or
+// go-plugin's.
+func (lp *liveProc) exited() bool {
+	return lp.runner.Ended() || lp.client.Exited()
+}
+
 // exitedWithin reports whether the process has exited, waiting up to d.
 func (lp *liveProc) exitedWithin(d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for !lp.client.Exited() {
+	for !lp.exited() {
 		if time.Now().After(deadline) {
 			return false
 		}
@@ -123,7 +129,7 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 		case p.stopped:
 			p.mu.Unlock()
 			return nil, fmt.Errorf("plugin %q is stopped", p.src.Name)
-		case p.live != nil && !p.live.client.Exited():
+		case p.live != nil && !p.live.exited():
 			lp := p.live
 			p.mu.Unlock()
 			return lp, nil
@@ -193,6 +199,9 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 // noteDeathLocked counts a death for the crash-loop backoff: the first
 // death after a launch restarts at once, repeated quick ones wait.
 func (p *Plugin) noteDeathLocked(lp *liveProc) {
+	if p.lastErr == nil {
+		p.lastErr = fmt.Errorf("the process exited %s after its launch", time.Since(lp.started).Round(time.Millisecond))
+	}
 	if time.Since(lp.started) < crashWindow {
 		p.quickCrashes++
 	} else {
@@ -213,28 +222,38 @@ func backoff(failures int) time.Duration {
 
 // Call runs a tool in the plugin. When the plugin process dies during the
 // call, the error wraps ErrPluginDied and names the plugin; the next call
-// relaunches it. Other errors (a failing handler, a plugin that reports
-// UNAVAILABLE while it runs on) pass through and the process is kept.
+// relaunches it. A call that never reached the plugin (the stream to a
+// process found dead could not be opened: sdk.ErrNotDelivered) relaunches
+// it and is made again, once: one that may have reached it never is, so a
+// write never runs twice. Other errors (a failing handler, a plugin that
+// reports UNAVAILABLE while it runs on) pass through and the process is
+// kept. Log lines name the call by call.ID.
 func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
-	lp, err := p.ensure(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res, err := lp.group.Call(ctx, call, events)
-	if err != nil && ctx.Err() == nil && lp.exitedWithin(exitGrace(err)) {
+	for retried := false; ; retried = true {
+		lp, err := p.ensure(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := lp.group.Call(ctx, call, events)
+		if err == nil || ctx.Err() != nil || !lp.exitedWithin(exitGrace(err)) {
+			return res, err
+		}
 		p.mu.Lock()
 		p.lastErr = err
 		p.mu.Unlock()
-		p.cfg.logger.Warn("plugin exited during a call", "plugin", p.src.Name, "tool", call.Tool, "error", err)
+		if errors.Is(err, sdk.ErrNotDelivered) && !retried {
+			p.cfg.logger.Info("plugin was gone before the call reached it; relaunching it for the call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
+			continue
+		}
+		p.cfg.logger.Warn("plugin exited during a call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 		return nil, fmt.Errorf("%w: plugin %q exited while running %s; it restarts on the next call", ErrPluginDied, p.src.Name, call.Tool)
 	}
-	return res, err
 }
 
 // exitGrace is how long to wait for the process to be seen exiting after a
 // failed call: a broken connection usually means the process is going.
 func exitGrace(err error) time.Duration {
-	if errors.Is(err, sdk.ErrUnavailable) || errors.Is(err, sdk.ErrNoResult) {
+	if errors.Is(err, sdk.ErrUnavailable) || errors.Is(err, sdk.ErrNoResult) || errors.Is(err, sdk.ErrNotDelivered) {
 		return time.Second
 	}
 	return 0
@@ -273,7 +292,7 @@ func (p *Plugin) Health() Health {
 	if p.lastErr != nil {
 		h.LastErr = p.lastErr.Error()
 	}
-	if p.live != nil && !p.live.client.Exited() {
+	if p.live != nil && !p.live.exited() {
 		h.Running, h.Pid = true, p.live.runner.Pid()
 	}
 	return h
@@ -281,6 +300,8 @@ func (p *Plugin) Health() Health {
 
 // Pid is the live plugin process's pid, or 0.
 func (p *Plugin) Pid() int { return p.Health().Pid }
+
+var socketDirWarning sync.Once
 
 // launch starts the plugin process, completes the handshake and describes
 // it. On any failure the process is killed.
@@ -292,12 +313,21 @@ func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.
 	}
 	tail := newLineTail(8)
 	var proc *procRunner
+	var sockets *plugin.UnixSocketConfig
+	if dir, err := socketDir(); err != nil {
+		socketDirWarning.Do(func() {
+			cfg.logger.Warn("plugin sockets go to go-plugin's own folders in $TMPDIR, which a killed server leaves behind", "error", err)
+		})
+	} else if dir != "" {
+		sockets = &plugin.UnixSocketConfig{TempDir: dir}
+	}
 	logWriter := &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "plugin output"}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.PluginSets(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
+		UnixSocketConfig: sockets,
 		StartTimeout:     cfg.startTimeout,
 		SyncStdout:       logWriter,
 		SyncStderr:       logWriter,

@@ -9,3 +9,7 @@ import "syscall"
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// processEnded is false where it cannot be asked without reaping: the
+// host learns of the exit from Wait.
+func processEnded(int) bool { return false }

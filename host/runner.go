@@ -189,6 +189,17 @@ func (r *procRunner) Pid() int {
 	return r.pid
 }
 
+// Ended reports whether the plugin process has ended, as soon as the
+// kernel knows: go-plugin learns it later, after Wait has drained the
+// process's output (up to a second), and a call sent in between would go
+// to a dead socket.
+func (r *procRunner) Ended() bool {
+	r.mu.Lock()
+	pid, waited := r.pid, r.waited
+	r.mu.Unlock()
+	return waited || (pid > 0 && processEnded(pid))
+}
+
 func (r *procRunner) Diagnose(context.Context) string {
 	if t := r.tail.String(); t != "" {
 		return "plugin stderr: " + t

@@ -20,7 +20,7 @@ func TestOriginCheck(t *testing.T) {
 		method, host, origin, fetchSite string
 		want                            int
 	}{
-		"no Origin (not a browser)":       {method: "POST", host: "127.0.0.1:8765", want: http.StatusTeapot},
+		"no Origin (not a browser)":        {method: "POST", host: "127.0.0.1:8765", want: http.StatusTeapot},
 		"no Origin, GET":                   {method: "GET", host: "127.0.0.1:8765", want: http.StatusTeapot},
 		"same origin":                      {method: "POST", host: "127.0.0.1:8765", origin: "http://127.0.0.1:8765", want: http.StatusTeapot},
 		"localhost for 127.0.0.1":          {method: "POST", host: "127.0.0.1:8765", origin: "http://localhost:8765", want: http.StatusTeapot},

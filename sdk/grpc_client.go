@@ -56,7 +56,10 @@ func (c *GRPCClient) Call(ctx context.Context, call *Call, events Events) (*Resu
 		Tool: call.Tool, Arguments: call.Arguments, CallId: call.ID,
 	}, CallOptions...)
 	if err != nil {
-		return nil, fromStatus(err)
+		// The generated stub fails only before the request is on its way:
+		// opening the stream, or encoding the request (a failed send of a
+		// server-streaming call's one message is reported by Recv).
+		return nil, fmt.Errorf("%w: %w", ErrNotDelivered, fromStatus(err))
 	}
 	for {
 		msg, err := stream.Recv()
@@ -76,6 +79,12 @@ func (c *GRPCClient) Call(ctx context.Context, call *Call, events Events) (*Resu
 		}
 	}
 }
+
+// ErrNotDelivered wraps the error of a call that never reached the
+// plugin: the stream to it could not be opened (a dead plugin's, most
+// often) or the request could not be sent. Such a call may be made again;
+// any other failure may come after the plugin started the call.
+var ErrNotDelivered = errors.New("call not delivered to the plugin")
 
 // ErrUnavailable wraps failures to reach the plugin: it died or closed the
 // connection.

@@ -210,6 +210,8 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Runs after Close (defers run last first): the plugins are stopped.
+	defer host.RemoveSocketDir()
 	defer h.Close()
 	// A signal cancels the calls in flight first: the session waits for
 	// them before it closes, and Close then stops the plugins.

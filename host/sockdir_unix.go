@@ -1,0 +1,138 @@
+//go:build unix
+
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+)
+
+// The plugins' sockets live under one folder per host process,
+// $TMPDIR/ramabana-<uid>/<host pid>, mode 0700: go-plugin makes a
+// plugin-dir* folder in it for each plugin (PLUGIN_UNIX_SOCKET_DIR in the
+// plugin's environment) and removes that when it kills the plugin. A host
+// that is SIGKILLed cannot remove anything; the next host to start removes
+// the folders of the hosts that are gone. A host holds an flock on
+// <host pid>/lock for its life (the kernel drops it when the process dies,
+// however it dies), so a folder is known abandoned when its lock can be
+// taken, whatever pid namespace its host ran in.
+var sockDir struct {
+	once sync.Once
+	path string
+	lock *os.File
+	err  error
+}
+
+// maxSocketDir leaves room for go-plugin's "/plugin-dirNNNNNNNNNN/pluginNNNNNNNNNN"
+// under the 104 bytes a socket path may have (macOS; Linux allows 108).
+const maxSocketDir = 104 - 1 - 38
+
+// socketDir is this host process's plugin socket folder, made (and the
+// abandoned ones of other hosts removed) at the first call. An error means
+// plugins fall back to go-plugin's own folder in $TMPDIR.
+func socketDir() (string, error) {
+	sockDir.once.Do(func() {
+		sockDir.path, sockDir.lock, sockDir.err = makeSocketDir(os.TempDir())
+	})
+	return sockDir.path, sockDir.err
+}
+
+// RemoveSocketDir removes this host process's plugin socket folder; the
+// server calls it at exit, after the plugins are stopped. Nothing may
+// launch a plugin after it.
+func RemoveSocketDir() {
+	sockDir.once.Do(func() { sockDir.err = errors.New("removed") })
+	if sockDir.path != "" {
+		_ = os.RemoveAll(sockDir.path)
+		_ = sockDir.lock.Close()
+	}
+}
+
+// makeSocketDir makes tmp/ramabana-<uid>/<pid> with its lock held, after
+// removing the abandoned folders beside it.
+func makeSocketDir(tmp string) (string, *os.File, error) {
+	base := filepath.Join(tmp, "ramabana-"+strconv.Itoa(os.Getuid()))
+	if len(base)+len("/4194304") > maxSocketDir {
+		return "", nil, fmt.Errorf("plugin socket dir: %s is too long a path for sockets", base)
+	}
+	if err := ownPrivateDir(base); err != nil {
+		return "", nil, fmt.Errorf("plugin socket dir: %w", err)
+	}
+	cleanSocketDirs(base)
+	dir := filepath.Join(base, strconv.Itoa(os.Getpid()))
+	_ = os.RemoveAll(dir) // a gone host's, with this host's pid
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", nil, fmt.Errorf("plugin socket dir: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("plugin socket dir: lock: %w", err)
+	}
+	return dir, lock, nil
+}
+
+// ownPrivateDir makes dir (mode 0700) or checks that the one there is a
+// real folder of this user that no one else may enter: in a shared /tmp,
+// another user could have made it first.
+func ownPrivateDir(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	case !ok || int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to another user", dir)
+	case fi.Mode().Perm()&0o077 != 0:
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}
+
+// cleanSocketDirs removes the folders under base whose host is gone: its
+// lock can be taken, or (a folder without a lock, which a starting host
+// may have for a moment) its pid does not run.
+func cleanSocketDirs(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() || !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && !pidRuns(pid) {
+				_ = os.RemoveAll(dir)
+			}
+			continue
+		}
+		if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = os.RemoveAll(dir)
+		}
+		_ = lock.Close()
+	}
+}
+
+func pidRuns(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
