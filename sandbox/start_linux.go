@@ -101,8 +101,13 @@ var (
 	launchers   = map[string]*launcher{}
 )
 
-func launcherFor(p Policy) *launcher {
+// launcherFor returns the launcher of p; noNamespaces (tests only) makes
+// one that treats namespaces as refused.
+func launcherFor(p Policy, noNamespaces bool) *launcher {
 	key := p.key()
+	if noNamespaces {
+		key += "\x01no namespaces"
+	}
 	launchersMu.Lock()
 	defer launchersMu.Unlock()
 	if l := launchers[key]; l != nil {
@@ -116,7 +121,7 @@ func launcherFor(p Policy) *launcher {
 		// goroutines, and a child's parent-death signal fires when the
 		// thread that forked it exits.
 		runtime.LockOSThread()
-		l.restrict(p, null)
+		l.restrict(p, null, noNamespaces)
 		close(ready)
 		for job := range l.jobs {
 			job()
@@ -129,7 +134,7 @@ func launcherFor(p Policy) *launcher {
 
 // restrict applies p to the calling thread, each part as far as the kernel
 // allows, and picks the namespace mode that works under it.
-func (l *launcher) restrict(p Policy, null *os.File) {
+func (l *launcher) restrict(p Policy, null *os.File, noNamespaces bool) {
 	if p.NoCapabilities {
 		l.noCaps = dropCapsThread() == nil
 	}
@@ -138,7 +143,7 @@ func (l *launcher) restrict(p Policy, null *os.File) {
 			l.landlock = abi
 		}
 	}
-	if p.NewNamespaces {
+	if p.NewNamespaces && !noNamespaces {
 		l.mode = chooseMode(null)
 	}
 }
@@ -163,8 +168,10 @@ var (
 // fallback, so that its orphans can be found.
 const markerVar = "RAMABANA_SANDBOX_JOB"
 
-func start(cmd *exec.Cmd, p Policy) (Applied, error) {
-	l := launcherFor(p)
+func start(cmd *exec.Cmd, p Policy) (Applied, error) { return startWith(cmd, p, false) }
+
+func startWith(cmd *exec.Cmd, p Policy, noNamespaces bool) (Applied, error) {
+	l := launcherFor(p, noNamespaces)
 	a := Applied{Landlock: l.landlock, NoCapabilities: l.noCaps, Reaping: ReapGroup}
 	attr := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {

@@ -5,15 +5,23 @@
 //
 //	func main() { sdk.Serve(shell.New()) }
 //
-// A command runs as `/bin/bash -c <command>` with stdin on /dev/null, in its
-// own process group (and, on Linux, with SIGKILL as its parent-death
-// signal). When the command times out or its call is cancelled, and again
-// when the shell exits, the whole group is stopped: SIGTERM, then SIGKILL
-// after a short grace. So nothing the command started outlives the call,
-// background jobs included, and a background job that keeps the output
-// pipes open cannot make the call hang. A process that leaves the group
-// (setsid) is out of reach; the call stops reading its output instead of
-// waiting for it.
+// A command runs as `/bin/bash -c <command>` with stdin on /dev/null,
+// started by package sandbox: in its own process group, with SIGKILL as its
+// parent-death signal, without capabilities, as pid 1 of its own pid
+// namespace where the kernel allows (so when the shell ends, or the plugin
+// is killed, the kernel kills everything it started, setsid and double
+// forks included), and, unless the user gave --sandbox=off, under Landlock
+// with writes only inside the served folders, its TMPDIR and /dev. Where
+// namespaces are refused, the plugin becomes a child subreaper and ends the
+// orphans tagged with the command's marker instead. When the command times
+// out or its call is cancelled, and when the shell exits leaving processes
+// behind, everything it started is stopped: SIGTERM (the shell itself,
+// which as a namespace's init ignores it, is frozen), then SIGKILL after a
+// short grace.
+//
+// The command's environment is the plugin's (which the host filtered down
+// to its allow-list) without go-plugin's and the SDK's own variables, plus
+// TMPDIR, a private folder made for the call and removed after it.
 //
 // Working directories resolve inside the served folders like writes do
 // (package roots). stdout and stderr are captured separately, each capped

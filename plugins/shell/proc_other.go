@@ -12,6 +12,8 @@ import (
 
 const haveProcessGroups = false
 
+func processGone(int) bool { return false }
+
 func exitSignal(*os.ProcessState) (syscall.Signal, bool) { return 0, false }
 
 func signalName(sig syscall.Signal) string { return sig.String() }

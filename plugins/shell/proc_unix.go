@@ -3,12 +3,18 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
 )
 
 const haveProcessGroups = true
+
+// processGone reports whether no process has the id pid.
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
 
 // exitSignal is the signal that ended a process, if one did.
 func exitSignal(ps *os.ProcessState) (syscall.Signal, bool) {

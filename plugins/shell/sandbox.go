@@ -3,6 +3,9 @@ package shell
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ramabana/ramabana-mcp/sandbox"
@@ -32,15 +35,38 @@ func policy(roots []string, noSandbox bool) sandbox.Policy {
 	return p
 }
 
+// tempBasePrefix names the plugins' folders for the commands' temporary
+// folders: ramabana-shell-<plugin pid>-<random>.
+const tempBasePrefix = "ramabana-shell-"
+
 // tempBase is the plugin's folder for the commands' temporary folders,
-// made on first use (mode 0700) and removed when the plugin exits.
+// made on first use (mode 0700) and removed when the plugin exits. Folders
+// left by plugins that were killed are removed first.
 var tempBase = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "ramabana-shell-")
+	removeStaleBases()
+	dir, err := os.MkdirTemp("", tempBasePrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", fmt.Errorf("make the commands' temporary folder: %w", err)
 	}
 	return dir, nil
 })
+
+// removeStaleBases removes the base folders of shell plugins that are gone
+// (a SIGKILL skips the AtExit hook); a folder of another user's plugin is
+// not ours to remove, and fails to.
+func removeStaleBases() {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), tempBasePrefix+"*-*"))
+	for _, dir := range matches {
+		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(dir), tempBasePrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if processGone(pid) {
+			_ = os.RemoveAll(dir)
+		}
+	}
+}
 
 // removeTempBase removes the base folder, if it was made (sdk.AtExit).
 func removeTempBase() {
