@@ -45,8 +45,7 @@ type job struct {
 
 // outcome is how a job ended.
 type outcome struct {
-	applied sandbox.Applied // the protections it ran under
-	elapsed time.Duration   // until the shell exited, or until it was stopped
+	elapsed time.Duration // until the shell exited, or until it was stopped
 	state   *os.ProcessState
 	// timedOut and cancelled say why the group was stopped early.
 	timedOut, cancelled bool
@@ -99,7 +98,7 @@ func run(ctx context.Context, j job) (*outcome, error) {
 		return nil, err
 	}
 
-	o := &outcome{applied: applied, stdout: newCapture(j.limit), stderr: newCapture(j.limit)}
+	o := &outcome{stdout: newCapture(j.limit), stderr: newCapture(j.limit)}
 	running.add(cmd.Process.Pid, applied)
 	defer running.remove(cmd.Process.Pid)
 	var readers sync.WaitGroup
