@@ -41,7 +41,9 @@ func TestMain(m *testing.M) {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	shell.RemoveTempBase()
+	os.Exit(code)
 }
 
 // startHolder starts a non-dumpable process holding secret in its
@@ -189,6 +191,13 @@ func TestRealPlugin(t *testing.T) {
 	e := newEnv(t)
 	secret := "plugin-secret-" + strconv.Itoa(os.Getpid())
 	g, pid := startPlugin(t, e.root, secret)
+	t.Cleanup(func() {
+		// The plugin is killed below, before its exit hooks could run.
+		left, _ := filepath.Glob(filepath.Join(os.TempDir(), fmt.Sprintf("ramabana-shell-%d-*", pid)))
+		for _, dir := range left {
+			_ = os.RemoveAll(dir)
+		}
+	})
 
 	res := sdktest.Call(t, g, "run_command", map[string]any{"command": fmt.Sprintf("cat /proc/%d/environ; echo; env", pid)})
 	text := res.Text()
