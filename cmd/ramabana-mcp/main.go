@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
@@ -52,6 +53,7 @@ func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelFunc) {
 	case <-time.After(stopDeadline):
 		fmt.Fprintf(os.Stderr, "ramabana-mcp: not stopped after %s: exiting now\n", stopDeadline)
 	}
+	host.RemoveSocketDir() // the plugins are going too: their lifelines close with this process
 	os.Exit(1)
 }
 
