@@ -11,14 +11,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
-	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // hints is what a tool's annotations must say.
@@ -218,27 +216,22 @@ func TestKilledHostTakesShellCommandsWithIt(t *testing.T) {
 	t.Parallel()
 	root := project(t)
 	s := startStdio(t, root, "--write")
-	pidFile := filepath.Join(root, "sleep.pid")
+	// The command runs in a pid namespace of its own, where $$ is 1: it is
+	// found by a marker in its command line instead.
+	marker := "ramabana-killed-host-" + nonce(t)
 	go func() {
-		_, _ = call(t, s.session, "run_command", map[string]any{"command": "echo $$ > sleep.pid; exec sleep 300"})
+		_, _ = call(t, s.session, "run_command", map[string]any{"command": "exec -a " + marker + " sleep 300"})
 	}()
-	var pid int
 	deadline := time.Now().Add(20 * time.Second)
-	for pid == 0 && time.Now().Before(deadline) {
-		b, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	for len(survivors(marker)) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if pid == 0 {
+	if len(survivors(marker)) == 0 {
 		t.Fatal("the command never started")
 	}
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
-	for proctest.Alive(pid) && time.Now().Before(deadline.Add(10*time.Second)) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if proctest.Alive(pid) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatal("a shell command outlived its killed host")
+	if left := waitGone(marker, 10*time.Second); len(left) > 0 {
+		t.Fatalf("a shell command outlived its killed host: %v", left)
 	}
 }

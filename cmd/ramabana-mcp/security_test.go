@@ -619,15 +619,14 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 		for _, end := range []string{"normal", "timeout"} {
 			marker := "ramabana-escape-" + nonce(t)
 			command := escapes(marker)[name]
-			args := map[string]any{"command": command + "; sleep 0.2"}
+			args := map[string]any{"command": command + "\nsleep 0.2"}
 			if end == "timeout" {
-				args = map[string]any{"command": command + "; sleep 300", "timeout_seconds": 2}
+				args = map[string]any{"command": command + "\nsleep 300", "timeout_seconds": 2}
 			}
 			res, err := call(t, s.session, "run_command", args)
-			if err != nil {
-				t.Errorf("%s/%s: %v", name, end, err)
+			if out := resultText(res, err); err != nil || strings.Contains(out, "syntax error") {
+				t.Fatalf("%s/%s: the command did not run: %s", name, end, out)
 			}
-			_ = res
 			left := waitGone(marker, 3*time.Second)
 			c.held(len(left) == 0, "%s after a %s end: %d processes survived the call", name, end, len(left))
 		}
@@ -635,20 +634,26 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 	// Kill the shell plugin mid-call.
 	for name := range escapes("x") {
 		marker := "ramabana-escape-" + nonce(t)
-		done := make(chan struct{})
+		shellReady(t, s.session)
+		done := make(chan string, 1)
 		go func() {
-			defer close(done)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			_, _ = s.session.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": escapes(marker)[name] + "; sleep 300"}})
+			res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": escapes(marker)[name] + "\nsleep 300"}})
+			done <- resultText(res, err)
 		}()
 		deadline := time.Now().Add(20 * time.Second)
-		for len(survivors(marker)) == 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+		started := false
+		for !started && time.Now().Before(deadline) {
+			select {
+			case out := <-done:
+				t.Fatalf("%s: the call ended before the plugin was killed: %s\nserver log:\n%s", name, out, s.stderr)
+			case <-time.After(20 * time.Millisecond):
+			}
+			started = len(survivors(marker)) > 0
 		}
-		if len(survivors(marker)) == 0 {
-			t.Errorf("%s: the escape never started", name)
-			continue
+		if !started {
+			t.Fatalf("%s: the escape never started", name)
 		}
 		plugin := shellPlugin(t, s.cmd.Process.Pid)
 		if plugin == 0 {
@@ -660,6 +665,23 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 		c.held(len(left) == 0, "%s after kill -9 of the shell plugin: %d processes survived", name, len(left))
 	}
 	c.report(t, "commands outliving their call")
+}
+
+// shellReady waits until run_command answers again: a plugin killed
+// several times in a row is relaunched after a crash-loop backoff.
+func shellReady(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := call(t, cs, "run_command", map[string]any{"command": "true"})
+		if err == nil && !res.IsError {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run_command does not answer: %s", resultText(res, err))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // shellPlugin is the pid of the shell plugin under host, or 0.
