@@ -36,7 +36,9 @@ FUZZ := \
 	./skills:FuzzParse \
 	./sdk/roots:FuzzResolve \
 	./plugins/files:FuzzHashlineEdit \
-	./plugins/notebook:FuzzNotebookRoundTrip
+	./plugins/notebook:FuzzNotebookRoundTrip \
+	./host:FuzzStdioFrame \
+	./host:FuzzValidateArgs
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; \
