@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -219,15 +220,23 @@ func TestKilledHostTakesShellCommandsWithIt(t *testing.T) {
 	// The command runs in a pid namespace of its own, where $$ is 1: it is
 	// found by a marker in its command line instead.
 	marker := "ramabana-killed-host-" + nonce(t)
+	ended := make(chan string, 1)
 	go func() {
-		_, _ = call(t, s.session, "run_command", map[string]any{"command": "exec -a " + marker + " sleep 300"})
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": "exec -a " + marker + " sleep 300"}})
+		ended <- resultText(res, err)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for len(survivors(marker)) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if len(survivors(marker)) == 0 {
-		t.Fatal("the command never started")
+	deadline := time.Now().Add(time.Minute)
+	for len(survivors(marker)) == 0 {
+		select {
+		case out := <-ended:
+			t.Fatalf("the command ended before the host was killed: %s\nserver log:\n%s", out, s.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command never started; server log:\n%s", s.stderr)
+		}
 	}
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
