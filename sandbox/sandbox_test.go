@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,23 +15,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
-// holderEnv makes the test binary a non-dumpable process that holds a
-// secret in its environment until its stdin closes.
-const holderEnv = "SANDBOX_TEST_HOLDER"
-
 func TestMain(m *testing.M) {
-	if os.Getenv(holderEnv) == "1" {
-		if err := sandbox.NonDumpable(); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("ready")
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
-	}
+	proctest.RunHolder()
 	os.Exit(m.Run())
 }
 
@@ -166,38 +154,10 @@ func TestNothingOutlivesTheCommand(t *testing.T) {
 	}
 }
 
-// startHolder starts a non-dumpable process holding secret in its
-// environment and returns its pid.
-func startHolder(t *testing.T, secret string) int {
-	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), holderEnv+"=1", "HOLDER_SECRET="+secret)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("holder: %q", line)
-	}
-	return cmd.Process.Pid
-}
-
 func TestEnvironOfNonDumpableIsUnreadable(t *testing.T) {
 	t.Parallel()
 	secret := "s3cret-" + strconv.Itoa(os.Getpid())
-	pid := startHolder(t, secret)
+	pid := proctest.StartHolder(t, secret)
 	read := fmt.Sprintf("cat /proc/%d/environ; grep -c . /proc/%d/maps", pid, pid)
 	dir := t.TempDir()
 	out, a := bash(t, full(dir), dir, read)
@@ -305,7 +265,7 @@ func TestCallerStaysUnrestricted(t *testing.T) {
 
 func TestNonDumpable(t *testing.T) {
 	t.Parallel()
-	pid := startHolder(t, "x")
+	pid := proctest.StartHolder(t, "x")
 	// The owner of a non-dumpable process's /proc files becomes root.
 	fi, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {

@@ -1,11 +1,9 @@
 package shell_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,15 +14,15 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
-// roleEnv makes the test binary play another process: "plugin" serves the
-// shell group as a real plugin; "holder" is a non-dumpable process that
-// holds a secret in its environment until its stdin closes.
+// roleEnv makes the test binary serve the shell group as a real plugin
+// ("plugin"); proctest.RunHolder makes it a secret holder.
 const roleEnv = "SHELL_TEST_ROLE"
 
 func TestMain(m *testing.M) {
@@ -32,46 +30,11 @@ func TestMain(m *testing.M) {
 	case "plugin":
 		sdk.Serve(shell.New())
 		return
-	case "holder":
-		if err := sandbox.NonDumpable(); err != nil {
-			fmt.Println("error:", err)
-			os.Exit(1)
-		}
-		fmt.Println("ready")
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		os.Exit(0)
 	}
+	proctest.RunHolder()
 	code := m.Run()
 	shell.RemoveTempBase()
 	os.Exit(code)
-}
-
-// startHolder starts a non-dumpable process holding secret in its
-// environment and returns its pid.
-func startHolder(t *testing.T, secret string) int {
-	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), roleEnv+"=holder", "HOLDER_SECRET="+secret)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("holder: %q", line)
-	}
-	return cmd.Process.Pid
 }
 
 // TestEnvironOfOtherProcesses: a command cannot read the environment of a
@@ -80,7 +43,7 @@ func TestEnvironOfOtherProcesses(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	secret := "holder-secret-" + strconv.Itoa(os.Getpid())
-	pid := startHolder(t, secret)
+	pid := proctest.StartHolder(t, secret)
 	res := e.run(t, map[string]any{"command": fmt.Sprintf("cat /proc/%d/environ; tr '\\0' '\\n' < /proc/%d/environ | grep HOLDER; head -c 64 /proc/%d/mem", pid, pid, pid)})
 	if text := res.Text(); strings.Contains(text, secret) || !strings.Contains(text, "Permission denied") {
 		t.Errorf("the command read a non-dumpable process's environment, or was not refused:\n%s", text)
