@@ -29,7 +29,7 @@ const (
 func (h *Host) skillRoots() []skills.Root {
 	var roots []skills.Root
 	for _, r := range h.roots {
-		roots = append(roots, skills.Root{Dir: filepath.Join(r, ".agents", "skills"), Source: skills.Project})
+		roots = append(roots, skills.Root{Dir: filepath.Join(r, ".agents", "skills"), Source: skills.Project, Within: r})
 	}
 	if h.cfg.ConfigDir != "" {
 		roots = append(roots, skills.Root{Dir: filepath.Join(h.cfg.ConfigDir, "skills"), Source: skills.Config})

@@ -8,12 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // Root is a folder whose immediate subfolders are skill folders.
 type Root struct {
 	Dir    string
 	Source Source
+	// Within, when set, is a folder that every file of this root must
+	// resolve inside at the moment it is read (through os.Root): the served
+	// folder, for project skills, which come from a repository that may be
+	// hostile. A link out of it, absolute links included, is skipped with a
+	// warning.
+	Within string
 }
 
 // Warning is a problem Load or Add found and skipped past: a malformed
@@ -56,7 +63,15 @@ func Load(roots []Root) (*Index, []Warning) {
 		warnings []Warning
 	)
 	for i, root := range roots {
-		entries, err := os.ReadDir(root.Dir)
+		fsys, dir, done, err := root.open()
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				warnings = append(warnings, Warning{root.Dir, fmt.Sprintf("cannot list %s skills: %v", root.Source, unwrapPath(err))})
+			}
+			continue
+		}
+		entries, err := fs.ReadDir(fsys, dir)
+		defer done()
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				warnings = append(warnings, Warning{root.Dir, fmt.Sprintf("cannot list %s skills: %v", root.Source, unwrapPath(err))})
@@ -64,24 +79,28 @@ func Load(roots []Root) (*Index, []Warning) {
 			continue
 		}
 		for _, e := range entries {
-			dir := filepath.Join(root.Dir, e.Name())
+			sub := dir + "/" + e.Name()
 			if !e.IsDir() {
 				if e.Type()&fs.ModeSymlink == 0 {
 					continue
 				}
-				info, err := os.Stat(dir)
+				info, err := fs.Stat(fsys, sub)
 				if err != nil {
-					warnings = append(warnings, Warning{dir, fmt.Sprintf("skipped: broken link: %v", unwrapPath(err))})
+					msg := "broken link"
+					if root.Within != "" && !errors.Is(err, fs.ErrNotExist) {
+						msg = "a link that leaves " + root.Within
+					}
+					warnings = append(warnings, Warning{filepath.Join(root.Dir, e.Name()), fmt.Sprintf("skipped: %s: %v", msg, unwrapPath(err))})
 					continue
 				}
 				if !info.IsDir() {
 					continue
 				}
 			}
-			s, real, err := loadSkill(dir, e.Name())
+			s, real, err := loadSkill(fsys, sub, filepath.Join(root.Dir, e.Name()), e.Name())
 			if err != nil {
 				if !errors.Is(err, errNotSkill) {
-					warnings = append(warnings, Warning{filepath.Join(dir, FileName), "skipped: " + err.Error()})
+					warnings = append(warnings, Warning{filepath.Join(root.Dir, e.Name(), FileName), "skipped: " + err.Error()})
 				}
 				continue
 			}
@@ -131,11 +150,35 @@ func where(s Skill) string {
 // errNotSkill marks a folder without a SKILL.md.
 var errNotSkill = errors.New("no " + FileName)
 
-// loadSkill reads and validates dir/SKILL.md, whose folder is named name. It
-// also returns the file's real path, to recognise one file reached twice.
-func loadSkill(dir, name string) (Skill, string, error) {
+// open returns the file system the root's files are read through, the
+// root's folder in it, and what closes it: the whole file system, or, with
+// Within, an os.Root of Within that no link can leave.
+func (r Root) open() (fs.FS, string, func(), error) {
+	if r.Within == "" {
+		dir := filepath.Clean(r.Dir)
+		if filepath.IsAbs(dir) {
+			return os.DirFS("/"), filepath.ToSlash(strings.TrimPrefix(dir, "/")), func() {}, nil
+		}
+		return os.DirFS("."), filepath.ToSlash(dir), func() {}, nil
+	}
+	rel, err := filepath.Rel(r.Within, r.Dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, "", nil, fmt.Errorf("%s is not inside %s", r.Dir, r.Within)
+	}
+	root, err := os.OpenRoot(r.Within)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return root.FS(), filepath.ToSlash(rel), func() { _ = root.Close() }, nil
+}
+
+// loadSkill reads and validates SKILL.md in the folder sub of fsys, shown
+// as dir and named name. It also returns the file's real path, to
+// recognise one file reached twice.
+func loadSkill(fsys fs.FS, sub, dir, name string) (Skill, string, error) {
 	path := filepath.Join(dir, FileName)
-	info, err := os.Lstat(path)
+	file := sub + "/" + FileName
+	info, err := lstat(fsys, file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Skill{}, "", errNotSkill
@@ -146,7 +189,7 @@ func loadSkill(dir, name string) (Skill, string, error) {
 	case info.Size() > MaxFileSize:
 		return Skill{}, "", fmt.Errorf("%s is %d bytes, more than the %d allowed", FileName, info.Size(), MaxFileSize)
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(file)
 	if err != nil {
 		return Skill{}, "", unwrapPath(err)
 	}
@@ -172,6 +215,15 @@ func loadSkill(dir, name string) (Skill, string, error) {
 		real = path
 	}
 	return s, real, nil
+}
+
+// lstat is fs.Lstat where fsys supports it (os.DirFS and os.Root's FS do),
+// else fs.Stat.
+func lstat(fsys fs.FS, name string) (fs.FileInfo, error) {
+	if l, ok := fsys.(fs.ReadLinkFS); ok {
+		return l.Lstat(name)
+	}
+	return fs.Stat(fsys, name)
 }
 
 func kind(m fs.FileMode) string {

@@ -305,3 +305,64 @@ func TestParseYAMLLine(t *testing.T) {
 		t.Errorf("Parse error = %v, want one naming line 4 of the file", err)
 	}
 }
+
+// TestProjectSkillsStayInTheServedFolder: a hostile repository links skill
+// folders, or its whole .agents folder, to skills elsewhere; with Within,
+// none of them is read, and each is a warning. Links inside stay fine.
+func TestProjectSkillsStayInTheServedFolder(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	served, outside := filepath.Join(base, "served"), filepath.Join(base, "outside")
+	write(t, outside, "private", skillText("private", "Outside the served folder."))
+	write(t, outside, "relative", skillText("relative", "Outside the served folder."))
+	write(t, served, "kept/real", skillText("real", "Inside."))
+	write(t, served, "kept/abs", skillText("abs", "Inside, through an absolute link."))
+	dir := filepath.Join(served, ".agents", "skills")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"private":  filepath.Join(outside, "private"), // absolute, out
+		"relative": "../../../outside/relative",       // relative, out
+		"abs":      filepath.Join(served, "kept/abs"), // absolute, in: os.Root refuses it too
+		"real":     "../../kept/real",                 // relative, in
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, warnings := Load([]Root{{Dir: dir, Source: Project, Within: served}})
+	if got := names(ix); len(got) != 1 || got[0] != "real" {
+		t.Errorf("skills %v, want only real", got)
+	}
+	for _, s := range ix.List() {
+		if strings.Contains(s.Content, "Outside") {
+			t.Errorf("read a skill from outside: %+v", s)
+		}
+	}
+	var outs int
+	for _, w := range warningStrings(warnings) {
+		if strings.Contains(w, "leaves "+served) || strings.Contains(w, "broken link") {
+			outs++
+		}
+	}
+	if outs < 3 {
+		t.Errorf("want a warning for each link out (and the absolute link in), got %q", warningStrings(warnings))
+	}
+
+	// The whole .agents folder linked out.
+	served2 := filepath.Join(base, "served2")
+	if err := os.MkdirAll(served2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(served2, ".agents")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(outside, "private"), filepath.Join(outside, "skills")); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ = Load([]Root{{Dir: filepath.Join(served2, ".agents", "skills"), Source: Project, Within: served2}})
+	if got := names(ix); len(got) != 0 {
+		t.Errorf("skills %v read through a linked .agents folder", got)
+	}
+}
