@@ -34,7 +34,7 @@ func newToolbox(inspectTimeout time.Duration) *sdk.Toolbox {
 		tool(s, searchSpec, searchSchema, s.searchCode),
 		tool(s, outlineSpec, outlineSchema, s.outline),
 		tool(s, findSymbolSpec, findSymbolSchema, s.findSymbol),
-		tool(s, inspectSpec, inspectSchema, s.inspectPython),
+		s.inspectTool(),
 	)
 	return box
 }

@@ -37,9 +37,12 @@ func newEnv(t testing.TB, tree map[string]string) *env {
 	return connect(t, root)
 }
 
+// connect serves the roots with commands allowed, so that inspect_python
+// imports project modules; TestInspectPythonWithoutCommands covers the
+// read-only case.
 func connect(t testing.TB, roots ...string) *env {
 	t.Helper()
-	g, _ := sdktest.Connect(t, code.New(), sdk.Host{Roots: roots})
+	g, _ := sdktest.Connect(t, code.New(), sdk.Host{Roots: roots, Commands: true})
 	return &env{dir: roots[0], g: g}
 }
 

@@ -46,7 +46,7 @@ var inspectSpec = sdk.ToolSpec{
 		Idempotent:  new(true),
 		OpenWorld:   new(false),
 	},
-	Description: `Look up a Python module, class, function or method in the real interpreter, as help() would: python3 imports the longest importable module prefix of target (running that module's import-time code) and gets the rest as attributes, with cwd first on sys.path so the project's own modules import. Works for the standard library, installed packages and project code alike; useful to check the exact signature and documentation of an API before calling it.
+	Description: `Look up a Python module, class, function or method in the real interpreter, as help() would: python3 imports the longest importable module prefix of target (running that module's import-time code) and gets the rest as attributes, with cwd first on sys.path so the project's own modules import. Works for the standard library, installed packages and, when commands are allowed (the shell group is mounted), project code; without that, python3 runs isolated and the project's own modules are not imported, since importing runs their code. Useful to check the exact signature and documentation of an API before calling it.
 
 Output: a header line "target: kind" (module, package, class, function, method, builtin function, property, staticmethod, classmethod, ... or "value of type T"), then as available:
   signature: (obj, *, skipkeys=False, ...)   from inspect.signature
@@ -92,7 +92,30 @@ type inspectResult struct {
 	HasAll        bool     `json:"has_all"`
 }
 
-func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspectArgs) (*sdk.Result, error) {
+// inspectTool declares inspect_python, which needs the host context's
+// Commands beside the roots: importing a project module runs its code.
+func (s *server) inspectTool() sdk.Tool {
+	spec := inspectSpec
+	spec.InputSchema = inspectSchema
+	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args inspectArgs) (*sdk.Result, error) {
+		r, err := s.roots.For(req.Host)
+		if err != nil {
+			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
+		}
+		res, err := s.inspectPython(ctx, r, req.Host.Commands, args)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		return res, nil
+	})
+}
+
+// inspectPython imports target with python3. Importing a module runs its
+// code, so the project's own modules are importable only when the host
+// allows commands (the shell group is mounted); otherwise python3 runs
+// isolated (-I: neither cwd nor PYTHONPATH on sys.path, no user site), and
+// only the standard library and installed packages import.
+func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands bool, args inspectArgs) (*sdk.Result, error) {
 	target := strings.TrimSpace(args.Target)
 	if !dottedName.MatchString(target) {
 		return nil, sdk.Failf("target %q is not a dotted Python name; give one such as \"json.dumps\" or \"mypkg.module.Class.method\" (no calls, brackets or spaces)", args.Target)
@@ -122,6 +145,9 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspect
 	ctx, cancel := context.WithTimeout(ctx, s.inspectTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, "-c", inspectScript, target, cwd)
+	if !commands {
+		cmd = exec.CommandContext(ctx, py, "-I", "-c", inspectScript, target, "")
+	}
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
 	cmd.SysProcAttr = procAttr()
@@ -153,6 +179,9 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, args inspect
 	var res inspectResult
 	if err := json.Unmarshal(bytes.TrimSpace(out[i+len(inspectMarker):]), &res); err != nil {
 		return nil, fmt.Errorf("read inspect_python helper output: %w", err)
+	}
+	if !commands && res.Error == "no_module" {
+		return nil, sdk.Failf("no module %q can be imported (python3: %s); project modules are imported only when commands are allowed (the shell group is mounted, e.g. with --write), since importing runs their code: without it inspect_python sees the standard library and installed packages; use outline or find_symbol for project code", res.Module, res.Message)
 	}
 	return formatInspect(r, cwd, target, &res)
 }

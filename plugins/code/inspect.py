@@ -228,7 +228,8 @@ def resolve(target):
 def main():
     target = sys.argv[1]
     cwd = sys.argv[2]
-    if cwd not in sys.path:
+    # An empty cwd: project code must not be imported (python3 runs with -I).
+    if cwd and cwd not in sys.path:
         sys.path.insert(0, cwd)
     resolved, err = resolve(target)
     if err is not None:

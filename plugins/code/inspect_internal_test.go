@@ -39,7 +39,7 @@ time.sleep(300)
 	// was started before the kill, so the test holds on a slow machine too.
 	var b []byte
 	for _, timeout := range []time.Duration{time.Second, 4 * time.Second, 16 * time.Second} {
-		g, _ := sdktest.Connect(t, newToolbox(timeout), sdk.Host{Roots: []string{dir}})
+		g, _ := sdktest.Connect(t, newToolbox(timeout), sdk.Host{Roots: []string{dir}, Commands: true})
 		res := sdktest.Call(t, g, "inspect_python", map[string]any{"target": "hang.x"})
 		if want := fmt.Sprintf("python3 did not finish inspecting hang.x within %s and was killed", timeout); !res.IsError || !strings.Contains(res.Text(), want) {
 			t.Fatalf("got %q (error %v), want an error containing %q", res.Text(), res.IsError, want)

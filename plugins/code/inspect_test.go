@@ -1,12 +1,17 @@
 package code_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ramabana/ramabana-mcp/plugins/code"
+	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
@@ -217,5 +222,43 @@ func TestInspectPythonStdlib(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("inspect_python json: %q is missing from:\n%s", want, got)
 		}
+	}
+}
+
+// TestInspectPythonWithoutCommands: without commands allowed (read-only,
+// or the shell group left out), importing a project module would run the
+// repository's code; inspect_python refuses it, runs none of it, and still
+// inspects the standard library.
+func TestInspectPythonWithoutCommands(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "imported")
+	for name, src := range map[string]string{
+		"evil.py":          "open(" + strconv.Quote(marker) + ", 'w').write('ran')\ndef f(): pass\n",
+		"json.py":          "open(" + strconv.Quote(marker) + ", 'w').write('shadowed')\n",
+		"sitecustomize.py": "open(" + strconv.Quote(marker) + ", 'w').write('site')\n",
+		"usercustomize.py": "open(" + strconv.Quote(marker) + ", 'w').write('user')\n",
+		"pkg/__init__.py":  "open(" + strconv.Quote(marker) + ", 'w').write('pkg')\n",
+	} {
+		writeFile(t, filepath.Join(dir, name), src)
+	}
+	g, _ := sdktest.Connect(t, code.New(), sdk.Host{Roots: []string{dir}})
+	e := &env{dir: dir, g: g}
+	for _, target := range []string{"evil.f", "pkg", "evil"} {
+		got, isErr := e.call(t, "inspect_python", map[string]any{"target": target})
+		if !isErr || !strings.Contains(got, "project modules are imported only when commands are allowed") {
+			t.Errorf("inspect_python %s: got %q (error %v), want a refusal that says why", target, got, isErr)
+		}
+	}
+	got, isErr := e.call(t, "inspect_python", map[string]any{"target": "json.dumps"})
+	if isErr || !strings.Contains(got, "json.dumps: function") {
+		t.Errorf("inspect_python json.dumps without commands: %q (error %v)", got, isErr)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("the repository's code ran: %q", b)
 	}
 }
