@@ -113,8 +113,9 @@ func (s *server) inspectTool() sdk.Tool {
 // inspectPython imports target with python3. Importing a module runs its
 // code, so the project's own modules are importable only when the host
 // allows commands (the shell group is mounted); otherwise python3 runs
-// isolated (-I: neither cwd nor PYTHONPATH on sys.path, no user site), and
-// only the standard library and installed packages import.
+// isolated (-I -S: neither cwd, PYTHONPATH nor site's .pth files, which run
+// code and add editable installs), and only the standard library and the
+// installed packages outside the served folders import.
 func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands bool, args inspectArgs) (*sdk.Result, error) {
 	target := strings.TrimSpace(args.Target)
 	if !dottedName.MatchString(target) {
@@ -146,7 +147,11 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands boo
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, "-c", inspectScript, target, cwd)
 	if !commands {
-		cmd = exec.CommandContext(ctx, py, "-I", "-c", inspectScript, target, "")
+		served, err := json.Marshal(r.List())
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.CommandContext(ctx, py, "-I", "-S", "-c", inspectScript, target, "", string(served))
 	}
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")

@@ -225,12 +225,33 @@ def resolve(target):
     return (obj, ".".join(parts[:used])), None
 
 
+def isolate(roots):
+    """Project code must not be imported: python3 runs with -I -S, so
+    neither cwd, PYTHONPATH nor site (whose .pth files run code and add
+    editable installs of the project) is on sys.path. The installed
+    packages' folders are added back, unless they lie inside a served
+    folder (a virtualenv in the repository)."""
+    real_roots = [os.path.realpath(r) for r in roots]
+
+    def inside(p):
+        p = os.path.realpath(p)
+        return any(p == r or p.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots)
+
+    import sysconfig
+    paths = sysconfig.get_paths()
+    for key in ("purelib", "platlib"):
+        p = paths.get(key)
+        if p and os.path.isdir(p) and not inside(p) and p not in sys.path:
+            sys.path.append(p)
+
+
 def main():
     target = sys.argv[1]
     cwd = sys.argv[2]
-    # An empty cwd: project code must not be imported (python3 runs with -I).
     if cwd and cwd not in sys.path:
         sys.path.insert(0, cwd)
+    if not cwd:
+        isolate(json.loads(sys.argv[3]))
     resolved, err = resolve(target)
     if err is not None:
         emit(err)
