@@ -1,8 +1,9 @@
 // Package sandbox starts a program with the protections a command run on a
 // model's behalf needs, each where the kernel allows it:
 //
-//   - Landlock: writes only beneath the folders a Policy names (reads stay
-//     allowed), and execution only of the files it names.
+//   - Landlock: writes, and device ioctls, only beneath the folders and in
+//     the files a Policy names (reads stay allowed; see DeviceFiles for
+//     /dev), and execution only of the files it names.
 //   - No capabilities: the bounding, inheritable and ambient sets are
 //     dropped before exec, so a program started by root holds none, and
 //     cannot read the memory or environment of a non-dumpable process
@@ -13,7 +14,11 @@
 //     double forks included; its parent-death signal is SIGKILL, so this
 //     also happens when the caller itself is killed. Where namespaces are
 //     refused, the caller becomes a child subreaper instead and Applied's
-//     Signal reaches the orphans it adopted (see Applied.Subreaper).
+//     Signal reaches the orphans it adopted and tagged with a job marker
+//     in their environment; a command that clears its environment
+//     (`setsid env -i cmd &`) escapes reaping there (see Support.Reaping).
+//   - A session of its own: the program has no controlling terminal, so it
+//     cannot reach the caller's (no TIOCSTI; see DeviceFiles).
 //
 // Landlock and the capability drop are per thread: Start runs each
 // command's fork and exec on one long-lived OS thread per distinct

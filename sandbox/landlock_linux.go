@@ -42,7 +42,11 @@ func landlockABI() int {
 	return int(v)
 }
 
-// writeRights are the write rights the kernel of ABI abi knows.
+// writeRights are the write rights the kernel of ABI abi knows. From ABI 5
+// they include IOCTL_DEV: ioctl on a character or block device opened in
+// the domain is then allowed only on the Writable ones (the kernel still
+// allows a few harmless commands, such as FIONREAD and FIOCLEX, on every
+// file, and does not check descriptors opened before the domain).
 func writeRights(abi int) uint64 {
 	r := uint64(fsWriteABI1)
 	if abi >= 2 {
@@ -50,6 +54,9 @@ func writeRights(abi int) uint64 {
 	}
 	if abi >= 3 {
 		r |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	}
+	if abi >= 5 {
+		r |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	}
 	return r
 }

@@ -7,14 +7,19 @@ import (
 )
 
 // Policy says how to restrict a command. The zero Policy restricts nothing
-// (Start then only puts the command in a process group of its own with a
-// parent-death signal).
+// (Start then only puts the command in a session and process group of its
+// own, without a controlling terminal, with a parent-death signal).
 type Policy struct {
 	// Writable are the only files and folders (with everything beneath
 	// them) the command may change: write, truncate, create, remove,
-	// rename, link. nil leaves writes unrestricted; an empty non-nil slice
-	// forbids every write. Paths should be absolute and exist; a missing
-	// one is skipped. Enforced with Landlock, where the kernel has it.
+	// rename, link, and (Landlock ABI 5 on) use device ioctls. A file,
+	// as opposed to a folder, gets only the rights a file can carry: write,
+	// truncate and device ioctls. nil leaves writes unrestricted; an empty
+	// non-nil slice forbids every write. Paths should be absolute and
+	// exist; a missing one is skipped, and a symbolic link names its
+	// target. Enforced with Landlock, where the kernel has it. Name the
+	// device files a command needs with DeviceFiles, not /dev as a
+	// folder: that would let it leave files in /dev/shm.
 	Writable []string
 	// Executable are the only files, or folders beneath which every file,
 	// the command may execute. nil leaves execution unrestricted. Enforced
@@ -61,13 +66,37 @@ type Support struct {
 	// "pid namespace", "user+pid namespace" (the user namespace is needed
 	// because the process lacks CAP_SYS_ADMIN), "subreaper" (namespaces
 	// were refused: orphans are adopted and killed, but a SIGKILL of the
-	// caller leaves what escaped the process group running), or
-	// "process group" (neither).
+	// caller leaves what escaped the process group running, and the job
+	// marker that finds the orphans lives in their environment, so one
+	// that clears its environment, such as `setsid env -i cmd &`,
+	// escapes reaping), or "process group" (neither).
 	Reaping string `json:"reaping"`
 	// NoCapabilities: commands can be started without capabilities.
 	NoCapabilities bool `json:"no_capabilities"`
 	// NonDumpable: this process is non-dumpable now.
 	NonDumpable bool `json:"non_dumpable"`
+}
+
+// DeviceFiles are the files under /dev an ordinary command writes, for
+// Policy.Writable: the data sinks and sources (/dev/null, /dev/zero,
+// /dev/full, /dev/random, /dev/urandom), its controlling terminal
+// (/dev/tty) and the pseudo-terminals it makes itself (/dev/ptmx,
+// /dev/pts), which programs like script and expect need, ioctls included.
+// /dev/stdin, /dev/stdout, /dev/stderr and /dev/fd lead through
+// /proc/self/fd to descriptors the command already holds, and need no
+// rule. Left out are /dev/shm and /dev/mqueue (a file there outlives the
+// command: POSIX shared memory and semaphores, as Python's multiprocessing
+// locks use, fail) and every other device (no writes, no ioctls).
+//
+// Start runs a command in a session of its own, so it has no controlling
+// terminal: /dev/tty fails to open (ENXIO) unless it made a terminal its
+// own, and TIOCSTI, which the kernel allows only on the caller's
+// controlling terminal without CAP_SYS_ADMIN, cannot inject input into a
+// terminal the caller runs in. A command of the same user can still open
+// such a terminal under /dev/pts and write to it; Landlock cannot tell it
+// from the command's own pseudo-terminal.
+func DeviceFiles() []string {
+	return []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 }
 
 // Reaping mechanisms, as Support.Reaping names them.
@@ -80,8 +109,9 @@ const (
 
 // Start starts cmd (as cmd.Start does) restricted by p, each protection
 // applied as far as the kernel allows, and returns what applied. It sets
-// cmd.SysProcAttr's process group, parent-death signal and clone flags,
-// keeping its other fields. It returns an error only when the command
+// cmd.SysProcAttr's session (Setsid: a new session and process group, no
+// controlling terminal; Setpgid, Setctty and Foreground are cleared),
+// parent-death signal and clone flags, keeping its other fields. It returns an error only when the command
 // could not be started; a protection that could not be applied is not an
 // error but is missing from Applied.
 //

@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// On Unix systems other than Linux, Start puts the command in a process
-// group of its own, which Signal and Alive address; nothing else applies.
+// On Unix systems other than Linux, Start puts the command in a session and
+// process group of its own, which Signal and Alive address; nothing else applies.
 
 func start(cmd *exec.Cmd, _ Policy) (Applied, error) {
 	attr := &syscall.SysProcAttr{}
@@ -18,7 +18,11 @@ func start(cmd *exec.Cmd, _ Policy) (Applied, error) {
 		c := *cmd.SysProcAttr
 		attr = &c
 	}
-	attr.Setpgid, attr.Pgid = true, 0
+	// A session of its own, which is also a process group of its own
+	// (setpgid would fail for a session leader): without a controlling
+	// terminal, the command cannot reach the caller's (see DeviceFiles).
+	attr.Setsid = true
+	attr.Setpgid, attr.Pgid, attr.Setctty, attr.Foreground = false, 0, false, false
 	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		return Applied{}, err

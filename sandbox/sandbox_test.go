@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 
 // full is the policy run_command uses, writes allowed in dirs.
 func full(dirs ...string) sandbox.Policy {
-	return sandbox.Policy{Writable: append(dirs, "/dev"), NoCapabilities: true, NewNamespaces: true}
+	return sandbox.Policy{Writable: append(dirs, sandbox.DeviceFiles()...), NoCapabilities: true, NewNamespaces: true}
 }
 
 // bash runs script under p in dir and returns its combined output and
@@ -206,6 +206,8 @@ func TestLandlock(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "old"), []byte("x"), 0o666); err != nil {
 		t.Fatal(err)
 	}
+	shm := "/dev/shm/ramabana-sandbox-test-" + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() { _ = os.Remove(shm + "-f"); _ = os.Remove(shm + "-d") })
 	tests := map[string]struct {
 		script string
 		policy sandbox.Policy
@@ -220,6 +222,35 @@ func TestLandlock(t *testing.T) {
 		"read outside":       {script: "cat outside/old", policy: full(inside), want: "x"},
 		"/dev/null":          {script: "echo a > /dev/null && echo ok", policy: full(inside), want: "ok\n"},
 		"no policy: outside": {script: "echo b > outside/free && cat outside/free", policy: sandbox.Policy{NewNamespaces: true}, want: "b\n"},
+		// /dev: only the device files commands need are writable.
+		"/dev/shm file":   {script: "echo a > " + shm + "-f", policy: full(inside), want: "Permission denied"},
+		"/dev/shm mkdir":  {script: "mkdir " + shm + "-d", policy: full(inside), want: "Permission denied"},
+		"/dev/stderr":     {script: "echo to-stderr > /dev/stderr && echo ok", policy: full(inside), want: "to-stderr\nok\n"},
+		"/dev/stdout":     {script: "echo to-stdout > /dev/stdout", policy: full(inside), want: "to-stdout\n"},
+		"/dev/fd":         {script: "cat <(echo substituted)", policy: full(inside), want: "substituted\n"},
+		"/dev/zero":       {script: "cat /dev/zero | head -c 10 | wc -c", policy: full(inside), want: "10\n"},
+		"/dev/full":       {script: "echo a > /dev/full", policy: full(inside), want: "No space left on device"},
+		"/dev/urandom":    {script: "head -c 4 /dev/urandom > /dev/urandom && echo ok", policy: full(inside), want: "ok\n"},
+		"no ctty":         {script: "echo a > /dev/tty", policy: full(inside), want: "No such device or address"},
+		"/dev/null ioctl": {script: "stty -F /dev/null", policy: full(inside), want: "Inappropriate ioctl for device"},
+	}
+	if sandbox.Probe().Landlock >= 5 {
+		// Device ioctls are restricted too: /dev/null not named, a
+		// terminal ioctl on it is refused before the driver answers.
+		tests["ungranted device ioctl"] = struct {
+			script string
+			policy sandbox.Policy
+			want   string
+		}{script: "stty -F /dev/null", policy: sandbox.Policy{Writable: []string{inside}}, want: "Permission denied"}
+	}
+	if _, err := exec.LookPath("script"); err == nil {
+		// A pseudo-terminal of the command's own: /dev/ptmx, /dev/pts and
+		// their ioctls.
+		tests["own pty"] = struct {
+			script string
+			policy sandbox.Policy
+			want   string
+		}{script: "script -qec 'tty' /dev/null", policy: full(inside), want: "/dev/pts/"}
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -234,6 +265,11 @@ func TestLandlock(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(outside, "new")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("outside/new exists: %v", err)
+	}
+	for _, p := range []string{shm + "-f", shm + "-d"} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists: %v", p, err)
+		}
 	}
 }
 

@@ -178,7 +178,11 @@ func startWith(cmd *exec.Cmd, p Policy, noNamespaces bool) (Applied, error) {
 		c := *cmd.SysProcAttr
 		attr = &c
 	}
-	attr.Setpgid, attr.Pgid = true, 0
+	// A session of its own, which is also a process group of its own
+	// (setpgid would fail for a session leader): without a controlling
+	// terminal, the command cannot reach the caller's (see DeviceFiles).
+	attr.Setsid = true
+	attr.Setpgid, attr.Pgid, attr.Setctty, attr.Foreground = false, 0, false, false
 	attr.Pdeathsig = syscall.SIGKILL
 	if p.NewNamespaces {
 		if l.mode != nil {
