@@ -6,12 +6,15 @@
 //	func main() { sdk.Serve(shell.New()) }
 //
 // A command runs as `/bin/bash -c <command>` with stdin on /dev/null,
-// started by package sandbox: in its own process group, with SIGKILL as its
+// started by package sandbox: in its own session and process group (with no
+// controlling terminal), with SIGKILL as its
 // parent-death signal, without capabilities, as pid 1 of its own pid
 // namespace where the kernel allows (so when the shell ends, or the plugin
 // is killed, the kernel kills everything it started, setsid and double
 // forks included), and, unless the user gave --sandbox=off, under Landlock
-// with writes only inside the served folders, its TMPDIR and /dev. Where
+// with writes only inside the served folders, its TMPDIR and the device
+// files sandbox.DeviceFiles names (/dev/null and the terminals, not
+// /dev/shm). Where
 // namespaces are refused, the plugin becomes a child subreaper and ends the
 // orphans tagged with the command's marker instead. When the command times
 // out or its call is cancelled, and when the shell exits leaving processes

@@ -13,7 +13,9 @@ import (
 
 // policy is how a command runs: without capabilities, as pid 1 of its own
 // pid namespace, and, unless the user turned the sandbox off, writing only
-// inside the served folders, the commands' temporary folders and /dev.
+// inside the served folders, the commands' temporary folders and the few
+// device files commands need (sandbox.DeviceFiles: /dev/null, the
+// terminals and the like, not /dev/shm).
 //
 // Every call's temporary folder lies in one base folder, so that the
 // policy, and with it the launcher thread that carries it (package
@@ -27,7 +29,7 @@ func policy(roots []string, noSandbox bool) sandbox.Policy {
 			// then not writable, which the command will show.
 			base = ""
 		}
-		p.Writable = append(append([]string{}, roots...), "/dev")
+		p.Writable = append(append([]string{}, roots...), sandbox.DeviceFiles()...)
 		if base != "" {
 			p.Writable = append(p.Writable, base)
 		}

@@ -51,7 +51,8 @@ func TestEnvironOfOtherProcesses(t *testing.T) {
 }
 
 // TestSandboxWrites: with Landlock, commands write only inside the roots,
-// their TMPDIR and /dev; --sandbox=off lifts it.
+// their TMPDIR and the device files they need (not /dev/shm);
+// --sandbox=off lifts it.
 func TestSandboxWrites(t *testing.T) {
 	t.Parallel()
 	if sandbox.Probe().Landlock == 0 {
@@ -59,6 +60,12 @@ func TestSandboxWrites(t *testing.T) {
 	}
 	e := newEnv(t)
 	off, _ := sdktest.Connect(t, shell.New(), sdk.Host{Roots: []string{e.root}, NoSandbox: true})
+	shm := "/dev/shm/ramabana-shell-test-" + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() {
+		for _, p := range []string{shm + "-f", shm + "-d", shm + "-off"} {
+			_ = os.Remove(p)
+		}
+	})
 	tests := map[string]struct {
 		command  string
 		sandbox  bool
@@ -72,6 +79,14 @@ func TestSandboxWrites(t *testing.T) {
 		"TMPDIR":                 {command: `echo a > "$TMPDIR/f" && cat "$TMPDIR/f" && mktemp >/dev/null && echo made`, sandbox: true, wantOut: "a\nmade", wantExit: "exit 0"},
 		"/dev/null":              {command: "echo a > /dev/null && echo ok", sandbox: true, wantOut: "ok", wantExit: "exit 0"},
 		"sandbox off: outside":   {command: "echo b > ../outside/free && cat ../outside/free", wantOut: "b", wantExit: "exit 0"},
+		// /dev: only the device files commands need; /dev/shm would
+		// outlive the call.
+		"/dev/shm file":         {command: "echo a > " + shm + "-f", sandbox: true, wantOut: "Permission denied", wantExit: "exit 1"},
+		"/dev/shm mkdir":        {command: "mkdir " + shm + "-d", sandbox: true, wantOut: "Permission denied", wantExit: "exit 1"},
+		"/dev/stderr":           {command: "echo to-stderr > /dev/stderr && echo ok", sandbox: true, wantOut: "to-stderr", wantExit: "exit 0"},
+		"/dev/zero":             {command: "cat /dev/zero | head -c 10 | wc -c", sandbox: true, wantOut: "10", wantExit: "exit 0"},
+		"no terminal":           {command: "echo a > /dev/tty", sandbox: true, wantOut: "No such device or address", wantExit: "exit 1"},
+		"sandbox off: /dev/shm": {command: "echo b > " + shm + "-off && cat " + shm + "-off && rm " + shm + "-off", wantOut: "b", wantExit: "exit 0"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -87,8 +102,10 @@ func TestSandboxWrites(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(e.root), "outside", "new")); err == nil {
-		t.Error("outside/new was written")
+	for _, p := range []string{filepath.Join(filepath.Dir(e.root), "outside", "new"), shm + "-f", shm + "-d"} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
 	}
 }
 
