@@ -66,7 +66,7 @@ func (s *server) blame(ctx context.Context, rp *repo, args blameArgs) (*sdk.Resu
 	if err != nil {
 		return nil, err
 	}
-	cmd := []string{"blame", "--porcelain"}
+	cmd := append([]string{"blame", "--porcelain"}, rp.blameArgs()...)
 	if rp.guarded() {
 		cmd = append(cmd, "--no-textconv")
 	}

@@ -7,12 +7,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
 // maxTrackedChanges bounds the files whose contents checkout hashes to
@@ -98,7 +99,7 @@ func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sd
 	fmt.Fprintf(&b, "\nHEAD: %s", rp.head(ctx))
 	res := &sdk.Result{}
 	if before != nil {
-		res.Changes = before.changes(rp.top)
+		res.Changes = before.changes(rp)
 		fmt.Fprintf(&b, "\n%s changed in the work tree", plural(len(res.Changes), "file"))
 	}
 	text, cut := cutText(b.String(), maxOutput)
@@ -133,21 +134,29 @@ func (rp *repo) snapshot(ctx context.Context, target string) snapshot {
 	if len(names) > maxTrackedChanges {
 		return nil
 	}
+	top, err := rp.roots.Read(rp.top)
+	if err != nil {
+		return nil
+	}
 	for _, n := range names {
 		if len(n) > 0 {
-			snap[string(n)] = fileSHA(filepath.Join(rp.top, filepath.FromSlash(string(n))))
+			snap[string(n)] = fileSHA(top.Join(string(n)))
 		}
 	}
 	return snap
 }
 
 // changes compares the snapshot with the work tree now.
-func (s snapshot) changes(top string) []sdk.FileChange {
+func (s snapshot) changes(rp *repo) []sdk.FileChange {
+	top, err := rp.roots.Read(rp.top)
+	if err != nil {
+		return nil
+	}
 	var out []sdk.FileChange
 	for rel, before := range s {
-		abs := filepath.Join(top, filepath.FromSlash(rel))
-		if after := fileSHA(abs); after != before {
-			out = append(out, sdk.FileChange{Path: abs, BeforeSHA256: before, AfterSHA256: after})
+		t := top.Join(rel)
+		if after := fileSHA(t); after != before {
+			out = append(out, sdk.FileChange{Path: t.Abs, BeforeSHA256: before, AfterSHA256: after})
 		}
 	}
 	slices.SortFunc(out, func(a, b sdk.FileChange) int { return strings.Compare(a.Path, b.Path) })
@@ -155,26 +164,36 @@ func (s snapshot) changes(top string) []sdk.FileChange {
 }
 
 // fileSHA is the hex SHA-256 of a file's content (of a symlink's target
-// text), "" when there is no such file.
-func fileSHA(path string) string {
-	fi, err := os.Lstat(path)
+// text), "" when there is no such file. It reaches the file through the
+// os.Root of its served folder (roots.Target), so a directory swapped for a
+// link after checkout cannot lead it outside.
+func fileSHA(t *roots.Target) string {
+	fi, err := t.Lstat()
 	if err != nil {
 		return ""
 	}
 	h := sha256.New()
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		target, err := os.Readlink(path)
+		fsys, name, closer, err := t.FS()
+		if err != nil {
+			return ""
+		}
+		defer closer()
+		target, err := fs.ReadLink(fsys, name)
 		if err != nil {
 			return ""
 		}
 		io.WriteString(h, target)
 	case fi.Mode().IsRegular():
-		f, err := os.Open(path)
+		f, err := t.Open()
 		if err != nil {
 			return ""
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return ""
+		}
 		if _, err := io.Copy(h, f); err != nil {
 			return ""
 		}

@@ -96,6 +96,9 @@ type run struct {
 	// confine starts git in the sandbox that lets it execute git alone
 	// (see execPolicy): set whenever commands are not allowed.
 	confine bool
+	// trusted are the programs trusted config names, which the sandbox
+	// lets git execute too (see policyFor).
+	trusted []string
 }
 
 // output is what a git command printed, and how it ended.
@@ -162,7 +165,7 @@ func git(ctx context.Context, dir string, r run, args ...string) (*output, error
 	cmd.WaitDelay = 5 * time.Second
 	var err error
 	if r.confine {
-		if _, err = sandbox.Start(cmd, execPolicy()); err == nil {
+		if _, err = sandbox.Start(cmd, policyFor(r.trusted)); err == nil {
 			err = cmd.Wait()
 		}
 	} else {

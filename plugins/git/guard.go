@@ -11,19 +11,23 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
 // A repository's own config (its config file, config.worktree, and every
 // file they include) is data the model can write and a clone brings along,
 // so it may not choose a program for git to run unless the user allows
 // commands (the shell group is mounted). The user's global and system
-// config are the user's own and are trusted: git-lfs's filter.lfs.* in
-// ~/.gitconfig keeps working.
+// config are the user's own and are trusted (git-lfs's filter.lfs.* in
+// ~/.gitconfig keeps working), but only where the model cannot write them:
+// an entry whose file lies inside a served folder (~/.gitconfig when the
+// home folder is served, or a file a global include brings in from a
+// served folder) is repository-controlled, whatever its scope.
 //
 // guard lists the config git will read (git config --list --show-scope
-// --includes, which runs nothing) and gives every key that names a program,
-// when the repository's config sets it, the value from trusted config or,
-// without one, a value that runs nothing. The overrides go to git as
+// --show-origin --includes, which runs nothing) and gives every key that
+// names a program, when repository-controlled config sets it, the value
+// from trusted config or, without one, a value that runs nothing. The overrides go to git as
 // GIT_CONFIG_COUNT/KEY/VALUE variables (command-line scope, above the
 // repository's, passed on to the git processes git starts, and free of -c's
 // quoting). Hooks are all turned off (core.hooksPath=/dev/null: every hook
@@ -41,8 +45,15 @@ import (
 // covered for the keys named per driver; the fixed keys (fsmonitor, hooks,
 // pager, submodules, askpass) are set whatever the list says, and where
 // the kernel has Landlock the exec sandbox (sandbox.go) stops any program
-// that is not git.
+// that is not git or a program trusted config names.
+//
+// The same list serves files.go, which keeps repository-controlled config
+// from making git read files outside the served folders; that part holds
+// whether or not commands are allowed.
 type guard struct {
+	// programs says program-running keys are guarded (commands are not
+	// allowed); without it the guard only confines the files git reads.
+	programs bool
 	// env is the GIT_CONFIG_* variables.
 	env []string
 	// blocked are the filter drivers whose clean or process command comes
@@ -51,16 +62,48 @@ type guard struct {
 	blocked map[string]bool
 	// trusted are the programs the user's own config names for the keys
 	// guard watches (git-lfs, a credential helper, /bin/sh for a command
-	// line with arguments). The exec sandbox is only for repositories
-	// where there are none: it would stop them and what they run.
+	// line with arguments), with their interpreters: the exec sandbox lets
+	// git run them (see sandbox.go).
 	trusted []string
+	// blame are the git blame options that replace blame.ignoreRevsFile
+	// (see files.go).
+	blame []string
 }
 
 // configEntry is one line of git config --list.
 type configEntry struct {
 	scope, key string
+	// origin is where git read the entry: "file:PATH" (PATH absolute, or
+	// relative to the top level), "command line:", "blob:...".
+	origin string
 	// value is nil for a key with no '=' (boolean true).
 	value *string
+	// repo says the model could have written the entry: its scope is the
+	// repository's, or its file lies inside a served folder.
+	repo bool
+}
+
+// file is the absolute path of the file the entry came from, "" when it
+// came from no file.
+func (e configEntry) file(top string) string {
+	p, ok := strings.CutPrefix(e.origin, "file:")
+	if !ok || p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(top, p)
+	}
+	return filepath.Clean(p)
+}
+
+// controlled says whether the model could have written e: repository
+// scopes always, the user's scopes when their file lies inside a root.
+func controlled(e configEntry, top string, r *roots.Roots) bool {
+	if !trustedScope(e.scope) {
+		return true
+	}
+	f := e.file(top)
+	return f != "" && insideRoots(r, f)
 }
 
 // trusted scopes are the user's: system and global config, and the
@@ -166,21 +209,46 @@ func classify(key string) (override, bool) {
 	return o, ok
 }
 
-// loadGuard reads the config of the repository at l and builds its guard.
-func loadGuard(ctx context.Context, l layout) (*guard, error) {
-	out, err := git(ctx, l.top, run{env: l.env(), confine: true}, "config", "--list", "--show-scope", "--includes", "-z")
+// loadGuard reads the config of the repository at l and builds its guard:
+// program keys guarded when programs is set, files outside r confined
+// unless r allows reads outside.
+func loadGuard(ctx context.Context, l layout, r *roots.Roots, programs bool) (*guard, error) {
+	out, err := git(ctx, l.top, run{env: l.env(), confine: programs}, "config", "--list", "--show-scope", "--show-origin", "--includes", "-z")
 	if err != nil {
 		return nil, err
 	}
 	if !out.ok() || out.cut {
-		return nil, sdk.Failf("cannot read the git config of %s (needed to keep its programs from running):\n%s", l.top, out.message())
+		return nil, sdk.Failf("cannot read the git config of %s (needed to keep its programs from running and its files inside the served folders):\n%s", l.top, out.message())
 	}
 	entries := parseConfigList(out.stdout)
-	g := &guard{blocked: map[string]bool{}}
-	set := func(key, value string) {
-		n := len(g.env) / 2
-		g.env = append(g.env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value))
+	for i := range entries {
+		entries[i].repo = controlled(entries[i], l.top, r)
 	}
+	g := &guard{programs: programs, blocked: map[string]bool{}}
+	if !r.ReadOutside() {
+		if err := g.confineFiles(l, r, entries); err != nil {
+			return nil, err
+		}
+	}
+	if programs {
+		g.guardPrograms(ctx, l, entries)
+	}
+	g.env = append(g.env, g.count())
+	return g, nil
+}
+
+// set adds a GIT_CONFIG_KEY/VALUE pair; count closes the list.
+func (g *guard) set(key, value string) {
+	n := len(g.env) / 2
+	g.env = append(g.env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value))
+}
+
+func (g *guard) count() string { return fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(g.env)/2) }
+
+// guardPrograms gives every program key the repository's config sets a
+// trusted or neutral value, and records the trusted programs.
+func (g *guard) guardPrograms(ctx context.Context, l layout, entries []configEntry) {
+	set := g.set
 	// Dangerous keys in the order first seen, each once.
 	var keys []string
 	seen := map[string]bool{}
@@ -197,7 +265,7 @@ func loadGuard(ctx context.Context, l layout) (*guard, error) {
 	}
 	slices.Sort(keys)
 	for _, e := range entries {
-		if trustedScope(e.scope) {
+		if !e.repo {
 			continue
 		}
 		if _, ok := classify(e.key); ok {
@@ -205,7 +273,7 @@ func loadGuard(ctx context.Context, l layout) (*guard, error) {
 		}
 	}
 	for _, e := range entries {
-		if _, ok := classify(e.key); ok && e.value != nil && !plainValues[strings.ToLower(*e.value)] && (e.scope == "system" || e.scope == "global") {
+		if _, ok := classify(e.key); ok && e.value != nil && !plainValues[strings.ToLower(*e.value)] && !e.repo && (e.scope == "system" || e.scope == "global") {
 			g.trusted = append(g.trusted, programsOf(*e.value)...)
 		}
 	}
@@ -214,7 +282,7 @@ func loadGuard(ctx context.Context, l layout) (*guard, error) {
 	trustedValues := func(key string) []string {
 		var vs []string
 		for _, e := range entries {
-			if e.key == key && trustedScope(e.scope) {
+			if e.key == key && !e.repo {
 				v := "true"
 				if e.value != nil {
 					v = *e.value
@@ -261,27 +329,24 @@ func loadGuard(ctx context.Context, l layout) (*guard, error) {
 	for _, kv := range fixedConfig {
 		set(kv[0], kv[1])
 	}
-	count := func() string { return fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(g.env)/2) }
 	// Reading .gitmodules from the index loads the index, which runs
 	// fsmonitor: the names are read under the guard so far.
-	names := submoduleNames(ctx, l, append(slices.Clip(g.env), count()))
+	names := submoduleNames(ctx, l, append(slices.Clip(g.env), g.count()), g.trusted)
 	for _, name := range names {
 		set("submodule."+name+".ignore", "all")
 	}
-	g.env = append(g.env, count())
-	return g, nil
 }
 
-// parseConfigList reads git config --list --show-scope -z: records of
-// "scope NUL key LF value NUL", or "scope NUL key NUL" for a key without a
-// value.
+// parseConfigList reads git config --list --show-scope --show-origin -z:
+// records of "scope NUL origin NUL key LF value NUL", or "scope NUL origin
+// NUL key NUL" for a key without a value.
 func parseConfigList(data []byte) []configEntry {
 	var out []configEntry
 	recs := bytes.Split(data, []byte{0})
-	for i := 0; i+1 < len(recs); i += 2 {
-		scope, kv := string(recs[i]), string(recs[i+1])
+	for i := 0; i+2 < len(recs); i += 3 {
+		scope, origin, kv := string(recs[i]), string(recs[i+1]), string(recs[i+2])
 		key, value, hasValue := strings.Cut(kv, "\n")
-		e := configEntry{scope: scope, key: key}
+		e := configEntry{scope: scope, origin: origin, key: key}
 		if hasValue {
 			e.value = &value
 		}
@@ -294,7 +359,7 @@ func parseConfigList(data []byte) []configEntry {
 // tree, else the index, else HEAD, as git reads it). A name's own ignore
 // setting would override diff.ignoreSubmodules, and looking into a
 // submodule runs git there with the submodule's config.
-func submoduleNames(ctx context.Context, l layout, guardEnv []string) []string {
+func submoduleNames(ctx context.Context, l layout, guardEnv, trusted []string) []string {
 	var sources [][]string
 	if fi, err := os.Lstat(filepath.Join(l.top, ".gitmodules")); err == nil && fi.Mode().IsRegular() {
 		sources = append(sources, []string{"--file", filepath.Join(l.top, ".gitmodules")})
@@ -302,7 +367,7 @@ func submoduleNames(ctx context.Context, l layout, guardEnv []string) []string {
 	sources = append(sources, []string{"--blob", ":.gitmodules"}, []string{"--blob", "HEAD:.gitmodules"})
 	for _, src := range sources {
 		args := append(append([]string{"config"}, src...), "--list", "--name-only", "-z")
-		out, err := git(ctx, l.top, run{env: append(l.env(), guardEnv...), limit: 1 << 20, confine: true}, args...)
+		out, err := git(ctx, l.top, run{env: append(l.env(), guardEnv...), limit: 1 << 20, confine: true, trusted: trusted}, args...)
 		if err != nil || out.code != 0 {
 			continue
 		}
@@ -391,10 +456,13 @@ var plainValues = map[string]bool{"": true, "true": true, "false": true, "yes": 
 const shellChars = "|&;<>()$`\\\"' \t\n*?[#~=%"
 
 // programsOf is what git would execute for a configured command line: its
-// program, found on the PATH, and the shell when git needs one for it.
+// program, found on the PATH, with its interpreter (see interpreters), and
+// the shell when git needs one for it (git runs /bin/sh -c; sh on the PATH
+// is added too, for the programs that start "sh").
 func programsOf(cmdline string) []string {
 	var out []string
 	if strings.ContainsAny(cmdline, shellChars) {
+		out = append(out, "/bin/sh")
 		if sh, err := exec.LookPath("sh"); err == nil {
 			out = append(out, sh)
 		}
@@ -407,10 +475,16 @@ func programsOf(cmdline string) []string {
 	if name == "!" && len(f) > 1 {
 		name = f[1]
 	}
-	if p, err := exec.LookPath(strings.TrimPrefix(name, "!")); err == nil && filepath.IsAbs(p) {
-		out = append(out, p)
+	name = strings.TrimPrefix(name, "!")
+	prog := ""
+	if p, err := exec.LookPath(name); err == nil && filepath.IsAbs(p) {
+		prog = p
 	} else if filepath.IsAbs(name) {
-		out = append(out, name)
+		prog = name
+	}
+	if prog != "" {
+		out = append(out, prog)
+		out = append(out, interpreters(prog)...)
 	}
 	return out
 }

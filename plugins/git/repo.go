@@ -19,8 +19,9 @@ type repo struct {
 	layout layout
 	roots  *roots.Roots
 	write  bool
-	// guard keeps programs named by the repository's config from running;
-	// nil when the host allows commands.
+	// guard keeps programs named by the repository's config from running
+	// (unless the host allows commands) and its files inside the roots
+	// (unless the host allows reads outside); nil when it does neither.
 	guard *guard
 }
 
@@ -29,7 +30,8 @@ type repo struct {
 // the host allows reads outside), and so must the repository's top level,
 // git directory and common directory (see locate). Unless commands is set
 // (the user allowed programs to run), the repository's config is read and
-// guarded (see guard).
+// its programs guarded (see guard); unless reads outside are allowed, the
+// files it names are confined (see files.go).
 func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands bool) (*repo, error) {
 	if p == "" {
 		list := r.List()
@@ -65,8 +67,8 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands boo
 		return nil, err
 	}
 	rp := &repo{top: l.top, layout: l, roots: r, write: write}
-	if !commands {
-		if rp.guard, err = loadGuard(ctx, l); err != nil {
+	if !commands || !r.ReadOutside() {
+		if rp.guard, err = loadGuard(ctx, l, r, !commands); err != nil {
 			return nil, err
 		}
 	}
@@ -78,9 +80,11 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands boo
 func (rp *repo) git(ctx context.Context, r run, args ...string) (*output, error) {
 	r.write = r.write || rp.write
 	r.env = append(append(r.env, rp.layout.env()...), rp.guardEnv()...)
-	// The user's own programs (a filter script in ~/.gitconfig) may run
-	// anything; the sandbox would stop them, so it is left off for them.
-	r.confine = rp.guarded() && len(rp.guard.trusted) == 0
+	if rp.guarded() {
+		// The user's own programs (a filter script in ~/.gitconfig) are
+		// allowed in the sandbox; see policyFor.
+		r.confine, r.trusted = true, rp.guard.trusted
+	}
 	return git(ctx, rp.top, r, args...)
 }
 
@@ -92,7 +96,16 @@ func (rp *repo) guardEnv() []string {
 }
 
 // guarded reports that programs named by the repository may not run.
-func (rp *repo) guarded() bool { return rp.guard != nil }
+func (rp *repo) guarded() bool { return rp.guard != nil && rp.guard.programs }
+
+// blameArgs replace blame.ignoreRevsFile when repository config names a
+// file outside the roots (see files.go).
+func (rp *repo) blameArgs() []string {
+	if rp.guard == nil {
+		return nil
+	}
+	return rp.guard.blame
+}
 
 // diffGuards are the flags of diff, log and show that, when guarded, keep
 // them from running a textconv program or looking into submodules (whose

@@ -47,3 +47,41 @@ func TestSandboxStopsUnknownPrograms(t *testing.T) {
 		os.Remove(marker)
 	}
 }
+
+// TestSandboxAllowsTrustedOnly runs git in the exec sandbox with a trusted
+// program allowed (as guard.trusted would): that program runs, a program
+// the trusted list does not hold still cannot.
+func TestSandboxAllowsTrustedOnly(t *testing.T) {
+	t.Parallel()
+	if sandbox.Probe().Landlock == 0 {
+		t.Skip("no Landlock on this kernel")
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "repo")
+	progs := map[string]string{}
+	for _, name := range []string{"good", "bad"} {
+		progs[name] = filepath.Join(base, name)
+		// Builtins only: the sandbox allows the program, not what it starts.
+		script := "#!/bin/sh\n: > " + filepath.Join(base, name+".ran") + "\n"
+		if err := os.WriteFile(progs[name], []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	trusted := programsOf(progs["good"])
+	for name, prog := range progs {
+		env := []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=" + prog}
+		if _, err := git(context.Background(), dir, run{confine: true, trusted: trusted, env: env}, "status", "--porcelain"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(filepath.Join(base, name+".ran"))
+		if ran := err == nil; ran != (name == "good") {
+			t.Errorf("%s: ran %v", name, ran)
+		}
+	}
+}

@@ -367,7 +367,8 @@ func (e *trustEnv) apply(t *testing.T, c programClass) {
 func TestTrustedGlobalFilter(t *testing.T) {
 	e := newTrustEnv(t)
 	global := filepath.Join(e.base, "global")
-	body := fmt.Sprintf("[filter \"drv\"]\n\tclean = %s\n\tsmudge = %s\n[core]\n\tfsmonitor = false\n", e.cmd("global-clean", "cat"), e.cmd("global-smudge", "cat"))
+	gprog := e.builtinProg(t)
+	body := fmt.Sprintf("[filter \"drv\"]\n\tclean = %s global-clean cat\n\tsmudge = %s global-smudge cat\n[core]\n\tfsmonitor = false\n", gprog, gprog)
 	if err := os.WriteFile(global, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -392,6 +393,19 @@ func TestTrustedGlobalFilter(t *testing.T) {
 	if ran := e.ran(t); len(ran) > 0 {
 		t.Errorf("ran %v", ran)
 	}
+}
+
+// builtinProg writes a program like prog that starts no other program
+// (shell builtins only), as the exec sandbox requires of a trusted one:
+// it allows the program and its interpreter, not what they start.
+func (e *trustEnv) builtinProg(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(e.base, "gprog")
+	script := fmt.Sprintf("#!/bin/sh\n: > %q/\"$1\"\nif [ \"$2\" = cat ]; then while IFS= read -r l || [ -n \"$l\" ]; do printf '%%s\\n' \"$l\"; done; fi\nexit 0\n", e.markers)
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // time2000 is a modification time no file of a test has.
