@@ -36,7 +36,7 @@ var createSchema = sdk.SchemaFor[createArgs](func(p map[string]*jsonschema.Schem
 // newFileMode is the mode of a created file, whatever the umask.
 const newFileMode fs.FileMode = 0o644
 
-func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) (*sdk.Result, error) {
+func (s *server) createFile(ctx context.Context, r *roots.Roots, args createArgs) (*sdk.Result, error) {
 	t, err := resolveWrite(r, args.Path)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 			return nil, sdk.Failf("cannot write %s: %v", display, unwrapPath(err))
 		}
 		defer dir.Close()
-		err = atomicfile.Update(dir, name,
+		err = atomicfile.Update(ctx, dir, name,
 			func(fi fs.FileInfo) error {
 				if !fi.Mode().IsRegular() {
 					return sdk.Failf("%s exists and is not a regular file (%s)", display, fi.Mode().Type())
@@ -87,7 +87,10 @@ func (s *server) createFile(_ context.Context, r *roots.Roots, args createArgs) 
 			return nil, sdk.Failf("cannot create the directories of %s: %v", display, unwrapPath(err))
 		}
 		defer dir.Close()
-		if err := atomicfile.Create(dir, name, data, newFileMode); err != nil {
+		if err := atomicfile.Create(ctx, dir, name, data, newFileMode); err != nil {
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, err
+			}
 			if errors.Is(err, fs.ErrExist) {
 				return nil, sdk.Failf("%s appeared while it was being created, and was left as it is; set overwrite=true to replace it", display)
 			}

@@ -85,7 +85,7 @@ type anchor struct {
 	hash string
 }
 
-func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {
+func (s *server) editFile(ctx context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {
 	if len(args.Edits) == 0 {
 		return nil, sdk.Failf("edits is empty; give at least one edit")
 	}
@@ -104,7 +104,7 @@ func (s *server) editFile(_ context.Context, r *roots.Roots, args editArgs) (*sd
 	var out []byte
 	// The anchors are checked under the file's lock against what it holds
 	// then: a concurrent change makes them stale, never lost.
-	before, err := update(t, display, "edit_file", func(cur []byte) ([]byte, error) {
+	before, err := update(ctx, t, display, "edit_file", func(cur []byte) ([]byte, error) {
 		mark, text := splitBOM(string(cur))
 		body, sum, err := applyEdits(text, spans, anchors, display)
 		if err != nil {

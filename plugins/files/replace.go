@@ -38,7 +38,7 @@ var replaceSchema = sdk.SchemaFor[replaceArgs](func(p map[string]*jsonschema.Sch
 	p["replace_all"].Default = []byte("false")
 })
 
-func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs) (*sdk.Result, error) {
+func (s *server) replaceText(ctx context.Context, r *roots.Roots, args replaceArgs) (*sdk.Result, error) {
 	if args.Old == "" {
 		return nil, sdk.Failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
 	}
@@ -52,7 +52,7 @@ func (s *server) replaceText(_ context.Context, r *roots.Roots, args replaceArgs
 	var summary, out string
 	// The replacement is computed under the file's lock from what it holds
 	// then, so a concurrent writer's change is built upon, never lost.
-	before, err := update(t, display, "replace_text", func(cur []byte) ([]byte, error) {
+	before, err := update(ctx, t, display, "replace_text", func(cur []byte) ([]byte, error) {
 		mark, text := splitBOM(string(cur))
 		body, at, size, err := replaceIn(text, args, display)
 		if err != nil {

@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -238,15 +239,17 @@ func checkText(data []byte, display, tool string) error {
 // file's lock (atomicfile.Update): edit gets the current content, checked
 // as readFile checks it, and returns the new content or a tool error. It
 // returns the content the edit was made on. Failures are tool errors; a
-// change by another program meanwhile is refused, never lost.
-func update(t *roots.Target, display, tool string, edit func(cur []byte) ([]byte, error)) ([]byte, error) {
+// change by another program meanwhile is refused, never lost. When ctx ends
+// first (the call was cancelled), ctx's error is returned and nothing is
+// written.
+func update(ctx context.Context, t *roots.Target, display, tool string, edit func(cur []byte) ([]byte, error)) ([]byte, error) {
 	dir, name, err := t.Parent(false)
 	if err != nil {
 		return nil, openFailure(err, display)
 	}
 	defer dir.Close()
 	var before []byte
-	err = atomicfile.Update(dir, name,
+	err = atomicfile.Update(ctx, dir, name,
 		func(fi fs.FileInfo) error { return checkFile(fi, display, tool) },
 		func(cur []byte, _ fs.FileInfo) ([]byte, error) {
 			if err := checkText(cur, display, tool); err != nil {
@@ -262,12 +265,15 @@ func update(t *roots.Target, display, tool string, edit func(cur []byte) ([]byte
 }
 
 // writeFailure is the tool error for a write that failed; the file is
-// unchanged.
+// unchanged. The error of a call whose context ended is returned as is,
+// for the host to report the cancellation.
 func writeFailure(err error, display string) error {
 	var te *sdk.ToolError
 	switch {
-	case errors.As(err, &te):
+	case errors.As(err, &te), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case errors.Is(err, atomicfile.ErrLocked):
+		return sdk.Failf("%s is locked by another program; try again later (nothing was written)", display)
 	case errors.Is(err, fs.ErrNotExist):
 		return sdk.Failf("%s does not exist", display)
 	case errors.Is(err, atomicfile.ErrChanged):

@@ -30,8 +30,8 @@ var deleteSchema = sdk.SchemaFor[deleteArgs](func(p map[string]*jsonschema.Schem
 	intArg(p["index"], 0, -1)
 })
 
-func (s *server) deleteCell(_ context.Context, r *roots.Roots, args deleteArgs) (*sdk.Result, error) {
-	return s.change(r, args.Path, func(nb *notebook) (string, error) {
+func (s *server) deleteCell(ctx context.Context, r *roots.Roots, args deleteArgs) (*sdk.Result, error) {
+	return s.change(ctx, r, args.Path, func(nb *notebook) (string, error) {
 		i, err := nb.locate(args.Index, args.ID)
 		if err != nil {
 			return "", err

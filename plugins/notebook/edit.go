@@ -36,13 +36,13 @@ var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	sdk.Enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })
 
-func (s *server) editCell(_ context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {
+func (s *server) editCell(ctx context.Context, r *roots.Roots, args editArgs) (*sdk.Result, error) {
 	if args.CellType != "" {
 		if err := checkCellType(args.CellType); err != nil {
 			return nil, err
 		}
 	}
-	return s.change(r, args.Path, func(nb *notebook) (string, error) {
+	return s.change(ctx, r, args.Path, func(nb *notebook) (string, error) {
 		i, err := nb.locate(args.Index, args.ID)
 		if err != nil {
 			return "", err

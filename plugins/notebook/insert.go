@@ -43,11 +43,11 @@ func checkCellType(t string) error {
 	return nil
 }
 
-func (s *server) insertCell(_ context.Context, r *roots.Roots, args insertArgs) (*sdk.Result, error) {
+func (s *server) insertCell(ctx context.Context, r *roots.Roots, args insertArgs) (*sdk.Result, error) {
 	if err := checkCellType(args.CellType); err != nil {
 		return nil, err
 	}
-	return s.change(r, args.Path, func(nb *notebook) (string, error) {
+	return s.change(ctx, r, args.Path, func(nb *notebook) (string, error) {
 		if err := nb.checkIndex(args.Index, "index", nb.len()); err != nil {
 			return "", err
 		}

@@ -32,8 +32,8 @@ var moveSchema = sdk.SchemaFor[moveArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["to"], 0, -1)
 })
 
-func (s *server) moveCell(_ context.Context, r *roots.Roots, args moveArgs) (*sdk.Result, error) {
-	return s.change(r, args.Path, func(nb *notebook) (string, error) {
+func (s *server) moveCell(ctx context.Context, r *roots.Roots, args moveArgs) (*sdk.Result, error) {
+	return s.change(ctx, r, args.Path, func(nb *notebook) (string, error) {
 		i, err := nb.locate(args.Index, args.ID)
 		if err != nil {
 			return "", err

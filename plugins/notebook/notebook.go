@@ -1,6 +1,7 @@
 package notebook
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,7 +96,10 @@ func unwrapPath(err error) error {
 // error that leaves the file untouched), and writes it back atomically,
 // keeping the file's mode, owner and extended attributes. A concurrent
 // ramabana server's edit is applied before or after this one, never lost.
-func (s *server) change(r *roots.Roots, path string, edit func(nb *notebook) (string, error)) (*sdk.Result, error) {
+// A file locked by another program for long is a tool error; when ctx ends
+// first (the call was cancelled), ctx's error is returned and nothing is
+// written.
+func (s *server) change(ctx context.Context, r *roots.Roots, path string, edit func(nb *notebook) (string, error)) (*sdk.Result, error) {
 	t, err := resolveWrite(r, path)
 	if err != nil {
 		return nil, err
@@ -113,7 +117,7 @@ func (s *server) change(r *roots.Roots, path string, edit func(nb *notebook) (st
 	defer dir.Close()
 	var text string
 	var before, out []byte
-	err = atomicfile.Update(dir, name,
+	err = atomicfile.Update(ctx, dir, name,
 		func(fi fs.FileInfo) error { return checkFile(fi, display) },
 		func(cur []byte, _ fs.FileInfo) ([]byte, error) {
 			nb, err := parseNotebook(cur, display)
@@ -129,8 +133,10 @@ func (s *server) change(r *roots.Roots, path string, edit func(nb *notebook) (st
 	var te *sdk.ToolError
 	switch {
 	case err == nil:
-	case errors.As(err, &te):
+	case errors.As(err, &te), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return nil, err
+	case errors.Is(err, atomicfile.ErrLocked):
+		return nil, sdk.Failf("%s is locked by another program; try again later (nothing was written)", display)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, sdk.Failf("%s does not exist", display)
 	case errors.Is(err, atomicfile.ErrChanged):

@@ -13,10 +13,13 @@
 // second writer that also locks (another ramabana server, or this one)
 // applies its edit on top of the first one's result. A writer that does
 // not lock and changes the file during the edit makes Update fail with
-// ErrChanged; it never silently loses that change.
+// ErrChanged; it never silently loses that change. The wait for another
+// holder's lock is bounded (LockTimeout) and ends with the caller's
+// context: a cancelled Update changes nothing, even once the lock is free.
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +27,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"time"
 )
 
 // KeptMode is the part of a file's mode a rewrite keeps.
@@ -50,7 +54,8 @@ const maxAttempts = 64
 type Edit func(cur []byte, fi fs.FileInfo) ([]byte, error)
 
 // Update replaces the regular file name in dir with what edit makes of its
-// content. It opens the file, locks it (waiting for another locker), makes
+// content. It opens the file, locks it (waiting for another locker, see
+// below), makes
 // sure name still is the locked file (else starts again), calls check on
 // its info (a check error is returned as is: directories, special files,
 // sizes) and reads it, calls edit, and writes the result to a temporary
@@ -60,9 +65,19 @@ type Edit func(cur []byte, fi fs.FileInfo) ([]byte, error)
 //
 // A missing file is an error matching fs.ErrNotExist. The rename gives the
 // file a new inode: hard links to the old one keep the old content.
-func Update(dir *os.Root, name string, check func(fs.FileInfo) error, edit Edit) error {
+//
+// Update waits for another holder of the lock until ctx ends or
+// LockTimeout passes (in all, across reopens), whichever is first: then it
+// fails with ctx's error, or with an error matching ErrLocked. It checks
+// ctx once more right before the rename, so an Update whose ctx ended
+// returns ctx's error and leaves the file unchanged.
+func Update(ctx context.Context, dir *os.Root, name string, check func(fs.FileInfo) error, edit Edit) error {
+	deadline := time.Now().Add(LockTimeout)
 	for range maxAttempts {
-		done, err := updateOnce(dir, name, check, edit)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		done, err := updateOnce(ctx, deadline, dir, name, check, edit)
 		if done {
 			return err
 		}
@@ -72,7 +87,7 @@ func Update(dir *os.Root, name string, check func(fs.FileInfo) error, edit Edit)
 
 // updateOnce is one attempt of Update; done is false when the file was
 // replaced while it waited for the lock.
-func updateOnce(dir *os.Root, name string, check func(fs.FileInfo) error, edit Edit) (done bool, err error) {
+func updateOnce(ctx context.Context, deadline time.Time, dir *os.Root, name string, check func(fs.FileInfo) error, edit Edit) (done bool, err error) {
 	if li, err := dir.Lstat(name); err != nil {
 		return true, err
 	} else if li.Mode()&fs.ModeSymlink != 0 {
@@ -95,7 +110,7 @@ func updateOnce(dir *os.Root, name string, check func(fs.FileInfo) error, edit E
 	if !fi.Mode().IsRegular() {
 		return true, fmt.Errorf("update %s: not a regular file", name)
 	}
-	if err := lock(f); err != nil {
+	if err := lock(ctx, f, deadline); err != nil {
 		return true, fmt.Errorf("lock %s: %w", name, err)
 	}
 	// The lock is on the inode opened: a writer that held it may have
@@ -134,6 +149,10 @@ func updateOnce(dir *os.Root, name string, check func(fs.FileInfo) error, edit E
 		_ = dir.Remove(tmp)
 		return true, fmt.Errorf("update %s: %w", name, ErrChanged)
 	}
+	if err := ctx.Err(); err != nil {
+		_ = dir.Remove(tmp)
+		return true, err
+	}
 	if err := dir.Rename(tmp, name); err != nil {
 		_ = dir.Remove(tmp)
 		return true, err
@@ -146,13 +165,21 @@ func updateOnce(dir *os.Root, name string, check func(fs.FileInfo) error, edit E
 // the umask): to a temporary file first, synced, then linked in place, so
 // that it fails with an error matching fs.ErrExist, and changes nothing,
 // when any entry named name exists, a dangling symlink included. On any
-// error no temporary file is left.
-func Create(dir *os.Root, name string, data []byte, mode fs.FileMode) error {
+// error no temporary file is left. Create takes no lock, so it does not
+// wait; it checks ctx right before linking the file in place, so a Create
+// whose ctx ended returns ctx's error and creates nothing.
+func Create(ctx context.Context, dir *os.Root, name string, data []byte, mode fs.FileMode) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	tmp, err := writeTemp(dir, name, data, func(t *os.File) error { return t.Chmod(mode) })
 	if err != nil {
 		return err
 	}
 	defer func() { _ = dir.Remove(tmp) }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := dir.Link(tmp, name); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return &fs.PathError{Op: "create", Path: name, Err: fs.ErrExist}

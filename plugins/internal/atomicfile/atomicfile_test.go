@@ -9,6 +9,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -84,7 +85,7 @@ func TestUpdate(t *testing.T) {
 			}
 			before, _ := os.Lstat(path)
 			entriesBefore, _ := os.ReadDir(dir)
-			err := Update(root, "f.txt", nil, tc.edit)
+			err := Update(t.Context(), root, "f.txt", nil, tc.edit)
 			if tc.wantErr != nil {
 				if err == nil || (tc.wantErr != errAny && !errors.Is(err, tc.wantErr)) {
 					t.Fatalf("Update = %v, want %v", err, tc.wantErr)
@@ -137,7 +138,7 @@ func TestCreate(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(t, path)
 			}
-			err := Create(root, "f.txt", []byte("new\n"), 0o640)
+			err := Create(t.Context(), root, "f.txt", []byte("new\n"), 0o640)
 			entries, _ := os.ReadDir(dir)
 			if tc.wantErr {
 				if !errors.Is(err, fs.ErrExist) {
@@ -163,7 +164,9 @@ func TestCreate(t *testing.T) {
 // goroutines with separate opens (each its own lock holder, as separate
 // processes are): none is lost.
 func TestUpdateConcurrent(t *testing.T) {
-	t.Parallel()
+	// 40 writers queue for one lock: only their count, not the machine's
+	// speed, may decide the outcome.
+	setLockTimeout(t, time.Hour)
 	dir, root := openDir(t)
 	path := filepath.Join(dir, "f.txt")
 	mustWrite(t, path, "", 0o644)
@@ -171,7 +174,7 @@ func TestUpdateConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			if err := Update(root, "f.txt", nil, func(cur []byte, _ fs.FileInfo) ([]byte, error) {
+			if err := Update(t.Context(), root, "f.txt", nil, func(cur []byte, _ fs.FileInfo) ([]byte, error) {
 				runtime.Gosched()
 				return append(cur, 'x'), nil
 			}); err != nil {
@@ -199,7 +202,7 @@ func TestUpdateKeepsOwner(t *testing.T) {
 	if err := os.Chown(path, 4321, 8765); err != nil {
 		t.Fatal(err)
 	}
-	if err := Update(root, "f.txt", nil, replaceWith("new")); err != nil {
+	if err := Update(t.Context(), root, "f.txt", nil, replaceWith("new")); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(path)
@@ -207,6 +210,14 @@ func TestUpdateKeepsOwner(t *testing.T) {
 	if st.Uid != 4321 || st.Gid != 8765 || fi.Mode().Perm() != 0o640 {
 		t.Errorf("owner %d:%d mode %v, want 4321:8765 -rw-r-----", st.Uid, st.Gid, fi.Mode())
 	}
+}
+
+// setLockTimeout sets LockTimeout for one test, which must not run in
+// parallel, and restores it after.
+func setLockTimeout(t *testing.T, d time.Duration) {
+	old := LockTimeout
+	LockTimeout = d
+	t.Cleanup(func() { LockTimeout = old })
 }
 
 func mustWrite(t *testing.T, p, s string, mode fs.FileMode) {

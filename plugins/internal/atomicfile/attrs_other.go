@@ -9,7 +9,7 @@ import (
 
 const nonblock = 0
 
-// lock is a no-op where flock is not available.
-func lock(*os.File) error { return nil }
+// tryLock is a no-op where flock is not available.
+func tryLock(*os.File) (busy bool, err error) { return false, nil }
 
 func keepOwner(*os.File, fs.FileInfo) error { return nil }

@@ -15,22 +15,23 @@ import (
 // be regular before it is read.
 const nonblock = syscall.O_NONBLOCK
 
-// lock takes an exclusive advisory lock on f, waiting for other holders.
-func lock(f *os.File) error {
-	return control(f, func(fd int) error {
+// tryLock takes an exclusive advisory lock on f without waiting; busy
+// reports that another open file holds it.
+func tryLock(f *os.File) (busy bool, err error) {
+	err = control(f, func(fd int) error {
 		for {
-			err := unix.Flock(fd, unix.LOCK_EX)
+			err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
 			if err != unix.EINTR {
 				return err
 			}
 		}
 	})
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
 }
 
-// keepOwner gives tmp the owner and group of fi. A process may only give
-// a file away when privileged (and may set a group it belongs to), so
-// EPERM is not an error: the file then keeps the writer's owner or group,
-// as any editor's rewrite would.
 func keepOwner(tmp *os.File, fi fs.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

@@ -24,7 +24,7 @@ func TestUpdateKeepsXattrs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := Update(root, "f.txt", nil, replaceWith("new")); err != nil {
+	if err := Update(t.Context(), root, "f.txt", nil, replaceWith("new")); err != nil {
 		t.Fatal(err)
 	}
 	for k, want := range attrs {
