@@ -61,7 +61,7 @@ func gitEnv(write, literal bool) []string {
 	env := make([]string, 0, 64)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if droppedEnv[k] || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+		if droppedEnv[k] || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") || strings.HasPrefix(k, "GIT_TRACE") {
 			continue
 		}
 		env = append(env, kv)
@@ -69,6 +69,10 @@ func gitEnv(write, literal bool) []string {
 	env = append(env,
 		"GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "LANGUAGE=C",
 		"GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true",
+		// trace2.*Target in a config the model can write would make git
+		// write outside the served folders before any guard is built; the
+		// variables override the config.
+		"GIT_TRACE2=0", "GIT_TRACE2_EVENT=0", "GIT_TRACE2_PERF=0",
 	)
 	if literal {
 		env = append(env, "GIT_LITERAL_PATHSPECS=1")
