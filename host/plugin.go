@@ -322,6 +322,10 @@ func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.
 		sockets = &plugin.UnixSocketConfig{TempDir: dir}
 	}
 	logWriter := &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "plugin output"}
+	token, err := sdk.NewCallToken()
+	if err != nil {
+		return nil, nil, err
+	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.PluginSets(nil),
@@ -331,13 +335,13 @@ func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.
 		StartTimeout:     cfg.startTimeout,
 		SyncStdout:       logWriter,
 		SyncStderr:       logWriter,
-		GRPCDialOptions:  sdk.DialOptions(),
+		GRPCDialOptions:  append(sdk.DialOptions(), sdk.CallTokenOption(token)),
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name: "go-plugin", Output: &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "go-plugin"}, Level: hclog.Info,
 		}),
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 			cmd := exec.Command(src.Path, src.Args...)
-			cmd.Env = append(append([]string{}, cfg.env...), spec.Env...)
+			cmd.Env = append(append(append([]string{}, cfg.env...), spec.Env...), sdk.CallTokenEnv+"="+token)
 			proc = newProcRunner(cmd, src.Name, cfg.logger, tail)
 			return proc, nil
 		},

@@ -39,11 +39,16 @@ func WithoutHostWatch() ServeOpt {
 // The plugin exits when the host goes away: when its stdin is a pipe (the
 // host's lifeline) and reaches EOF, or when it is re-parented.
 //
+// Every RPC must carry the token the host passed in CallTokenEnv, when it
+// passed one.
+//
 // First of all the plugin makes itself non-dumpable (sandbox.NonDumpable),
 // so that a program of the same user, such as a shell command, cannot read
 // its memory or /proc/<pid>/environ.
 func Serve(g Group, opts ...ServeOpt) {
 	dumpErr := sandbox.NonDumpable()
+	token := os.Getenv(CallTokenEnv)
+	_ = os.Unsetenv(CallTokenEnv)
 	cfg := serveConfig{watchHost: true}
 	for _, o := range opts {
 		o(&cfg)
@@ -60,7 +65,12 @@ func Serve(g Group, opts ...ServeOpt) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: PluginSets(g),
-		GRPCServer:       NewGRPCServer,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			if token != "" {
+				opts = append(opts, requireCallToken(token)...)
+			}
+			return NewGRPCServer(opts)
+		},
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name:   "plugin",
 			Level:  hclog.Warn,

@@ -343,13 +343,17 @@ func (p *pluginCmd) verify() error {
 // should become one.
 func describeBinary(ctx context.Context, path string, args []string, h sdk.Host, timeout time.Duration) (*pluginstore.Description, error) {
 	stderr := &tailWriter{}
+	token, err := sdk.NewCallToken()
+	if err != nil {
+		return nil, err
+	}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.PluginSets(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
 		StartTimeout:     timeout,
-		GRPCDialOptions:  sdk.DialOptions(),
+		GRPCDialOptions:  append(sdk.DialOptions(), sdk.CallTokenOption(token)),
 		Logger:           hclog.NewNullLogger(),
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 			cmd := exec.Command(path, args...)
@@ -359,6 +363,7 @@ func describeBinary(ctx context.Context, path string, args []string, h sdk.Host,
 				}
 			}
 			cmd.Env = append(cmd.Env, spec.Env...)
+			cmd.Env = append(cmd.Env, sdk.CallTokenEnv+"="+token)
 			cmd.Stderr = stderr
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			cmd.WaitDelay = time.Second // a child left holding stderr does not block Wait

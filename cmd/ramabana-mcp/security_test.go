@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,6 +31,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // raceDuration is how long each rename-exchange race runs.
@@ -738,4 +743,58 @@ func TestCommandsCannotReadTheHostsSecrets(t *testing.T) {
 		}
 	}
 	c.report(t, "host secrets")
+}
+
+// TestPluginSocketsAnswerOnlyTheirHost plays a program of the same user (a
+// shell command could be one) that finds the plugins' sockets and calls
+// them directly, to describe them with a host context of its own (every
+// folder served, writes and commands allowed) and to call their tools: every
+// RPC is refused, and the server's own calls stay confined afterwards.
+func TestPluginSocketsAnswerOnlyTheirHost(t *testing.T) {
+	t.Parallel()
+	a := newArena(t)
+	s := startStdio(t, a.root, "--write")
+	// Make every bundled plugin start.
+	for _, tool := range []string{"view_file", "git_status", "run_command"} {
+		args := map[string]any{"path": "pkg/ok.txt", "command": "true"}
+		if tool == "git_status" {
+			args = map[string]any{}
+		}
+		_, _ = call(t, s.session, tool, args)
+	}
+	dir := filepath.Join(os.TempDir(), "ramabana-"+strconv.Itoa(os.Getuid()), strconv.Itoa(s.cmd.Process.Pid))
+	var sockets []string
+	for deadline := time.Now().Add(time.Minute); len(sockets) < 7; time.Sleep(50 * time.Millisecond) {
+		sockets = sockets[:0]
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type()&fs.ModeSocket != 0 {
+				sockets = append(sockets, p)
+			}
+			return nil
+		})
+		if time.Now().After(deadline) {
+			t.Fatalf("found %d plugin sockets under %s, want one per bundled plugin; server log:\n%s", len(sockets), dir, s.stderr)
+		}
+	}
+	var c tally
+	hostile := sdk.Host{Roots: []string{"/"}, ReadOutside: true, Write: true, Commands: true, NoSandbox: true}
+	for _, sock := range sockets {
+		conn, err := grpc.NewClient("unix://"+sock, append(sdk.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rogue := sdk.NewGRPCClient(conn)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, derr := rogue.Describe(ctx, hostile)
+		c.held(derr != nil && strings.Contains(derr.Error(), "answers only the host that launched it"), "Describe through %s: %v", sock, derr)
+		res, cerr := rogue.Call(ctx, &sdk.Call{Tool: "create_file", Arguments: json.RawMessage(`{"path":"` + filepath.Join(a.outside, "rogue.txt") + `","content":"x"}`)}, nil)
+		c.held(cerr != nil, "Call through %s: %v %v", sock, res, cerr)
+		cancel()
+		_ = conn.Close()
+	}
+	res, err := call(t, s.session, "create_file", map[string]any{"path": filepath.Join(a.outside, "after.txt"), "content": "x"})
+	c.held(err != nil || res.IsError, "create_file outside after the rogue calls: %s", resultText(res, err))
+	_, statErr := os.Stat(filepath.Join(a.outside, "rogue.txt"))
+	c.held(errors.Is(statErr, fs.ErrNotExist), "a rogue call wrote outside")
+	c.report(t, "plugin sockets")
 }
