@@ -186,12 +186,12 @@ type pluginProc struct {
 
 var handshakeRE = regexp.MustCompile(`^1\|1\|unix\|(/[^|]+)\|grpc\|$`)
 
-func startPlugin(t *testing.T) *pluginProc {
+func startPlugin(t *testing.T, env ...string) *pluginProc {
 	t.Helper()
 	socketDir := t.TempDir()
 	cmd := exec.Command(pluginBin)
 	p := &pluginProc{stderr: &proctest.Output{}}
-	cmd.Env = pluginEnv(socketDir)
+	cmd.Env = pluginEnv(socketDir, env...)
 	cmd.Stderr = p.stderr
 	var err error
 	if p.lifeline, err = cmd.StdinPipe(); err != nil {
@@ -273,6 +273,41 @@ func TestHealth(t *testing.T) {
 				t.Errorf("Check(%q) = %v, want SERVING", tc.service, res.GetStatus())
 			}
 		})
+	}
+}
+
+// TestAnswersOnlyItsHost: started with a token, the plugin refuses every
+// RPC that does not carry it (a program of the same user that finds the
+// socket), and answers the ones that do.
+func TestAnswersOnlyItsHost(t *testing.T) {
+	need(t)
+	t.Parallel()
+	p := startPlugin(t, sdk.CallTokenEnv+"=s3cret")
+	_, err := healthpb.NewHealthClient(p.conn).Check(ctx(t), &healthpb.HealthCheckRequest{Service: "plugin"})
+	if status.Code(err) != codes.Unauthenticated {
+		t.Errorf("health check without the token = %v, want Unauthenticated", err)
+	}
+	_, err = pluginv1.NewToolGroupServiceClient(p.conn).Describe(ctx(t), &pluginv1.DescribeRequest{Host: &pluginv1.HostContext{Roots: []string{"/"}, Write: true}})
+	if status.Code(err) != codes.Unauthenticated {
+		t.Errorf("Describe without the token = %v, want Unauthenticated", err)
+	}
+	stream, err := pluginv1.NewToolGroupServiceClient(p.conn).Call(ctx(t), &pluginv1.CallRequest{Tool: "count_words"})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.Unauthenticated {
+		t.Errorf("Call without the token = %v, want Unauthenticated", err)
+	}
+	good, err := grpc.NewClient("unix:"+p.socket, grpc.WithTransportCredentials(insecure.NewCredentials()), sdk.CallTokenOption("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer good.Close()
+	if _, err := healthpb.NewHealthClient(good).Check(ctx(t), &healthpb.HealthCheckRequest{Service: "plugin"}); err != nil {
+		t.Errorf("health check with the token: %v", err)
+	}
+	if _, err := pluginv1.NewToolGroupServiceClient(good).Describe(ctx(t), &pluginv1.DescribeRequest{Host: &pluginv1.HostContext{}}); err != nil {
+		t.Errorf("Describe with the token: %v", err)
 	}
 }
 

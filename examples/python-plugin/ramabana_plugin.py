@@ -221,6 +221,42 @@ def serve(plugin):
     _Server(plugin).run()
 
 
+CALL_TOKEN_ENV = "RAMABANA_PLUGIN_TOKEN"
+CALL_TOKEN_KEY = "ramabana-plugin-token"
+
+
+def _token_check_class():
+    import grpc
+    import hmac
+
+    class TokenCheck(grpc.ServerInterceptor):
+        """Refuses, with UNAUTHENTICATED, every RPC without the host's token."""
+
+        def __init__(self, token):
+            self.token = token.encode()
+
+            def deny(_request, context):
+                context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                              "this plugin answers only the host that launched it")
+            self.denied = grpc.unary_unary_rpc_method_handler(deny)
+            self.denied_stream = grpc.unary_stream_rpc_method_handler(deny)
+
+        def intercept_service(self, continuation, details):
+            got = dict(details.invocation_metadata).get(CALL_TOKEN_KEY, "")
+            if hmac.compare_digest(got.encode(), self.token):
+                return continuation(details)
+            handler = continuation(details)
+            if handler is not None and handler.response_streaming:
+                return self.denied_stream
+            return self.denied
+
+    return TokenCheck
+
+
+def _TokenCheck(token):
+    return _token_check_class()(token)
+
+
 class _Server:
     def __init__(self, plugin):
         self.plugin = plugin
@@ -245,8 +281,14 @@ class _Server:
         os.close(fd)
         os.remove(self.socket_path)
 
+        # Every RPC of the host carries the token it passed us; anything else
+        # reaching the socket (a program of the same user) is refused. The
+        # variable leaves the environment, so no program we start sees it.
+        token = os.environ.pop(CALL_TOKEN_ENV, "")
+        interceptors = [_TokenCheck(token)] if token else []
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="grpc"),
+            interceptors=interceptors,
             options=[("grpc.max_receive_message_length", MAX_MESSAGE_SIZE),
                      ("grpc.max_send_message_length", MAX_MESSAGE_SIZE)])
         plugin_pb2_grpc.add_ToolGroupServiceServicer_to_server(_ToolGroup(self), self.server)
