@@ -61,31 +61,30 @@ func (l layout) env() []string {
 // program), so that safe.directory and every form of .git git accepts are
 // honoured; what it finds is checked before any other git command runs.
 func locate(ctx context.Context, r *roots.Roots, dir, shown string, write, confine bool) (layout, error) {
-	out, err := git(ctx, dir, run{confine: confine}, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree")
+	// One git process: the work tree's top level comes last, since git
+	// fails there (after printing the rest) when dir is inside a git
+	// directory rather than a work tree.
+	out, err := git(ctx, dir, run{confine: confine}, "rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "--is-inside-work-tree", "--show-toplevel")
 	if err != nil {
 		return layout{}, err
 	}
+	lines := strings.Split(strings.TrimSuffix(string(out.stdout), "\n"), "\n")
 	if !out.ok() {
 		msg := out.message()
-		if strings.Contains(msg, "not a git repository") {
+		switch {
+		case strings.Contains(msg, "not a git repository"):
 			return layout{}, sdk.Failf("%s is not inside a git repository; pass repo as a path inside one, or run git init there first", shown)
+		case len(lines) == 3 && lines[2] == "false":
+			return layout{}, sdk.Failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", shown)
 		}
 		return layout{}, sdk.Failf("cannot find the repository of %s: %s", shown, msg)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(out.stdout), "\n"), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 || lines[3] == "" {
 		return layout{}, fmt.Errorf("git rev-parse printed %q", out.stdout)
-	}
-	top, err := git(ctx, dir, run{confine: confine}, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return layout{}, err
-	}
-	if !top.ok() || strings.TrimSpace(string(top.stdout)) == "" {
-		return layout{}, sdk.Failf("%s is inside a git directory, not a work tree; pass repo as a path in the work tree", shown)
 	}
 	if lines[2] != "true" {
 		// core.worktree puts the work tree elsewhere.
-		wt := strings.TrimSpace(string(top.stdout))
+		wt := lines[3]
 		if real, err := filepath.EvalSymlinks(wt); err == nil {
 			wt = real
 		}
@@ -99,7 +98,7 @@ func locate(ctx context.Context, r *roots.Roots, dir, shown string, write, confi
 		dst  *string
 		path string
 	}{
-		{&l.top, strings.TrimSuffix(string(top.stdout), "\n")},
+		{&l.top, lines[3]},
 		{&l.gitDir, lines[0]},
 		{&l.commonDir, lines[1]},
 	} {

@@ -218,24 +218,11 @@ func (rp *repo) inProgress(ctx context.Context) string {
 		{"CHERRY_PICK_HEAD", "cherry-pick (resolve, git_add, then git_commit)"},
 		{"REVERT_HEAD", "revert (resolve, git_add, then git_commit)"},
 	}
-	args := []string{"rev-parse"}
+	// These files are per work tree: they live in the git directory the
+	// layout checked, so no git process is needed to find them.
 	for _, op := range ops {
-		args = append(args, "--git-path", op.file)
-	}
-	out, err := rp.git(ctx, run{limit: 64 << 10}, args...)
-	if err != nil || out.code != 0 {
-		return ""
-	}
-	paths := strings.Split(strings.TrimSuffix(string(out.stdout), "\n"), "\n")
-	for i, p := range paths {
-		if i >= len(ops) {
-			break
-		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(rp.top, p)
-		}
-		if _, err := os.Stat(p); err == nil {
-			return ops[i].what
+		if _, err := os.Stat(filepath.Join(rp.layout.gitDir, op.file)); err == nil {
+			return op.what
 		}
 	}
 	return ""
