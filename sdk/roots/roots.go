@@ -63,7 +63,7 @@ const maxLinks = 255
 type Roots struct {
 	roots []string
 	// handles holds each root open, in the order of roots.
-	handles     []*os.Root
+	handles     []*handle
 	readOutside bool
 }
 
@@ -89,7 +89,7 @@ func New(rootDirs []string, readOutside bool) (*Roots, error) {
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("served folder %q: not a directory", d)
 		}
-		h, err := os.OpenRoot(real)
+		h, err := openHandle(real)
 		if err != nil {
 			return nil, fmt.Errorf("served folder %q: %w", d, err)
 		}

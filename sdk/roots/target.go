@@ -20,7 +20,7 @@ type Target struct {
 	// never open it by name.
 	Abs string
 	// root is the served folder containing Abs; nil when Abs is outside.
-	root *os.Root
+	root *handle
 	// rel is Abs relative to root, "." for the root itself.
 	rel string
 }
@@ -84,6 +84,9 @@ func (t *Target) OpenFile(flag int, perm fs.FileMode) (*os.File, error) {
 		}
 		return os.OpenFile(t.Abs, flag, perm)
 	}
+	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) == 0 {
+		return t.root.open(t.rel, flag, perm)
+	}
 	return t.root.OpenFile(t.rel, flag, perm)
 }
 
@@ -116,7 +119,7 @@ func (t *Target) FS() (fsys fs.FS, name string, closer func() error, err error) 
 		}
 		return r.FS(), ".", r.Close, nil
 	}
-	return t.root.FS(), filepath.ToSlash(t.rel), func() error { return nil }, nil
+	return beneathFS{rootFS: t.root.FS().(rootFS), h: t.root}, filepath.ToSlash(t.rel), func() error { return nil }, nil
 }
 
 // Parent opens the directory holding the Target, as an os.Root, and

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package roots
+
+import (
+	"io/fs"
+	"os"
+)
+
+const haveBeneath = false
+
+const pathOnly = 0
+
+func openBeneath(*os.File, string, int, fs.FileMode) (*os.File, error) { return nil, errNoBeneath }
