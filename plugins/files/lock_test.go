@@ -6,34 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile/atomicfiletest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
-
-// holdLock takes path's flock through an open file description of its
-// own, as another program would, and returns its release (also run on
-// cleanup; releasing twice is harmless).
-func holdLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		_ = f.Close()
-		t.Fatalf("hold the lock of %s: %v", path, err)
-	}
-	release = func() { _ = f.Close() }
-	t.Cleanup(release)
-	return release
-}
 
 // setLockTimeout sets atomicfile.LockTimeout for one test, which must not
 // run in parallel, and restores it after.
@@ -41,26 +20,6 @@ func setLockTimeout(t *testing.T, d time.Duration) {
 	old := atomicfile.LockTimeout
 	atomicfile.LockTimeout = d
 	t.Cleanup(func() { atomicfile.LockTimeout = old })
-}
-
-// waitOpened waits until this process holds more than n open files of
-// path (the plugin serves in-process): a bounded poll, not a timing.
-func waitOpened(t *testing.T, path string, n int) {
-	t.Helper()
-	for range 60_000 {
-		ents, _ := os.ReadDir("/proc/self/fd")
-		open := 0
-		for _, e := range ents {
-			if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == path {
-				open++
-			}
-		}
-		if open > n {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("the plugin never opened %s", path)
 }
 
 // TestLockedFile: every write tool on a file another program keeps locked
@@ -80,7 +39,7 @@ func TestLockedFile(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, map[string]string{"f.txt": content}, false)
-			holdLock(t, e.path("f.txt"))
+			atomicfiletest.HoldLock(t, e.path("f.txt"))
 			msg, isErr := e.call(t, tc.tool, tc.args)
 			const want = "f.txt is locked by another program; try again later (nothing was written)"
 			if !isErr || msg != want {
@@ -103,7 +62,7 @@ func TestCancelledWhileLocked(t *testing.T) {
 	setLockTimeout(t, time.Hour) // only the cancel can end the wait
 	e := newEnv(t, map[string]string{"f.txt": "one\ntwo\n"}, false)
 	path := e.path("f.txt")
-	release := holdLock(t, path)
+	release := atomicfiletest.HoldLock(t, path)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	args, _ := json.Marshal(map[string]any{"path": "f.txt", "old": "one", "new": "ONE"})
@@ -112,7 +71,7 @@ func TestCancelledWhileLocked(t *testing.T) {
 		_, err := e.g.Call(ctx, &sdk.Call{Tool: "replace_text", Arguments: args}, nil)
 		done <- err
 	}()
-	waitOpened(t, path, 1)
+	atomicfiletest.WaitOpened(t, path, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled replace_text = %v, want context.Canceled", err)

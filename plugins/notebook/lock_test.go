@@ -5,35 +5,15 @@ package notebook_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile/atomicfiletest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
-
-// holdLock takes path's flock through an open file description of its
-// own, as another program would, and returns its release (also run on
-// cleanup; releasing twice is harmless).
-func holdLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		_ = f.Close()
-		t.Fatalf("hold the lock of %s: %v", path, err)
-	}
-	release = func() { _ = f.Close() }
-	t.Cleanup(release)
-	return release
-}
 
 // setLockTimeout sets atomicfile.LockTimeout for one test, which must not
 // run in parallel, and restores it after.
@@ -41,26 +21,6 @@ func setLockTimeout(t *testing.T, d time.Duration) {
 	old := atomicfile.LockTimeout
 	atomicfile.LockTimeout = d
 	t.Cleanup(func() { atomicfile.LockTimeout = old })
-}
-
-// waitOpened waits until this process holds more than n open files of
-// path (the plugin serves in-process): a bounded poll, not a timing.
-func waitOpened(t *testing.T, path string, n int) {
-	t.Helper()
-	for range 60_000 {
-		ents, _ := os.ReadDir("/proc/self/fd")
-		open := 0
-		for _, e := range ents {
-			if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && l == path {
-				open++
-			}
-		}
-		if open > n {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("the plugin never opened %s", path)
 }
 
 // TestLockedNotebook: every write tool on a notebook another program keeps
@@ -71,7 +31,7 @@ func TestLockedNotebook(t *testing.T) {
 	e := newEnv(t, false)
 	path := e.path("analysis.ipynb")
 	before := snap(t, path)
-	holdLock(t, path)
+	atomicfiletest.HoldLock(t, path)
 	for tool, args := range map[string]map[string]any{
 		"edit_cell":   {"index": 0, "source": "x"},
 		"insert_cell": {"index": 0, "cell_type": "code", "source": "x"},
@@ -101,7 +61,7 @@ func TestCancelledWhileLocked(t *testing.T) {
 	e := newEnv(t, false)
 	path := e.path("analysis.ipynb")
 	before := snap(t, path)
-	release := holdLock(t, path)
+	release := atomicfiletest.HoldLock(t, path)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan error, 1)
@@ -109,7 +69,7 @@ func TestCancelledWhileLocked(t *testing.T) {
 		_, err := e.g.Call(ctx, &sdk.Call{Tool: "edit_cell", Arguments: []byte(`{"path": "analysis.ipynb", "index": 0, "source": "cancelled"}`)}, nil)
 		done <- err
 	}()
-	waitOpened(t, path, 1)
+	atomicfiletest.WaitOpened(t, path, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled edit_cell = %v, want context.Canceled", err)

@@ -8,31 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile/atomicfiletest"
 )
-
-// holdLock takes path's flock through an open file description of its
-// own, as another program would, and returns its release (also run on
-// cleanup; releasing twice is harmless).
-func holdLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		_ = f.Close()
-		t.Fatalf("hold the lock of %s: %v", path, err)
-	}
-	var once sync.Once
-	release = func() { once.Do(func() { _ = f.Close() }) }
-	t.Cleanup(release)
-	return release
-}
 
 // onBusy returns ctx with fn called each time Update finds the lock held.
 func onBusy(ctx context.Context, fn func()) context.Context {
@@ -45,7 +25,7 @@ func lockedFile(t *testing.T) (dir string, root *os.Root, release func()) {
 	dir, root = openDir(t)
 	path := filepath.Join(dir, "f.txt")
 	mustWrite(t, path, "old", 0o644)
-	return dir, root, holdLock(t, path)
+	return dir, root, atomicfiletest.HoldLock(t, path)
 }
 
 // mustBeOld fails unless dir holds just f.txt, still "old".
