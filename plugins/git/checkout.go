@@ -75,6 +75,9 @@ func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sd
 	// paths to overwrite.
 	cmd = append(cmd, "--")
 
+	if err := rp.checkSmudge(ctx, target); err != nil {
+		return nil, err
+	}
 	before := rp.snapshot(ctx, target)
 	out, err := rp.git(ctx, run{}, cmd...)
 	if err != nil {

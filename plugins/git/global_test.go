@@ -62,7 +62,7 @@ func TestGlobalConfigInServedFolder(t *testing.T) {
 					t.Errorf("%s %v ran %v", tc.tool, tc.args, ran)
 					ok = false
 				}
-				refuse := tc.tool == "git_add" || tc.tool == "git_commit"
+				refuse := tc.tool == "git_add" || tc.tool == "git_commit" || tc.tool == "git_checkout" && tc.args["create"] != true
 				switch {
 				case refuse && (!res.IsError || !strings.Contains(res.Text(), "names filter drv")):
 					t.Errorf("%s %v: want a refusal naming filter drv, got %q (error %v)", tc.tool, tc.args, res.Text(), res.IsError)

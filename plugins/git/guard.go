@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +61,10 @@ type guard struct {
 	// from the repository's config only, and so is turned off: git_add
 	// would stage unfiltered content.
 	blocked map[string]bool
+	// smudged are the filter drivers whose smudge or process command comes
+	// from the repository's config only, and so is turned off: git_checkout
+	// would write files unfiltered (LFS pointers instead of content).
+	smudged map[string]bool
 	// trusted are the programs the user's own config names for the keys
 	// guard watches (git-lfs, a credential helper, /bin/sh for a command
 	// line with arguments), with their interpreters: the exec sandbox lets
@@ -224,7 +229,7 @@ func loadGuard(ctx context.Context, l layout, r *roots.Roots, programs bool) (*g
 	for i := range entries {
 		entries[i].repo = controlled(entries[i], l.top, r)
 	}
-	g := &guard{programs: programs, blocked: map[string]bool{}}
+	g := &guard{programs: programs, blocked: map[string]bool{}, smudged: map[string]bool{}}
 	if !r.ReadOutside() {
 		if err := g.confineFiles(l, r, entries); err != nil {
 			return nil, err
@@ -319,11 +324,17 @@ func (g *guard) guardPrograms(ctx context.Context, l layout, entries []configEnt
 		}
 		driver, name := rest[:i], rest[i+1:]
 		trustedClean := len(trustedValues("filter."+driver+".clean")) > 0
+		trustedSmudge := len(trustedValues("filter."+driver+".smudge")) > 0
 		trustedProcess := len(trustedValues("filter."+driver+".process")) > 0
 		switch {
 		case name == "process" && !trustedProcess,
 			name == "clean" && !trustedClean && !trustedProcess:
 			g.blocked[driver] = true
+		}
+		switch {
+		case name == "process" && !trustedProcess,
+			name == "smudge" && !trustedSmudge && !trustedProcess:
+			g.smudged[driver] = true
 		}
 	}
 	for _, kv := range fixedConfig {
@@ -410,42 +421,80 @@ func (rp *repo) checkFilters(ctx context.Context, paths []string, tracked bool) 
 	if len(list.stdout) == 0 {
 		return nil
 	}
-	attr, err := rp.git(ctx, run{stdin: bytes.NewReader(list.stdout)}, "check-attr", "-z", "--stdin", "filter")
-	if err != nil {
+	names, shown, err := rp.filterHits(ctx, list.stdout, rp.guard.blocked)
+	if err != nil || len(names) == 0 {
 		return err
 	}
+	return sdk.Failf("nothing was staged: the repository's own config names filter %s for these paths, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stage these files in a shell",
+		strings.Join(names, ", "), shown)
+}
+
+// filterHits reads the filter attribute of paths (NUL-separated,
+// repository-relative) and returns the drivers among them in sorted order,
+// and the paths that name one, ten at most, one per line: "" and nil when
+// none does.
+func (rp *repo) filterHits(ctx context.Context, paths []byte, drivers map[string]bool) ([]string, string, error) {
+	attr, err := rp.git(ctx, run{stdin: bytes.NewReader(paths)}, "check-attr", "-z", "--stdin", "filter")
+	if err != nil {
+		return nil, "", err
+	}
 	if !attr.ok() || attr.cut {
-		return attr.failure("git check-attr")
+		return nil, "", attr.failure("git check-attr")
 	}
 	var hits []string
-	drivers := map[string]bool{}
+	found := map[string]bool{}
 	f := strings.Split(string(attr.stdout), "\x00")
 	for i := 0; i+2 < len(f); i += 3 {
-		if rp.guard.blocked[f[i+2]] {
-			drivers[f[i+2]] = true
+		if drivers[f[i+2]] {
+			found[f[i+2]] = true
 			if !slices.Contains(hits, f[i]) {
 				hits = append(hits, f[i])
 			}
 		}
 	}
 	if len(hits) == 0 {
-		return nil
+		return nil, "", nil
 	}
-	names := make([]string, 0, len(drivers))
-	for d := range drivers {
-		names = append(names, d)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(found))
 	shown := hits
 	if len(shown) > 10 {
 		shown = shown[:10]
 	}
-	more := ""
+	text := strings.Join(shown, "\n  ")
 	if len(hits) > len(shown) {
-		more = fmt.Sprintf("\n  ... and %d more", len(hits)-len(shown))
+		text += fmt.Sprintf("\n  ... and %d more", len(hits)-len(shown))
 	}
-	return sdk.Failf("nothing was staged: the repository's own config names filter %s for these paths, and git would run that program on them:\n  %s%s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stage these files in a shell",
-		strings.Join(names, ", "), strings.Join(shown, "\n  "), more)
+	return names, text, nil
+}
+
+// checkSmudge refuses a checkout that would write paths (the files that
+// differ between HEAD and target) whose filter's smudge program the guard
+// turned off: git would write them unfiltered.
+func (rp *repo) checkSmudge(ctx context.Context, target string) error {
+	if rp.guard == nil || len(rp.guard.smudged) == 0 {
+		return nil
+	}
+	from, err1 := rp.verify(ctx, "ref", "HEAD", "commit")
+	to, err2 := rp.verify(ctx, "ref", target, "commit")
+	if err1 != nil || err2 != nil || from == to {
+		return nil
+	}
+	out, err := rp.git(ctx, run{}, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", from, to, "--")
+	if err != nil {
+		return err
+	}
+	if !out.ok() || out.cut {
+		return out.failure("git diff")
+	}
+	if len(out.stdout) == 0 {
+		return nil
+	}
+	names, shown, err := rp.filterHits(ctx, out.stdout, rp.guard.smudged)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	return sdk.Failf("nothing was checked out: the repository's own config names filter %s for files this checkout would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or check out in a shell",
+		strings.Join(names, ", "), shown)
 }
 
 // plainValues name no program: booleans and the empty value.

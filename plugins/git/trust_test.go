@@ -139,6 +139,10 @@ type programClass struct {
 	// filter says a.t is filtered by a program from repository config:
 	// git_add and git_commit of it are refused without commands.
 	filter bool
+	// smudge says the files a checkout writes are smudged by a program
+	// from repository config: a git_checkout that writes files (not the
+	// creation of a branch at HEAD) is refused without commands.
+	smudge bool
 }
 
 // allHooks are the hooks git_add, git_commit, git_branch and git_checkout
@@ -165,8 +169,8 @@ func programClasses(e *trustEnv) map[string]programClass {
 		"diff.drv.command":    {config: [][2]string{{"diff.drv.command", e.cmd("diff-command")}}},
 		"diff.drv.textconv":   {config: [][2]string{{"diff.drv.textconv", e.cmd("textconv", "file")}}},
 		"filter.drv.clean":    {config: [][2]string{{"filter.drv.clean", e.cmd("filter-clean", "cat")}}, filter: true},
-		"filter.drv.smudge":   {config: [][2]string{{"filter.drv.smudge", e.cmd("filter-smudge", "cat")}}},
-		"filter.drv.process":  {config: [][2]string{{"filter.drv.process", e.cmd("filter-process")}, {"filter.drv.required", "true"}}, filter: true},
+		"filter.drv.smudge":   {config: [][2]string{{"filter.drv.smudge", e.cmd("filter-smudge", "cat")}}, smudge: true},
+		"filter.drv.process":  {config: [][2]string{{"filter.drv.process", e.cmd("filter-process")}, {"filter.drv.required", "true"}}, filter: true, smudge: true},
 		"merge.drv.driver":    {config: [][2]string{{"merge.drv.driver", e.cmd("merge-driver")}}},
 		"gpg.program":         {config: [][2]string{{"gpg.program", e.cmd("gpg")}, {"commit.gpgSign", "true"}, {"log.showSignature", "true"}}},
 		"gpg.ssh.program":     {config: [][2]string{{"gpg.format", "ssh"}, {"gpg.ssh.program", e.cmd("gpg-ssh")}, {"user.signingKey", "key::ssh-ed25519 AAAA"}, {"commit.gpgSign", "true"}, {"gpg.ssh.defaultKeyCommand", e.cmd("gpg-ssh-key")}}},
@@ -195,6 +199,7 @@ func programClasses(e *trustEnv) map[string]programClass {
 				gitT(t, e.dir, "config", "--worktree", "core.fsmonitor", e.cmd("wt-fsmonitor"))
 				gitT(t, e.dir, "config", "--worktree", "filter.drv.smudge", e.cmd("wt-smudge", "cat"))
 			},
+			smudge: true,
 		},
 		"hostile submodule": {
 			setup: func(t *testing.T, e *trustEnv) {
@@ -288,7 +293,7 @@ func TestNoProgramsFromRepository(t *testing.T) {
 						t.Errorf("%s %v ran %v", tc.tool, tc.args, ran)
 						ok = false
 					}
-					refuse := c.filter && (tc.tool == "git_add" || tc.tool == "git_commit")
+					refuse := c.filter && (tc.tool == "git_add" || tc.tool == "git_commit") || c.smudge && tc.tool == "git_checkout" && tc.args["create"] != true
 					switch {
 					case refuse && (!res.IsError || !strings.Contains(res.Text(), "names filter drv")):
 						t.Errorf("%s %v: want a refusal naming filter drv, got %q (error %v)", tc.tool, tc.args, res.Text(), res.IsError)
