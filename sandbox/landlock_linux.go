@@ -63,7 +63,8 @@ func writeRights(abi int) uint64 {
 
 // restrictThread applies a Landlock domain to the calling OS thread only:
 // writes only beneath writable (when writable is non-nil) and execution only
-// of or beneath executable (when executable is non-nil). It sets the
+// of or beneath executable (when executable is non-nil). With writable, from
+// ABI 6 on, signals and abstract unix sockets are scoped to the domain too. It sets the
 // thread's no_new_privs, which Landlock requires. The caller must be locked
 // to its thread for good.
 func restrictThread(abi int, writable, executable []string) error {
@@ -78,6 +79,12 @@ func restrictThread(abi int, writable, executable []string) error {
 		return nil
 	}
 	attr := rulesetAttr{handledFS: handled}
+	if writable != nil && abi >= 6 {
+		// A command may signal and reach abstract sockets of its own
+		// processes only: it cannot kill a plugin or the host (to make a
+		// plugin relaunch, say), nor talk to an abstract socket outside.
+		attr.scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+	}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
 		return fmt.Errorf("landlock_create_ruleset: %w", errno)

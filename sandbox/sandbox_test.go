@@ -338,3 +338,25 @@ func BenchmarkStart(b *testing.B) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSignalsScoped: from Landlock ABI 6 a sandboxed command (here without
+// a pid namespace, as in the subreaper fallback, where it could name any
+// pid) cannot signal a process outside its domain, such as its plugin,
+// and still signals its own.
+func TestSignalsScoped(t *testing.T) {
+	t.Parallel()
+	if sandbox.Probe().Landlock < 6 {
+		t.Skip("signal scoping needs Landlock ABI 6")
+	}
+	dir := t.TempDir()
+	p := sandbox.Policy{Writable: append([]string{dir}, sandbox.DeviceFiles()...), NoCapabilities: true}
+	self := strconv.Itoa(os.Getpid())
+	out, _ := bash(t, p, dir, "kill -0 "+self+" && echo reached; sleep 30 & kill $! && wait $!; echo own $?")
+	if strings.Contains(out, "reached") || !strings.Contains(out, "Operation not permitted") || !strings.Contains(out, "own 143") {
+		t.Errorf("output %q: want the test process out of reach and the command's own child signalled", out)
+	}
+	out, _ = bash(t, sandbox.Policy{}, dir, "kill -0 "+self+" && echo reached")
+	if !strings.Contains(out, "reached") {
+		t.Errorf("without a policy: %q, want the signal through", out)
+	}
+}

@@ -88,6 +88,23 @@ func TestSandboxWrites(t *testing.T) {
 		"no terminal":           {command: "echo a > /dev/tty", sandbox: true, wantOut: "No such device or address", wantExit: "exit 1"},
 		"sandbox off: /dev/shm": {command: "echo b > " + shm + "-off && cat " + shm + "-off && rm " + shm + "-off", wantOut: "b", wantExit: "exit 0"},
 	}
+	// The plugin (here, the test process) is out of a command's reach: in
+	// its own pid namespace the command cannot even name it, and from
+	// Landlock ABI 6 signals are scoped to the command's own processes
+	// (what holds in the subreaper fallback, where pids are shared).
+	self := strconv.Itoa(os.Getpid())
+	tests["signal the plugin"] = struct {
+		command  string
+		sandbox  bool
+		wantOut  string
+		wantExit string
+	}{command: "kill -0 " + self, sandbox: true, wantOut: "kill: (" + self + ")", wantExit: "exit 1"}
+	tests["signal its own"] = struct {
+		command  string
+		sandbox  bool
+		wantOut  string
+		wantExit string
+	}{command: "sleep 30 & kill $! && wait $!; echo gone $?", sandbox: true, wantOut: "gone 143", wantExit: "exit 0"}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
