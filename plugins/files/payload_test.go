@@ -12,7 +12,7 @@ import (
 )
 
 // TestPathPayloads tries hostile paths on every path-taking tool, with a
-// served folder that is itself a symlink: each is refused (a long path
+// served folder reached through a symlink: each is refused (a long path
 // inside the root may work), and nothing outside changes.
 func TestPathPayloads(t *testing.T) {
 	t.Parallel()
@@ -29,7 +29,10 @@ func TestPathPayloads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	g, _ := sdktest.Connect(t, files.New(), sdk.Host{Roots: []string{link}})
+	// The host sends its folders resolved (a root given as a link is
+	// served as its target, tried end to end in cmd/ramabana-mcp); the
+	// link stays reachable as an absolute path to resolve.
+	g, _ := sdktest.Connect(t, files.New(), sdk.Host{Roots: []string{real}})
 	payloads := map[string]string{
 		"dotdot":             "../outside/secret.txt",
 		"absolute outside":   filepath.Join(outside, "secret.txt"),

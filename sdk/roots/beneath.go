@@ -28,8 +28,17 @@ func openHandle(path string) (*handle, error) {
 	}
 	h := &handle{Root: r}
 	if beneathWorks.Load() {
-		if d, err := os.Open(path); err == nil {
-			h.dir = d
+		// The descriptor must be the folder the os.Root holds: opened
+		// without following a link, and checked to be the same file, so
+		// reads and writes cannot end up in two folders.
+		if d, err := os.OpenFile(path, os.O_RDONLY|noFollowDir, 0); err == nil {
+			di, err1 := d.Stat()
+			ri, err2 := r.Stat(".")
+			if err1 == nil && err2 == nil && os.SameFile(di, ri) {
+				h.dir = d
+			} else {
+				_ = d.Close()
+			}
 		}
 	}
 	return h, nil

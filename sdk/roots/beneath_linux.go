@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// noFollowDir opens a directory, refusing a symbolic link in its place.
+const noFollowDir = unix.O_DIRECTORY | unix.O_NOFOLLOW
+
 const haveBeneath = true
 
 // pathOnly opens a path to stat it, without reading it.

@@ -7,6 +7,8 @@ import (
 	"os"
 )
 
+const noFollowDir = 0
+
 const haveBeneath = false
 
 const pathOnly = 0

@@ -28,6 +28,10 @@ import (
 	"strings"
 )
 
+// ErrChanged is matched (errors.Is) by New's error for a served folder that
+// is not the folder it was when the host resolved it.
+var ErrChanged = errors.New("the served folder changed")
+
 // ErrOutside is matched (errors.Is) by every error for a path outside the
 // served folders.
 var ErrOutside = errors.New("outside the served folders")
@@ -67,8 +71,10 @@ type Roots struct {
 	readOutside bool
 }
 
-// New checks and resolves the served folders. Each must be an absolute path
-// to an existing directory; symlinks in it are resolved again. With
+// New checks and opens the served folders. Each must be an absolute path
+// to an existing directory with no symbolic link in it, as the host sends
+// them (resolved): a folder that resolves elsewhere is refused with
+// ErrChanged. With
 // readOutside, ResolveRead accepts any path; writes stay inside regardless.
 // An empty list serves nothing: only reads with readOutside and absolute
 // paths succeed.
@@ -81,6 +87,13 @@ func New(rootDirs []string, readOutside bool) (*Roots, error) {
 		real, err := filepath.EvalSymlinks(filepath.Clean(d))
 		if err != nil {
 			return nil, fmt.Errorf("served folder %q: %w", d, err)
+		}
+		if real != filepath.Clean(d) {
+			// The host sends its folders resolved. One that resolves
+			// elsewhere now was replaced by a link since (a nested served
+			// folder swapped by a checkout or a command, say), and would
+			// serve wherever the link points.
+			return nil, fmt.Errorf("served folder %q: %w: it now resolves to %q through a symbolic link; restart the server to serve it anew", d, ErrChanged, real)
 		}
 		fi, err := os.Stat(real)
 		if err != nil {

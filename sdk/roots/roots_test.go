@@ -178,10 +178,13 @@ func TestNew(t *testing.T) {
 		dirs    []string
 		wantErr bool
 	}{
-		"relative":        {dirs: []string{"root"}, wantErr: true},
-		"missing":         {dirs: []string{filepath.Join(base, "nope")}, wantErr: true},
-		"file":            {dirs: []string{filepath.Join(base, "root/a.txt")}, wantErr: true},
-		"unclean symlink": {dirs: []string{filepath.Join(base, "root/sub/../in-dir/")}},
+		"relative": {dirs: []string{"root"}, wantErr: true},
+		"missing":  {dirs: []string{filepath.Join(base, "nope")}, wantErr: true},
+		"file":     {dirs: []string{filepath.Join(base, "root/a.txt")}, wantErr: true},
+		"unclean":  {dirs: []string{filepath.Join(base, "root/in-dir/../sub/")}},
+		// The host sends folders resolved: one that is a link now was
+		// swapped since (see TestServedFolderSwappedForALink).
+		"symlink": {dirs: []string{filepath.Join(base, "root/sub/../in-dir/")}, wantErr: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -227,5 +230,35 @@ func TestRel(t *testing.T) {
 				t.Errorf("ResolveRead(Rel(%q)) = %q, %v; want it back", tc.abs, back, err)
 			}
 		})
+	}
+}
+
+// TestServedFolderSwappedForALink: a nested served folder replaced by a
+// link to elsewhere (a checkout or a command can do it) is refused when the
+// plugin opens the folders again, rather than served where the link points.
+func TestServedFolderSwappedForALink(t *testing.T) {
+	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, sub, secret := filepath.Join(base, "p"), filepath.Join(base, "p", "sub"), filepath.Join(base, "secret")
+	for _, d := range []string{sub, secret} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := roots.New([]string{outer, sub}, false); err != nil {
+		t.Fatalf("before the swap: %v", err)
+	}
+	if err := os.Remove(sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, sub); err != nil {
+		t.Fatal(err)
+	}
+	_, err = roots.New([]string{outer, sub}, false)
+	if !errors.Is(err, roots.ErrChanged) || !strings.Contains(err.Error(), secret) {
+		t.Fatalf("after the swap: %v, want ErrChanged naming %s", err, secret)
 	}
 }
