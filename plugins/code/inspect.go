@@ -142,6 +142,13 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands boo
 	if err != nil {
 		return nil, sdk.Failf("python3 not found on PATH; inspect_python needs a Python 3 interpreter")
 	}
+	if !commands {
+		// A python3 in a served folder (the project's .venv on PATH) reads
+		// its pyvenv.cfg and standard library from the repository.
+		if py, err = r.LookPath("python3"); err != nil {
+			return nil, sdk.Failf("the python3 on PATH lies inside a served folder (or is a virtualenv there), so it would run the repository's code; without commands allowed (the shell group) inspect_python uses only a python3 outside the served folders, and there is none on PATH")
+		}
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, s.inspectTimeout)
 	defer cancel()

@@ -262,3 +262,30 @@ func TestInspectPythonWithoutCommands(t *testing.T) {
 		t.Errorf("the repository's code ran: %q", b)
 	}
 }
+
+// TestInspectPythonSkipsARepositoryPython: with a python3 inside the served
+// folder first on PATH (a project's .venv/bin, say), inspect_python without
+// commands runs the user's python3 from further down PATH, never that one.
+// Not parallel: it sets PATH.
+func TestInspectPythonSkipsARepositoryPython(t *testing.T) {
+	needPython(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(dir, ".venv", "bin", "python3"), "#!/bin/sh\ntouch "+marker+"\nexit 1\n")
+	if err := os.Chmod(filepath.Join(dir, ".venv", "bin", "python3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", filepath.Join(dir, ".venv", "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	g, _ := sdktest.Connect(t, code.New(), sdk.Host{Roots: []string{dir}})
+	e := &env{dir: dir, g: g}
+	got, isErr := e.call(t, "inspect_python", map[string]any{"target": "json.dumps"})
+	if isErr || !strings.Contains(got, "json.dumps: function") {
+		t.Errorf("inspect_python json.dumps: %q (error %v)", got, isErr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the repository's python3 ran")
+	}
+}

@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/sandbox"
@@ -55,6 +57,18 @@ var droppedEnv = map[string]bool{
 	"GIT_ICASE_PATHSPECS": true, "GIT_OPTIONAL_LOCKS": true, "GIT_TERMINAL_PROMPT": true,
 	"LC_ALL": true, "LANGUAGE": true,
 }
+
+// gitBinary is the git every call runs: found on PATH once, by absolute
+// path, so that a git dropped later into a folder earlier on PATH is never
+// run instead (openRepo also refuses one inside the served folders), and so
+// that the exec sandbox allows the very binary that runs. "git" when there
+// is none: exec then fails with a message that says so.
+var gitBinary = sync.OnceValue(func() string {
+	if p, err := exec.LookPath("git"); err == nil && filepath.IsAbs(p) {
+		return p
+	}
+	return "git"
+})
 
 // gitEnv is the environment git runs with.
 func gitEnv(write, literal bool) []string {
@@ -160,7 +174,7 @@ func git(ctx context.Context, dir string, r run, args ...string) (*output, error
 	if r.patterns {
 		global = global[1:]
 	}
-	cmd := exec.CommandContext(cctx, "git", append(append([]string(nil), global...), args...)...)
+	cmd := exec.CommandContext(cctx, gitBinary(), append(append([]string(nil), global...), args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(gitEnv(r.write, !r.patterns), r.env...)
 	cmd.Stdin = r.stdin

@@ -43,6 +43,15 @@ func openRepo(ctx context.Context, r *roots.Roots, p string, write, commands boo
 	if strings.HasPrefix(p, "-") {
 		return nil, sdk.Failf("repo %q begins with '-', which git would read as an option; write it as ./%s", p, p)
 	}
+	if !commands {
+		// A git inside a served folder (a repository's bin/ on PATH) would
+		// be the repository's program, not the user's.
+		if bin := gitBinary(); filepath.IsAbs(bin) {
+			if outside, err := r.LookPath("git"); err != nil || outside != bin {
+				return nil, sdk.Failf("the git found on PATH (%s) lies inside a served folder, so it is the repository's program, not yours; git tools run it only when commands are allowed (the shell group is mounted). Put your own git earlier on PATH", bin)
+			}
+		}
+	}
 	resolve := r.ResolveRead
 	if write {
 		resolve = r.ResolveWrite

@@ -22,8 +22,8 @@ import (
 // Writes are not restricted here: git writes only the repository, which
 // locate confined.
 var execPolicy = sync.OnceValue(func() sandbox.Policy {
-	bin, err := exec.LookPath("git")
-	if err != nil {
+	bin := gitBinary()
+	if !filepath.IsAbs(bin) {
 		// No git: exec fails anyway, and the error says so.
 		return sandbox.Policy{}
 	}
