@@ -48,7 +48,10 @@ var execPolicy = sync.OnceValue(func() sandbox.Policy {
 // does, and works once commands are allowed. That keeps the sandbox on for
 // the repository's config whatever the user's own config names; the price
 // is that allowing /bin/sh lets a repository's command line that reaches
-// git unguarded run shell builtins (no other program). Each distinct set
+// git unguarded run shell builtins, and through the ELF loader (which must
+// stay executable for git itself, and whose mapping of a program Landlock
+// does not check) any program: the sandbox is a second line behind the
+// guard's overrides, for the window between guard's listing and git's read. Each distinct set
 // costs the sandbox one launcher thread; the sets come from config outside
 // the served folders, which the model cannot write, so they are few.
 func policyFor(trusted []string) sandbox.Policy {

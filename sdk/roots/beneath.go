@@ -34,7 +34,7 @@ func openHandle(path string) (*handle, error) {
 		if d, err := os.OpenFile(path, os.O_RDONLY|noFollowDir, 0); err == nil {
 			di, err1 := d.Stat()
 			ri, err2 := r.Stat(".")
-			if err1 == nil && err2 == nil && os.SameFile(di, ri) {
+			if err1 == nil && err2 == nil && os.SameFile(di, ri) && probeBeneath(d) {
 				h.dir = d
 			} else {
 				_ = d.Close()
@@ -44,14 +44,14 @@ func openHandle(path string) (*handle, error) {
 	return h, nil
 }
 
-// beneathWorks turns false once openat2 is found missing (an old kernel,
-// or a seccomp filter that refuses it); every later open takes os.Root.
+// beneathWorks says whether handles use openat2 (tests turn it off to try
+// the os.Root path); each handle also probes it once when it opens.
 var beneathWorks atomic.Bool
 
 func init() { beneathWorks.Store(haveBeneath) }
 
-// errNoBeneath is openBeneath's word that openat2 is not to be had.
-var errNoBeneath = errors.New("openat2 is not available")
+// errRacing is openBeneath's word that this open should take os.Root.
+var errRacing = errors.New("openat2 lookup kept racing renames")
 
 // errEscapes is os.Root's wording for a path that leaves its folder.
 var errEscapes = errors.New("path escapes from parent")
@@ -59,12 +59,11 @@ var errEscapes = errors.New("path escapes from parent")
 // open opens name, relative to the folder, for reading through openat2
 // where it can, else through the os.Root.
 func (h *handle) open(name string, flag int, perm fs.FileMode) (*os.File, error) {
-	if h.dir != nil && beneathWorks.Load() {
+	if h.dir != nil {
 		f, err := openBeneath(h.dir, name, flag, perm)
-		if !errors.Is(err, errNoBeneath) {
+		if !errors.Is(err, errRacing) {
 			return f, err
 		}
-		beneathWorks.Store(false)
 	}
 	return h.Root.OpenFile(name, flag, perm)
 }
@@ -126,9 +125,9 @@ func (f beneathFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
-	if f.h.dir != nil && beneathWorks.Load() {
+	if f.h.dir != nil {
 		file, err := openBeneath(f.h.dir, name, pathOnly, 0)
-		if !errors.Is(err, errNoBeneath) {
+		if !errors.Is(err, errRacing) {
 			if err != nil {
 				return nil, err
 			}
