@@ -144,7 +144,7 @@ type Status struct {
 // machine (package sandbox), so that a missing one is never silent.
 type SandboxStatus struct {
 	// Landlock is "ABI N: writes only inside the roots, the command's
-	// TMPDIR and /dev", "unavailable: ..." or "off: --sandbox=off".
+	// TMPDIR and the device files it needs", "unavailable: ..." or "off: --sandbox=off".
 	Landlock string `json:"landlock"`
 	// Reaping is how a command's processes end with it: "pid namespace",
 	// "user+pid namespace", "subreaper" or "process group".
@@ -166,7 +166,10 @@ func (h *Host) sandboxStatus() SandboxStatus {
 	case h.cfg.NoSandbox:
 		st.Landlock = "off: --sandbox=off"
 	case p.Landlock > 0:
-		st.Landlock = fmt.Sprintf("ABI %d: writes only inside the roots, the command's TMPDIR and /dev", p.Landlock)
+		st.Landlock = fmt.Sprintf("ABI %d: writes only inside the roots, the command's TMPDIR and the device files it needs (/dev/null, /dev/pts, ...; not /dev/shm)", p.Landlock)
+		if p.Landlock >= 6 {
+			st.Landlock += "; signals and abstract sockets only to its own processes"
+		}
 	default:
 		st.Landlock = "unavailable: the kernel has no Landlock, so commands may write wherever the user may"
 	}
