@@ -15,12 +15,12 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/internal/secretholder"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
 func TestMain(m *testing.M) {
-	proctest.RunHolder()
+	secretholder.Run()
 	os.Exit(m.Run())
 }
 
@@ -157,7 +157,7 @@ func TestNothingOutlivesTheCommand(t *testing.T) {
 func TestEnvironOfNonDumpableIsUnreadable(t *testing.T) {
 	t.Parallel()
 	secret := "s3cret-" + strconv.Itoa(os.Getpid())
-	pid := proctest.StartHolder(t, secret)
+	pid := secretholder.Start(t, secret)
 	read := fmt.Sprintf("cat /proc/%d/environ; grep -c . /proc/%d/maps", pid, pid)
 	dir := t.TempDir()
 	out, a := bash(t, full(dir), dir, read)
@@ -301,7 +301,7 @@ func TestCallerStaysUnrestricted(t *testing.T) {
 
 func TestNonDumpable(t *testing.T) {
 	t.Parallel()
-	pid := proctest.StartHolder(t, "x")
+	pid := secretholder.Start(t, "x")
 	// The owner of a non-dumpable process's /proc files becomes root.
 	fi, err := os.Stat("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {

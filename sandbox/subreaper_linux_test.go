@@ -2,15 +2,15 @@ package sandbox
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // TestSubreaperFallback forces the fallback for machines that refuse
@@ -49,7 +49,7 @@ grep -qsa -- '%[1]s' /proc/[0-9]*/cmdline && echo started`, pattern))
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
-				for _, pid := range marked(marker) {
+				for _, pid := range proctest.Marked(marker) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
@@ -61,32 +61,12 @@ grep -qsa -- '%[1]s' /proc/[0-9]*/cmdline && echo started`, pattern))
 			}
 			_ = cmd.Wait()
 			if !a.Alive() {
-				t.Fatalf("the orphan is not found through the marker; running: %v", marked(marker))
+				t.Fatalf("the orphan is not found through the marker; running: %v", proctest.Marked(marker))
 			}
 			a.Stop(time.Second)
-			if left := marked(marker); len(left) > 0 || a.Alive() {
+			if left := proctest.Marked(marker); len(left) > 0 || a.Alive() {
 				t.Errorf("still running after Stop: %v", left)
 			}
 		})
 	}
-}
-
-// marked lists the live processes whose command line holds marker.
-func marked(marker string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var found []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
-			continue
-		}
-		if _, state, ok := procStat(pid); ok && state != 'Z' && state != 'X' {
-			found = append(found, pid)
-		}
-	}
-	return found
 }

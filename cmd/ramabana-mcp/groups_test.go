@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // hints is what a tool's annotations must say.
@@ -228,7 +230,7 @@ func TestKilledHostTakesShellCommandsWithIt(t *testing.T) {
 		ended <- resultText(res, err)
 	}()
 	deadline := time.Now().Add(time.Minute)
-	for len(survivors(marker)) == 0 {
+	for len(proctest.Marked(marker)) == 0 {
 		select {
 		case out := <-ended:
 			t.Fatalf("the command ended before the host was killed: %s\nserver log:\n%s", out, s.stderr)

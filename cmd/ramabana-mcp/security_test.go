@@ -35,6 +35,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // raceDuration is how long each rename-exchange race runs.
@@ -552,35 +554,12 @@ func TestGitStaysInsideTheRoots(t *testing.T) {
 	c.report(t, "git outside the roots")
 }
 
-// survivors lists the processes whose command line holds marker.
-func survivors(marker string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(marker)) {
-			continue
-		}
-		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if i := bytes.LastIndexByte(st, ')'); i > 0 && len(st) > i+2 && st[i+2] == 'Z' {
-				continue // a zombie runs nothing
-			}
-		}
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
 // waitGone polls until no process holds marker, or a bound passes; it
 // returns the survivors and kills them.
 func waitGone(marker string, bound time.Duration) []int {
 	deadline := time.Now().Add(bound)
 	for {
-		left := survivors(marker)
+		left := proctest.Marked(marker)
 		if len(left) == 0 {
 			return nil
 		}
@@ -655,7 +634,7 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 				t.Fatalf("%s: the call ended before the plugin was killed: %s\nserver log:\n%s", name, out, s.stderr)
 			case <-time.After(20 * time.Millisecond):
 			}
-			started = len(survivors(marker)) > 0
+			started = len(proctest.Marked(marker)) > 0
 		}
 		if !started {
 			t.Fatalf("%s: the escape never started", name)

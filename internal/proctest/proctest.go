@@ -44,6 +44,28 @@ func Children(pid int) []int {
 	return out
 }
 
+// Marked lists the live processes (zombies and dying ones left out) whose
+// command line holds marker: the processes a test started, found whatever
+// pid namespace or session they moved to.
+func Marked(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var found []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		if f := stat("/proc/" + e.Name() + "/stat"); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
+			found = append(found, pid)
+		}
+	}
+	return found
+}
+
 // Output collects what a process (or a logger of the host under test)
 // writes, safely for the goroutines that copy it.
 type Output struct {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // These tests find a command's processes by a unique marker in their
@@ -77,28 +78,7 @@ func (m marker) started() string {
 // running lists the live processes (not zombies) named by the marker.
 func (m marker) running(t *testing.T) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var found []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(cmdline, []byte(m)) {
-			continue
-		}
-		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
-			if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 0 && (f[0][0] == 'Z' || f[0][0] == 'X') {
-				continue
-			}
-		}
-		found = append(found, pid)
-	}
-	return found
+	return proctest.Marked(string(m))
 }
 
 // killOnCleanup makes sure the marked processes end even when a test

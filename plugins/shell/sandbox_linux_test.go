@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
-	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/internal/secretholder"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -22,7 +22,7 @@ import (
 )
 
 // roleEnv makes the test binary serve the shell group as a real plugin
-// ("plugin"); proctest.RunHolder makes it a secret holder.
+// ("plugin"); secretholder.Run makes it a secret holder.
 const roleEnv = "SHELL_TEST_ROLE"
 
 func TestMain(m *testing.M) {
@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		sdk.Serve(shell.New())
 		return
 	}
-	proctest.RunHolder()
+	secretholder.Run()
 	code := m.Run()
 	shell.RemoveTempBase()
 	os.Exit(code)
@@ -43,7 +43,7 @@ func TestEnvironOfOtherProcesses(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	secret := "holder-secret-" + strconv.Itoa(os.Getpid())
-	pid := proctest.StartHolder(t, secret)
+	pid := secretholder.Start(t, secret)
 	res := e.run(t, map[string]any{"command": fmt.Sprintf("cat /proc/%d/environ; tr '\\0' '\\n' < /proc/%d/environ | grep HOLDER; head -c 64 /proc/%d/mem", pid, pid, pid)})
 	if text := res.Text(); strings.Contains(text, secret) || !strings.Contains(text, "Permission denied") {
 		t.Errorf("the command read a non-dumpable process's environment, or was not refused:\n%s", text)

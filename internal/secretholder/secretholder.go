@@ -1,4 +1,8 @@
-package proctest
+// Package secretholder starts, for a test, a non-dumpable process that
+// holds a secret in its environment: what a command must not read. It is
+// apart from proctest, which the sandbox's own tests use, because it needs
+// the sandbox.
+package secretholder
 
 import (
 	"bufio"
@@ -12,13 +16,13 @@ import (
 )
 
 // holderEnv makes a re-executed test binary a secret holder.
-const holderEnv = "RAMABANA_PROCTEST_HOLDER"
+const holderEnv = "RAMABANA_SECRET_HOLDER"
 
-// RunHolder, called first in a TestMain, turns a test binary started by
-// StartHolder into a non-dumpable process that holds its secret in its
+// Run, called first in a TestMain, turns a test binary started by
+// Start into a non-dumpable process that holds its secret in its
 // environment until its stdin closes, then exits; in any other process it
 // returns at once.
-func RunHolder() {
+func Run() {
 	if os.Getenv(holderEnv) != "1" {
 		return
 	}
@@ -31,10 +35,10 @@ func RunHolder() {
 	os.Exit(0)
 }
 
-// StartHolder re-executes the test binary (whose TestMain calls RunHolder)
+// Start re-executes the test binary (whose TestMain calls Run)
 // as a non-dumpable process with HOLDER_SECRET=secret in its environment,
 // and returns its pid once it is ready; the test's cleanup ends it.
-func StartHolder(t *testing.T, secret string) int {
+func Start(t *testing.T, secret string) int {
 	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), holderEnv+"=1", "HOLDER_SECRET="+secret)
