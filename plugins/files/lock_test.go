@@ -14,19 +14,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// setLockTimeout sets atomicfile.LockTimeout for one test, which must not
-// run in parallel, and restores it after.
-func setLockTimeout(t *testing.T, d time.Duration) {
-	old := atomicfile.LockTimeout
-	atomicfile.LockTimeout = d
-	t.Cleanup(func() { atomicfile.LockTimeout = old })
-}
-
 // TestLockedFile: every write tool on a file another program keeps locked
 // fails, once the bound passes, with a message the model can act on, and
 // writes nothing.
 func TestLockedFile(t *testing.T) {
-	setLockTimeout(t, 20*time.Millisecond)
+	atomicfiletest.Set(t, &atomicfile.LockTimeout, 20*time.Millisecond)
 	const content = "one\ntwo\n"
 	tests := map[string]struct {
 		tool string
@@ -59,7 +51,7 @@ func TestLockedFile(t *testing.T) {
 // plugin runs only after the cancelled one has ended, finds the file as
 // it was.
 func TestCancelledWhileLocked(t *testing.T) {
-	setLockTimeout(t, time.Hour) // only the cancel can end the wait
+	atomicfiletest.Set(t, &atomicfile.LockTimeout, time.Hour) // only the cancel can end the wait
 	e := newEnv(t, map[string]string{"f.txt": "one\ntwo\n"}, false)
 	path := e.path("f.txt")
 	release := atomicfiletest.HoldLock(t, path)

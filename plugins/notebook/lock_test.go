@@ -15,19 +15,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// setLockTimeout sets atomicfile.LockTimeout for one test, which must not
-// run in parallel, and restores it after.
-func setLockTimeout(t *testing.T, d time.Duration) {
-	old := atomicfile.LockTimeout
-	atomicfile.LockTimeout = d
-	t.Cleanup(func() { atomicfile.LockTimeout = old })
-}
-
 // TestLockedNotebook: every write tool on a notebook another program keeps
 // locked fails, once the bound passes, with a message the model can act
 // on, and writes nothing.
 func TestLockedNotebook(t *testing.T) {
-	setLockTimeout(t, 20*time.Millisecond)
+	atomicfiletest.Set(t, &atomicfile.LockTimeout, 20*time.Millisecond)
 	e := newEnv(t, false)
 	path := e.path("analysis.ipynb")
 	before := snap(t, path)
@@ -57,7 +49,7 @@ func TestLockedNotebook(t *testing.T) {
 // plugin runs only after the cancelled one has ended, finds the notebook
 // as it was.
 func TestCancelledWhileLocked(t *testing.T) {
-	setLockTimeout(t, time.Hour) // only the cancel can end the wait
+	atomicfiletest.Set(t, &atomicfile.LockTimeout, time.Hour) // only the cancel can end the wait
 	e := newEnv(t, false)
 	path := e.path("analysis.ipynb")
 	before := snap(t, path)

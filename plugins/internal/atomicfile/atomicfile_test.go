@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile/atomicfiletest"
 )
 
 // openDir opens a new directory d in a temporary folder as a root.
@@ -166,7 +168,7 @@ func TestCreate(t *testing.T) {
 func TestUpdateConcurrent(t *testing.T) {
 	// 40 writers queue for one lock: only their count, not the machine's
 	// speed, may decide the outcome.
-	setLockTimeout(t, time.Hour)
+	atomicfiletest.Set(t, &LockTimeout, time.Hour)
 	dir, root := openDir(t)
 	path := filepath.Join(dir, "f.txt")
 	mustWrite(t, path, "", 0o644)
@@ -210,14 +212,6 @@ func TestUpdateKeepsOwner(t *testing.T) {
 	if st.Uid != 4321 || st.Gid != 8765 || fi.Mode().Perm() != 0o640 {
 		t.Errorf("owner %d:%d mode %v, want 4321:8765 -rw-r-----", st.Uid, st.Gid, fi.Mode())
 	}
-}
-
-// setLockTimeout sets LockTimeout for one test, which must not run in
-// parallel, and restores it after.
-func setLockTimeout(t *testing.T, d time.Duration) {
-	old := LockTimeout
-	LockTimeout = d
-	t.Cleanup(func() { LockTimeout = old })
 }
 
 func mustWrite(t *testing.T, p, s string, mode fs.FileMode) {

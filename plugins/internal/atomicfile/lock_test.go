@@ -51,7 +51,7 @@ func noEdit(t *testing.T) Edit {
 // LockTimeout with ErrLocked, having waited (found the lock busy more than
 // once) and changed nothing.
 func TestUpdateLockHeld(t *testing.T) {
-	setLockTimeout(t, 50*time.Millisecond)
+	atomicfiletest.Set(t, &LockTimeout, 50*time.Millisecond)
 	dir, root, _ := lockedFile(t)
 	busy := 0
 	err := Update(onBusy(t.Context(), func() { busy++ }), root, "f.txt", nil, noEdit(t))
@@ -68,7 +68,7 @@ func TestUpdateLockHeld(t *testing.T) {
 // the lock ends the wait with ctx's error, and the file stays untouched
 // once the lock is released.
 func TestUpdateCancelledWhileWaiting(t *testing.T) {
-	setLockTimeout(t, time.Hour) // only the cancel can end the wait
+	atomicfiletest.Set(t, &LockTimeout, time.Hour) // only the cancel can end the wait
 	dir, root, release := lockedFile(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -87,7 +87,7 @@ func TestUpdateCancelledWhileWaiting(t *testing.T) {
 // TestUpdateLockReleasedInTime: a lock released while Update waits lets
 // the edit through, on the content as it is then.
 func TestUpdateLockReleasedInTime(t *testing.T) {
-	setLockTimeout(t, time.Hour) // the release, not the bound, ends the wait
+	atomicfiletest.Set(t, &LockTimeout, time.Hour) // the release, not the bound, ends the wait
 	dir, root, release := lockedFile(t)
 	busy := 0
 	ctx := onBusy(t.Context(), func() {
