@@ -7,7 +7,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // procAttr makes the plugin lead its own process group (so the group can be
@@ -24,13 +25,15 @@ func procAttr() *syscall.SysProcAttr {
 // multi-threaded process, which serves nothing more). It reaps nothing
 // (WNOWAIT), so the Wait that owns the process still gets its status.
 func processEnded(pid int) bool {
-	const pPID, wExited, wNoHang, wNoWait = 1, 4, 1, 0x01000000
-	var info [128]byte // siginfo_t; si_pid is the int32 at offset 16
-	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wExited|wNoHang|wNoWait, 0, 0)
+	// A zeroed siginfo stays zeroed when no child is waitable: si_signo
+	// turns SIGCHLD only when pid has ended (x/sys's Siginfo has no si_pid,
+	// whose offset differs between 32- and 64-bit kernels).
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	switch {
-	case errno == syscall.ECHILD:
+	case errors.Is(err, unix.ECHILD):
 		return true
-	case errno == 0 && *(*int32)(unsafe.Pointer(&info[16])) == int32(pid):
+	case err == nil && info.Signo != 0:
 		return true
 	}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

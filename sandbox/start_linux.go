@@ -293,7 +293,7 @@ func (a Applied) othersAlive() bool {
 // so it does not stay a zombie. A process that is not our child is left
 // alone (ECHILD).
 func reapOrphan(pid int) {
-	if ppid, _, ok := procStat(pid); ok && ppid == os.Getpid() {
+	if ppid, _, _, ok := procStat(pid); ok && ppid == os.Getpid() {
 		var ws unix.WaitStatus
 		_, _ = unix.Wait4(pid, &ws, 0, nil)
 	}
@@ -310,7 +310,7 @@ func (a Applied) Alive() bool {
 		if err != nil || link != a.nsLink {
 			return false
 		}
-		_, state, ok := procStat(a.pid)
+		_, _, state, ok := procStat(a.pid)
 		return ok && state != 'Z' && state != 'X'
 	}
 	return len(a.members()) > 0
@@ -324,27 +324,18 @@ func (a Applied) members() []int {
 	if err != nil {
 		return nil
 	}
-	pgid := []byte(strconv.Itoa(a.pid))
 	var out []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(stat[i+1:])
-		if len(f) < 3 || f[0][0] == 'Z' || f[0][0] == 'X' {
+		_, pgrp, state, ok := procStat(pid)
+		if !ok || state == 'Z' || state == 'X' {
 			continue
 		}
 		switch {
-		case bytes.Equal(f[2], pgid):
+		case pgrp == a.pid:
 		case a.nsLink != "":
 			if link, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || link != a.nsLink {
 				continue
@@ -362,22 +353,24 @@ func (a Applied) members() []int {
 	return out
 }
 
-// procStat is a process's parent and state letter from /proc.
-func procStat(pid int) (ppid int, state byte, ok bool) {
+// procStat is a process's parent, process group and state letter from
+// /proc.
+func procStat(pid int) (ppid, pgrp int, state byte, ok bool) {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	f := bytes.Fields(stat[i+1:])
-	if len(f) < 2 {
-		return 0, 0, false
+	if len(f) < 3 {
+		return 0, 0, 0, false
 	}
 	ppid, _ = strconv.Atoi(string(f[1]))
-	return ppid, f[0][0], true
+	pgrp, _ = strconv.Atoi(string(f[2]))
+	return ppid, pgrp, f[0][0], true
 }
 
 var probed = sync.OnceValue(func() Support {
