@@ -178,7 +178,7 @@ func (r Root) open() (fs.FS, string, func(), error) {
 func loadSkill(fsys fs.FS, sub, dir, name string) (Skill, string, error) {
 	path := filepath.Join(dir, FileName)
 	file := sub + "/" + FileName
-	info, err := lstat(fsys, file)
+	info, err := fs.Lstat(fsys, file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Skill{}, "", errNotSkill
@@ -215,15 +215,6 @@ func loadSkill(fsys fs.FS, sub, dir, name string) (Skill, string, error) {
 		real = path
 	}
 	return s, real, nil
-}
-
-// lstat is fs.Lstat where fsys supports it (os.DirFS and os.Root's FS do),
-// else fs.Stat.
-func lstat(fsys fs.FS, name string) (fs.FileInfo, error) {
-	if l, ok := fsys.(fs.ReadLinkFS); ok {
-		return l.Lstat(name)
-	}
-	return fs.Stat(fsys, name)
 }
 
 func kind(m fs.FileMode) string {

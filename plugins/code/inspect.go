@@ -138,28 +138,30 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands boo
 	if fi, err := cwdT.Stat(); err != nil || !fi.IsDir() {
 		return nil, sdk.Failf("cwd %s is not a directory", display(r, cwd))
 	}
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		return nil, sdk.Failf("python3 not found on PATH; inspect_python needs a Python 3 interpreter")
-	}
-	if !commands {
-		// A python3 in a served folder (the project's .venv on PATH) reads
-		// its pyvenv.cfg and standard library from the repository.
-		if py, err = r.LookPath("python3"); err != nil {
-			return nil, sdk.Failf("the python3 on PATH lies inside a served folder (or is a virtualenv there), so it would run the repository's code; without commands allowed (the shell group) inspect_python uses only a python3 outside the served folders, and there is none on PATH")
-		}
-	}
-
-	ctx, cancel := context.WithTimeout(ctx, s.inspectTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-c", inspectScript, target, cwd)
+	// Without commands, a python3 in a served folder (the project's .venv
+	// on PATH) would read its pyvenv.cfg and standard library from the
+	// repository: only one outside the served folders runs.
+	pyArgs := []string{"-c", inspectScript, target, cwd}
+	lookPath := exec.LookPath
 	if !commands {
 		served, err := json.Marshal(r.List())
 		if err != nil {
 			return nil, err
 		}
-		cmd = exec.CommandContext(ctx, py, "-I", "-S", "-c", inspectScript, target, "", string(served))
+		pyArgs = []string{"-I", "-S", "-c", inspectScript, target, "", string(served)}
+		lookPath = r.LookPath
 	}
+	py, err := lookPath("python3")
+	if err != nil {
+		if _, anywhere := exec.LookPath("python3"); anywhere == nil {
+			return nil, sdk.Failf("the python3 on PATH lies inside a served folder (or is a virtualenv there), so it would run the repository's code; without commands allowed (the shell group) inspect_python uses only a python3 outside the served folders, and there is none on PATH")
+		}
+		return nil, sdk.Failf("python3 not found on PATH; inspect_python needs a Python 3 interpreter")
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, s.inspectTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, pyArgs...)
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
 	cmd.SysProcAttr = procAttr()

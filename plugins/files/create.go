@@ -76,7 +76,7 @@ func (s *server) createFile(ctx context.Context, r *roots.Roots, args createArgs
 				return data, nil
 			})
 		if err != nil {
-			return nil, writeFailure(err, display)
+			return nil, atomicfile.Failure(err, display, "read it again")
 		}
 		verb = "overwrote"
 	case !errors.Is(err, fs.ErrNotExist):

@@ -158,7 +158,6 @@ const maxFileSize = 256 << 20
 
 // file is a regular file read whole.
 type file struct {
-	t       *roots.Target
 	display string
 	data    []byte
 }
@@ -199,7 +198,7 @@ func readFile(t *roots.Target, display, tool string) (*file, error) {
 	if err := checkText(data, display, tool); err != nil {
 		return nil, err
 	}
-	return &file{t: t, display: display, data: data}, nil
+	return &file{display: display, data: data}, nil
 }
 
 // openFailure is the tool error for a file that cannot be opened.
@@ -259,29 +258,9 @@ func update(ctx context.Context, t *roots.Target, display, tool string, edit fun
 			return edit(cur)
 		})
 	if err != nil {
-		return nil, writeFailure(err, display)
+		return nil, atomicfile.Failure(err, display, "read it again")
 	}
 	return before, nil
-}
-
-// writeFailure is the tool error for a write that failed; the file is
-// unchanged. The error of a call whose context ended is returned as is,
-// for the host to report the cancellation.
-func writeFailure(err error, display string) error {
-	var te *sdk.ToolError
-	switch {
-	case errors.As(err, &te), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
-	case errors.Is(err, atomicfile.ErrLocked):
-		return sdk.Failf("%s is locked by another program; try again later (nothing was written)", display)
-	case errors.Is(err, fs.ErrNotExist):
-		return sdk.Failf("%s does not exist", display)
-	case errors.Is(err, atomicfile.ErrChanged):
-		return sdk.Failf("%s was changed by another program while this edit was made, so nothing was written (no change is lost): read it again and retry", display)
-	case errors.Is(err, atomicfile.ErrSymlink):
-		return sdk.Failf("%s was replaced by a symlink since its path was checked; nothing was written", display)
-	}
-	return sdk.Failf("cannot write %s: %v; it is unchanged", display, unwrapPath(err))
 }
 
 // unwrapPath drops the absolute path an *fs.PathError repeats.

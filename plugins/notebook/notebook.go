@@ -130,19 +130,8 @@ func (s *server) change(ctx context.Context, r *roots.Roots, path string, edit f
 			before, out = cur, nb.encode()
 			return out, nil
 		})
-	var te *sdk.ToolError
-	switch {
-	case err == nil:
-	case errors.As(err, &te), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return nil, err
-	case errors.Is(err, atomicfile.ErrLocked):
-		return nil, sdk.Failf("%s is locked by another program; try again later (nothing was written)", display)
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, sdk.Failf("%s does not exist", display)
-	case errors.Is(err, atomicfile.ErrChanged):
-		return nil, sdk.Failf("%s was changed by another program while this edit was made, so nothing was written (no change is lost): view it again and retry", display)
-	default:
-		return nil, sdk.Failf("cannot write %s: %v; it is unchanged", display, unwrapPath(err))
+	if err != nil {
+		return nil, atomicfile.Failure(err, display, "view it again")
 	}
 	res := sdk.TextResult(text)
 	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, out)}
