@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -163,7 +162,7 @@ func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands boo
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, pyArgs...)
 	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
+	cmd.Env = append(sdk.ChildEnv(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = 2 * time.Second

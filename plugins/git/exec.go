@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -73,7 +72,7 @@ var gitBinary = sync.OnceValue(func() string {
 // gitEnv is the environment git runs with.
 func gitEnv(write, literal bool) []string {
 	env := make([]string, 0, 64)
-	for _, kv := range os.Environ() {
+	for _, kv := range sdk.ChildEnv() {
 		k, _, _ := strings.Cut(kv, "=")
 		if droppedEnv[k] || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") || strings.HasPrefix(k, "GIT_TRACE") {
 			continue

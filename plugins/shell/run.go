@@ -122,7 +122,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
 	// env may override TMPDIR: exec keeps the last of duplicate names.
-	env := append(append(commandEnv(os.Environ()), "TMPDIR="+tmp), extra...)
+	env := append(append(sdk.ChildEnv(), "TMPDIR="+tmp), extra...)
 	o, err := run(ctx, job{
 		command: args.Command,
 		dir:     dir,
