@@ -371,14 +371,26 @@ func parseConfigList(data []byte) []configEntry {
 // setting would override diff.ignoreSubmodules, and looking into a
 // submodule runs git there with the submodule's config.
 func submoduleNames(ctx context.Context, l layout, guardEnv, trusted []string) []string {
+	r := run{env: append(l.env(), guardEnv...), limit: 1 << 20, confine: true, trusted: trusted}
 	var sources [][]string
 	if fi, err := os.Lstat(filepath.Join(l.top, ".gitmodules")); err == nil && fi.Mode().IsRegular() {
 		sources = append(sources, []string{"--file", filepath.Join(l.top, ".gitmodules")})
 	}
-	sources = append(sources, []string{"--blob", ":.gitmodules"}, []string{"--blob", "HEAD:.gitmodules"})
+	// Which of the index's and HEAD's .gitmodules exist, in one git
+	// process: most repositories have neither, and a git config --blob of
+	// each would be two processes failing on every call.
+	lookup := r
+	lookup.stdin = strings.NewReader(":.gitmodules\nHEAD:.gitmodules\n")
+	if out, err := git(ctx, l.top, lookup, "cat-file", "--batch-check=%(objectname)"); err == nil && out.code == 0 {
+		for _, line := range strings.Split(strings.TrimSuffix(string(out.stdout), "\n"), "\n") {
+			if oid, missing := strings.CutSuffix(line, " missing"); !missing && oid != "" {
+				sources = append(sources, []string{"--blob", oid})
+			}
+		}
+	}
 	for _, src := range sources {
 		args := append(append([]string{"config"}, src...), "--list", "--name-only", "-z")
-		out, err := git(ctx, l.top, run{env: append(l.env(), guardEnv...), limit: 1 << 20, confine: true, trusted: trusted}, args...)
+		out, err := git(ctx, l.top, r, args...)
 		if err != nil || out.code != 0 {
 			continue
 		}
