@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -178,12 +177,7 @@ func fileSHA(t *roots.Target) string {
 	h := sha256.New()
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		fsys, name, closer, err := t.FS()
-		if err != nil {
-			return ""
-		}
-		defer closer()
-		target, err := fs.ReadLink(fsys, name)
+		target, err := t.Readlink()
 		if err != nil {
 			return ""
 		}

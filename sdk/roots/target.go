@@ -106,6 +106,15 @@ func (t *Target) Lstat() (fs.FileInfo, error) {
 	return t.root.Lstat(t.rel)
 }
 
+// Readlink is os.Readlink of the Target: the text of the symbolic link it
+// names, read through the root (the link itself is not followed).
+func (t *Target) Readlink() (string, error) {
+	if t.root == nil {
+		return os.Readlink(t.Abs)
+	}
+	return t.root.Readlink(t.rel)
+}
+
 // FS returns a file system holding the Target and the name of the Target
 // in it, for walking a directory: inside the roots it is the whole served
 // folder (so ignore files above the Target can be read too), confined to
