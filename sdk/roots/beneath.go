@@ -44,6 +44,14 @@ func openHandle(path string) (*handle, error) {
 	return h, nil
 }
 
+func (h *handle) close() error {
+	err := h.Root.Close()
+	if h.dir != nil {
+		err = errors.Join(err, h.dir.Close())
+	}
+	return err
+}
+
 // beneathWorks says whether handles use openat2 (tests turn it off to try
 // the os.Root path); each handle also probes it once when it opens.
 var beneathWorks atomic.Bool

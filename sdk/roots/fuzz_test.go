@@ -23,6 +23,7 @@ func FuzzResolve(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer r.Close()
 		inside := func(abs string) bool {
 			for _, s := range served {
 				if abs == s || strings.HasPrefix(abs, s+"/") {

@@ -112,6 +112,17 @@ func New(rootDirs []string, readOutside bool) (*Roots, error) {
 	return r, nil
 }
 
+// Close closes the served folders it holds open. Only for a Roots no
+// Target of which is still in use; a Roots dropped without Close has its
+// folders closed by the garbage collector.
+func (r *Roots) Close() error {
+	var errs []error
+	for _, h := range r.handles {
+		errs = append(errs, h.close())
+	}
+	return errors.Join(errs...)
+}
+
 // List returns the served folders, resolved, in the order given to New.
 func (r *Roots) List() []string {
 	return append([]string(nil), r.roots...)
