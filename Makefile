@@ -41,7 +41,7 @@ FUZZ := \
 	./plugins/files:FuzzHashlineEdit \
 	./plugins/notebook:FuzzNotebookRoundTrip \
 	./host:FuzzStdioFrame \
-	./host:FuzzValidateArgs
+	./sdk:FuzzValidateArgs
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; \

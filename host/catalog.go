@@ -1,15 +1,11 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -32,37 +28,16 @@ type Entry struct {
 	Plugin string
 
 	caller Caller
-	schema *jsonschema.Resolved
+	input  *sdk.InputValidator
 }
 
 // Hints are the entry's resolved annotations.
 func (e *Entry) Hints() sdk.Hints { return e.Spec.Hints() }
 
 // Validate checks arguments (a JSON object; empty means {}) against the
-// entry's input schema. The error says what is wrong in words a model can
-// act on.
-func (e *Entry) Validate(args json.RawMessage) error {
-	if isAbsent(args) {
-		args = json.RawMessage("{}")
-	}
-	var v any
-	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Errorf("arguments are not valid JSON: %w", err)
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("arguments must be a JSON object")
-	}
-	if err := e.schema.Validate(v); err != nil {
-		return err
-	}
-	return nil
-}
-
-// isAbsent reports whether JSON arguments are missing: empty or null.
-func isAbsent(args json.RawMessage) bool {
-	t := bytes.TrimSpace(args)
-	return len(t) == 0 || bytes.Equal(t, []byte("null"))
-}
+// entry's input schema. The error names the tool and says what is wrong in
+// words a model can act on.
+func (e *Entry) Validate(args json.RawMessage) error { return e.input.Validate(args) }
 
 // Catalog holds every described tool, mounted or not, by name. It is safe
 // for concurrent use.
@@ -104,43 +79,21 @@ func (c *Catalog) add(plugin string, desc *sdk.Description, caller Caller) error
 	return nil
 }
 
+// newEntry checks t by the one validator (sdk.ToolSpec.Validate): a
+// plugin's description passed it at launch already, but in-process groups
+// and upstream servers come here directly.
 func newEntry(plugin string, g sdk.GroupSpec, t sdk.ToolSpec, caller Caller) (*Entry, error) {
-	if !toolNameOK(t.Name) {
-		return nil, fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to 128)", t.Name)
+	if err := t.Validate(); err != nil {
+		return nil, err
 	}
-	if t.Kind == sdk.KindUnspecified {
-		return nil, fmt.Errorf("tool %q declares no kind: read, write or act", t.Name)
-	}
-	if len(t.InputSchema) == 0 {
-		return nil, fmt.Errorf("tool %q: no input schema", t.Name)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(t.InputSchema, &s); err != nil {
-		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
-	}
-	if s.Type != "object" {
-		return nil, fmt.Errorf("tool %q: input schema root must have type \"object\"", t.Name)
-	}
-	resolved, err := s.Resolve(nil)
+	input, err := sdk.NewInputValidator(t)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
-	}
-	if len(t.OutputSchema) > 0 && !json.Valid(t.OutputSchema) {
-		return nil, fmt.Errorf("tool %q: output schema is not JSON", t.Name)
+		return nil, err
 	}
 	return &Entry{
 		Spec: t, Group: g.Name, GroupMode: g.Mode, ReplacedBy: g.ReplacedBy, Plugin: plugin,
-		caller: caller, schema: resolved,
+		caller: caller, input: input,
 	}, nil
-}
-
-func toolNameOK(name string) bool {
-	if name == "" || len(name) > 128 {
-		return false
-	}
-	return strings.IndexFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	}) < 0
 }
 
 // removeCaller drops every entry served by caller.

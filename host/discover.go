@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // PluginPrefix starts the file name of every plugin binary in a plugin dir:
 // ramabana-plugin-<name>.
 const PluginPrefix = "ramabana-plugin-"
-
-var pluginNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Source says where a plugin comes from and how to start it.
 type Source struct {
@@ -25,6 +25,11 @@ type Source struct {
 	Args []string
 	// Bundled plugins are served by re-executing the host binary.
 	Bundled bool
+}
+
+// command is what launches the source.
+func (s Source) command() launch.Command {
+	return launch.Command{Name: s.Name, Path: s.Path, Args: s.Args, Bundled: s.Bundled}
 }
 
 func (s Source) String() string {
@@ -61,7 +66,7 @@ func Discover(self string, bundled []string, dirs []string) ([]Source, []error) 
 			if !ok || seen[name] {
 				continue
 			}
-			if !pluginNameRE.MatchString(name) {
+			if !sdk.ValidName(name) {
 				errs = append(errs, fmt.Errorf("plugin %q: name must be lower-case letters, digits and '-'", filepath.Join(dir, e.Name())))
 				continue
 			}

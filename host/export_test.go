@@ -132,11 +132,10 @@ func TestToolWithoutKindIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box := sdk.NewToolbox("nokind", "1", "a tool that does not say what it does")
-	box.AddGroup(sdk.GroupSpec{Name: "nokind"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "mystery", InputSchema: obj}})
-	client, desc := sdktest.Connect(t, box, sdk.Host{})
-	err = h.catalog.add(desc.Name, desc, client)
-	if err == nil || !strings.Contains(err.Error(), `tool "mystery" declares no kind`) {
+	// An in-process group reaches the catalog without the launcher's check.
+	desc := &sdk.Description{Name: "nokind", Groups: []sdk.GroupSpec{{Name: "nokind", Tools: []sdk.ToolSpec{{Name: "mystery", InputSchema: obj}}}}}
+	err = h.catalog.add(desc.Name, desc, nil)
+	if err == nil || !strings.Contains(err.Error(), `tool "mystery": declares no kind`) {
 		t.Errorf("err = %v, want the tool refused for having no kind", err)
 	}
 }

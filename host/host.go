@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -203,10 +205,13 @@ func (h *Host) launchConfig() launchConfig {
 			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
 			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
 		},
-		env:          pluginEnv(os.Environ(), h.cfg.PluginEnv),
-		startTimeout: h.cfg.StartTimeout,
-		logger:       h.logger,
-		verify:       h.cfg.Verify,
+		opts: launch.Options{
+			Env:          launch.Environ(os.Environ(), h.cfg.PluginEnv),
+			StartTimeout: h.cfg.StartTimeout,
+			Logger:       h.logger,
+			Verify:       h.cfg.Verify,
+		},
+		logger: h.logger,
 	}
 }
 
@@ -437,13 +442,13 @@ func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events 
 	}
 	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
 	if err := e.Validate(args); err != nil {
-		res := sdk.Errorf("invalid arguments for %s: %v", name, err)
+		res := sdk.Errorf("%v", err)
 		rec.Finish(res, nil)
 		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
 	}
-	if isAbsent(args) {
-		args = json.RawMessage("{}")
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		args = json.RawMessage("{}") // absent arguments reach the plugin as the empty object
 	}
 	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
 	rec.Finish(res, err)

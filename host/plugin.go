@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/go-plugin/runner"
-
+	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -24,11 +20,9 @@ var ErrPluginDied = errors.New("plugin exited during the call")
 
 // launchConfig is what every launch of a plugin shares.
 type launchConfig struct {
-	host         sdk.Host
-	env          []string // the allow-listed host environment
-	startTimeout time.Duration
-	logger       *slog.Logger
-	verify       func(path string) error // nil: every binary may run
+	host   sdk.Host
+	opts   launch.Options
+	logger *slog.Logger
 }
 
 // Plugin is one plugin process under supervision: launched, described,
@@ -42,7 +36,7 @@ type Plugin struct {
 	// mu guards the fields below and is never held across a launch, a
 	// call or a kill: those can take seconds.
 	mu           sync.Mutex
-	live         *liveProc
+	live         *launch.Process
 	launching    chan struct{} // closed when the launch under way ends
 	desc         *sdk.Description
 	restarts     int
@@ -56,44 +50,6 @@ type Plugin struct {
 // A plugin that dies within crashWindow of its launch counts as crashing;
 // from the second such death in a row, relaunches back off.
 const crashWindow = 10 * time.Second
-
-type liveProc struct {
-	client  *plugin.Client
-	group   sdk.Group
-	runner  *procRunner
-	started time.Time
-}
-
-// stop ends the process: first the lifeline, which a well-behaved plugin
-// answers by exiting, then SIGKILL to its process group, then go-plugin's
-// own cleanup, which is quick once the process is gone. It never blocks on
-// an unresponsive plugin (go-plugin's graceful Kill would).
-func (lp *liveProc) stop() {
-	lp.runner.closeLifeline()
-	if !lp.exitedWithin(time.Second) {
-		_ = lp.runner.Kill(context.Background())
-		lp.exitedWithin(2 * time.Second)
-	}
-	lp.client.Kill()
-}
-
-// exited reports whether the process has exited, by the kernel's word or
-// go-plugin's.
-func (lp *liveProc) exited() bool {
-	return lp.runner.Ended() || lp.client.Exited()
-}
-
-// exitedWithin reports whether the process has exited, waiting up to d.
-func (lp *liveProc) exitedWithin(d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for !lp.exited() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
-}
 
 func newPlugin(src Source, cfg launchConfig) *Plugin {
 	return &Plugin{src: src, cfg: cfg, fingerprint: fingerprintOf(src)}
@@ -122,14 +78,14 @@ func (p *Plugin) start(ctx context.Context) error {
 // launch runs at a time; concurrent callers wait for it or for their own
 // context. The launch itself is not bound to the caller's context (other
 // callers depend on it), only to the start timeout and to Stop.
-func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
+func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 	for {
 		p.mu.Lock()
 		switch {
 		case p.stopped:
 			p.mu.Unlock()
 			return nil, fmt.Errorf("plugin %q is stopped", p.src.Name)
-		case p.live != nil && !p.live.exited():
+		case p.live != nil && !p.live.Exited():
 			lp := p.live
 			p.mu.Unlock()
 			return lp, nil
@@ -152,7 +108,7 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 			err := fmt.Errorf("plugin %q keeps failing (%v); next try in %s", p.src.Name, p.lastErr, wait.Round(time.Millisecond))
 			p.mu.Unlock()
 			if dead != nil {
-				dead.stop()
+				dead.Stop()
 			}
 			return nil, err
 		}
@@ -164,10 +120,10 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 		p.launching = done
 		p.mu.Unlock()
 		if dead != nil {
-			dead.stop()
+			dead.Stop()
 		}
 
-		lp, desc, err := launch(context.WithoutCancel(ctx), p.src, p.cfg)
+		lp, desc, err := launch.Start(context.WithoutCancel(ctx), p.src.command(), p.cfg.host, p.cfg.opts)
 
 		p.mu.Lock()
 		p.launching = nil
@@ -190,7 +146,7 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 		}
 		p.mu.Unlock()
 		if err != nil && lp != nil {
-			lp.stop()
+			lp.Stop()
 		}
 		return lp, err
 	}
@@ -198,11 +154,11 @@ func (p *Plugin) ensure(ctx context.Context) (*liveProc, error) {
 
 // noteDeathLocked counts a death for the crash-loop backoff: the first
 // death after a launch restarts at once, repeated quick ones wait.
-func (p *Plugin) noteDeathLocked(lp *liveProc) {
+func (p *Plugin) noteDeathLocked(lp *launch.Process) {
 	if p.lastErr == nil {
-		p.lastErr = fmt.Errorf("the process exited %s after its launch", time.Since(lp.started).Round(time.Millisecond))
+		p.lastErr = fmt.Errorf("the process exited %s after its launch", time.Since(lp.Started()).Round(time.Millisecond))
 	}
-	if time.Since(lp.started) < crashWindow {
+	if time.Since(lp.Started()) < crashWindow {
 		p.quickCrashes++
 	} else {
 		p.quickCrashes = 0
@@ -223,7 +179,7 @@ func backoff(failures int) time.Duration {
 // Call runs a tool in the plugin. When the plugin process dies during the
 // call, the error wraps ErrPluginDied and names the plugin; the next call
 // relaunches it. A call that never reached the plugin (the stream to a
-// process found dead could not be opened: sdk.ErrNotDelivered) relaunches
+// process found dead could not be opened: pluginclient.ErrNotDelivered) relaunches
 // it and is made again, once: one that may have reached it never is, so a
 // write never runs twice. Other errors (a failing handler, a plugin that
 // reports UNAVAILABLE while it runs on) pass through and the process is
@@ -234,14 +190,14 @@ func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 		if err != nil {
 			return nil, err
 		}
-		res, err := lp.group.Call(ctx, call, events)
-		if err == nil || ctx.Err() != nil || !lp.exitedWithin(exitGrace(err)) {
+		res, err := lp.Group().Call(ctx, call, events)
+		if err == nil || ctx.Err() != nil || !lp.ExitedWithin(exitGrace(err)) {
 			return res, err
 		}
 		p.mu.Lock()
 		p.lastErr = err
 		p.mu.Unlock()
-		if errors.Is(err, sdk.ErrNotDelivered) && !retried {
+		if errors.Is(err, pluginclient.ErrNotDelivered) && !retried {
 			p.cfg.logger.Info("plugin was gone before the call reached it; relaunching it for the call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 			continue
 		}
@@ -253,7 +209,7 @@ func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 // exitGrace is how long to wait for the process to be seen exiting after a
 // failed call: a broken connection usually means the process is going.
 func exitGrace(err error) time.Duration {
-	if errors.Is(err, sdk.ErrUnavailable) || errors.Is(err, sdk.ErrNoResult) || errors.Is(err, sdk.ErrNotDelivered) {
+	if errors.Is(err, pluginclient.ErrUnavailable) || errors.Is(err, pluginclient.ErrNoResult) || errors.Is(err, pluginclient.ErrNotDelivered) {
 		return time.Second
 	}
 	return 0
@@ -272,7 +228,7 @@ func (p *Plugin) Stop() {
 	p.live, p.stopped = nil, true
 	p.mu.Unlock()
 	if lp != nil {
-		lp.stop()
+		lp.Stop()
 	}
 }
 
@@ -292,118 +248,14 @@ func (p *Plugin) Health() Health {
 	if p.lastErr != nil {
 		h.LastErr = p.lastErr.Error()
 	}
-	if p.live != nil && !p.live.exited() {
-		h.Running, h.Pid = true, p.live.runner.Pid()
+	if p.live != nil && !p.live.Exited() {
+		h.Running, h.Pid = true, p.live.Pid()
 	}
 	return h
 }
 
 // Pid is the live plugin process's pid, or 0.
 func (p *Plugin) Pid() int { return p.Health().Pid }
-
-var socketDirWarning sync.Once
-
-// launch starts the plugin process, completes the handshake and describes
-// it. On any failure the process is killed.
-func launch(ctx context.Context, src Source, cfg launchConfig) (*liveProc, *sdk.Description, error) {
-	if cfg.verify != nil && !src.Bundled {
-		if err := cfg.verify(src.Path); err != nil {
-			return nil, nil, fmt.Errorf("refused plugin %q: %w", src.Name, err)
-		}
-	}
-	tail := newLineTail(8)
-	var proc *procRunner
-	var sockets *plugin.UnixSocketConfig
-	if dir, err := socketDir(); err != nil {
-		socketDirWarning.Do(func() {
-			cfg.logger.Warn("plugin sockets go to go-plugin's own folders in $TMPDIR, which a killed server leaves behind", "error", err)
-		})
-	} else if dir != "" {
-		sockets = &plugin.UnixSocketConfig{TempDir: dir}
-	}
-	logWriter := &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "plugin output"}
-	token, err := sdk.NewCallToken()
-	if err != nil {
-		return nil, nil, err
-	}
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(nil),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		SkipHostEnv:      true,
-		UnixSocketConfig: sockets,
-		StartTimeout:     cfg.startTimeout,
-		SyncStdout:       logWriter,
-		SyncStderr:       logWriter,
-		GRPCDialOptions:  append(sdk.DialOptions(), sdk.CallTokenOption(token)),
-		Logger: hclog.New(&hclog.LoggerOptions{
-			Name: "go-plugin", Output: &lineLogger{logger: cfg.logger, plugin: src.Name, msg: "go-plugin"}, Level: hclog.Info,
-		}),
-		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-			cmd := exec.Command(src.Path, src.Args...)
-			cmd.Env = append(append(append([]string{}, cfg.env...), spec.Env...), sdk.CallTokenEnv+"="+token)
-			proc = newProcRunner(cmd, src.Name, cfg.logger, tail)
-			return proc, nil
-		},
-	})
-	fail := func(err error) (*liveProc, *sdk.Description, error) {
-		client.Kill()
-		if t := tail.String(); t != "" && !strings.Contains(err.Error(), t) {
-			err = fmt.Errorf("%w (stderr: %s)", err, t)
-		}
-		return nil, nil, err
-	}
-	rpc, err := client.Client()
-	if err != nil {
-		return fail(fmt.Errorf("start plugin %q: %w", src.Name, cleanStartErr(err)))
-	}
-	raw, err := rpc.Dispense(sdk.PluginName)
-	if err != nil {
-		return fail(fmt.Errorf("start plugin %q: %w", src.Name, err))
-	}
-	group, ok := raw.(sdk.Group)
-	if !ok {
-		return fail(fmt.Errorf("start plugin %q: dispensed %T, not a tool group", src.Name, raw))
-	}
-	dctx, cancel := context.WithTimeout(ctx, cfg.startTimeout)
-	defer cancel()
-	desc, err := group.Describe(dctx, cfg.host)
-	if err != nil {
-		return fail(fmt.Errorf("describe plugin %q: %w", src.Name, err))
-	}
-	if err := checkDescription(desc); err != nil {
-		return fail(fmt.Errorf("plugin %q: %w", src.Name, err))
-	}
-	return &liveProc{client: client, group: group, runner: proc, started: time.Now()}, desc, nil
-}
-
-// cleanStartErr shortens go-plugin's multi-line start errors to one line,
-// and names the commonest case plainly: a plugin that closed its stdout (most
-// often by exiting) without writing the handshake line.
-func cleanStartErr(err error) error {
-	msg := err.Error()
-	if i := strings.Index(msg, "\n"); i >= 0 {
-		msg = msg[:i]
-	}
-	if strings.TrimSpace(msg) == "Unrecognized remote plugin message:" {
-		msg = "no handshake: the plugin ended its output without one"
-	} else if rest, ok := strings.CutPrefix(msg, "Unrecognized remote plugin message: "); ok {
-		msg = fmt.Sprintf("no handshake: the plugin's first line was %q", rest)
-	}
-	return errors.New(msg)
-}
-
-func checkDescription(d *sdk.Description) error {
-	if len(d.Groups) == 0 {
-		return errors.New("describes no groups")
-	}
-	for _, g := range d.Groups {
-		if !pluginNameRE.MatchString(g.Name) {
-			return fmt.Errorf("group name %q: must be lower-case letters, digits and '-'", g.Name)
-		}
-	}
-	return nil
-}
 
 func sameTools(a, b *sdk.Description) bool {
 	names := func(d *sdk.Description) string {
@@ -417,23 +269,3 @@ func sameTools(a, b *sdk.Description) bool {
 	}
 	return names(a) == names(b)
 }
-
-// lineLogger logs lines at debug level: what a plugin writes to its
-// redirected stdout and stderr after the handshake (go-plugin's stdio
-// stream), and go-plugin's own log, whose failures the host reports itself.
-type lineLogger struct {
-	logger *slog.Logger
-	plugin string
-	msg    string
-}
-
-func (l *lineLogger) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line != "" {
-			l.logger.Debug(l.msg, "plugin", l.plugin, "line", line)
-		}
-	}
-	return len(p), nil
-}
-
-var _ io.Writer = (*lineLogger)(nil)

@@ -31,7 +31,7 @@ func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 		}
 		name, out := strings.CutPrefix(g, "-")
 		name = strings.TrimPrefix(name, "+")
-		if !pluginNameRE.MatchString(name) {
+		if !sdk.ValidName(name) {
 			return nil, nil, fmt.Errorf("--groups: %q is not a group name", g)
 		}
 		if out {

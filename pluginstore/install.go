@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // Description is what a plugin says about itself when launched.
@@ -25,9 +26,21 @@ type Description struct {
 	Tools int
 }
 
+// Summarize is what Install records of a plugin's description d, served
+// over app protocol version protocol.
+func Summarize(d *sdk.Description, protocol int) *Description {
+	out := &Description{Name: d.Name, Version: d.Version, Protocol: protocol}
+	for _, g := range d.Groups {
+		out.Groups = append(out.Groups, g.Name)
+		out.Tools += len(g.Tools)
+	}
+	return out
+}
+
 // DescribeFunc launches binary as a ramabana plugin, describes it and stops
 // it. It fails when binary is not a working ramabana plugin (no handshake,
-// wrong cookie, Describe error).
+// wrong cookie, Describe error) or describes something the host refuses
+// (the server's launcher checks with sdk.Description.Validate).
 type DescribeFunc func(ctx context.Context, binary string) (*Description, error)
 
 // Install installs the plugin binary at path: it must be a regular,
@@ -67,8 +80,8 @@ func (s *Store) Install(ctx context.Context, path string, describe DescribeFunc)
 		}
 		return Entry{}, fmt.Errorf("%s is not a ramabana plugin: %w", path, err)
 	}
-	if err := checkDescription(desc); err != nil {
-		return Entry{}, fmt.Errorf("%s is not a usable ramabana plugin: %w", path, err)
+	if !sdk.ValidName(desc.Name) { // the describer validated it; the file name must be safe regardless
+		return Entry{}, fmt.Errorf("%s is not a usable ramabana plugin: its name %q is not lower-case letters, digits and '-'", path, desc.Name)
 	}
 
 	unlock, err := s.lockExclusive()
@@ -104,21 +117,6 @@ func (s *Store) Install(ctx context.Context, path string, describe DescribeFunc)
 		return Entry{}, err
 	}
 	return e, nil
-}
-
-func checkDescription(d *Description) error {
-	if !ValidName(d.Name) {
-		return fmt.Errorf("its name %q is not lower-case letters, digits and '-'", d.Name)
-	}
-	if len(d.Groups) == 0 {
-		return errors.New("it describes no tool groups")
-	}
-	for _, g := range d.Groups {
-		if !ValidName(g) {
-			return fmt.Errorf("its group name %q is not lower-case letters, digits and '-'", g)
-		}
-	}
-	return nil
 }
 
 // copyIn copies src over dst atomically, with mode 0755, and checks the

@@ -126,14 +126,15 @@ func TestInstallRefusesWhatIsNotAPlugin(t *testing.T) {
 		path string
 		want string
 	}{
-		"exits at once":   {"/bin/true", "/bin/true is not a ramabana plugin"},
-		"prints junk":     {write("junk.sh", "#!/bin/sh\necho hello, world\n", 0o755), "junk.sh is not a ramabana plugin"},
-		"junk then hangs": {pluginAs(t, "nohandshake", ""), "is not a ramabana plugin"},
-		"wrong cookie":    {pluginAs(t, "badcookie", ""), "is not a ramabana plugin"},
-		"crashes":         {pluginAs(t, "exits", ""), "is not a ramabana plugin"},
-		"not executable":  {write("plain", "data", 0o644), "not executable"},
-		"a directory":     {dir, "not a regular file"},
-		"missing":         {filepath.Join(dir, "nope"), "no such file"},
+		"exits at once":             {"/bin/true", "/bin/true is not a ramabana plugin"},
+		"prints junk":               {write("junk.sh", "#!/bin/sh\necho hello, world\n", 0o755), "junk.sh is not a ramabana plugin"},
+		"junk then hangs":           {pluginAs(t, "nohandshake", ""), "is not a ramabana plugin"},
+		"wrong cookie":              {pluginAs(t, "badcookie", ""), "is not a ramabana plugin"},
+		"crashes":                   {pluginAs(t, "exits", ""), "is not a ramabana plugin"},
+		"a tool the server refuses": {pluginAs(t, "nokind", ""), `tool "kindless": declares no kind`},
+		"not executable":            {write("plain", "data", 0o644), "not executable"},
+		"a directory":               {dir, "not a regular file"},
+		"missing":                   {filepath.Join(dir, "nope"), "no such file"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -150,15 +151,17 @@ func TestInstallRefusesWhatIsNotAPlugin(t *testing.T) {
 	}
 }
 
+// TestInstallRefusesABadDescription: whatever the describer passes, the
+// store never writes a file whose name comes from a bad plugin name; the
+// real describer (the server's launcher) refuses what the server refuses.
 func TestInstallRefusesABadDescription(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
 		desc Description
 		want string
 	}{
-		"bad name":       {Description{Name: "Echo!", Groups: []string{"echo"}}, `its name "Echo!"`},
-		"no groups":      {Description{Name: "echo"}, "describes no tool groups"},
-		"bad group name": {Description{Name: "echo", Groups: []string{"a/b"}}, `group name "a/b"`},
+		"bad name":  {Description{Name: "Echo!", Groups: []string{"echo"}}, `its name "Echo!"`},
+		"path name": {Description{Name: "../x", Groups: []string{"echo"}}, `its name "../x"`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

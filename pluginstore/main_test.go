@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-
+	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -40,35 +38,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// describe launches binary as a plugin for real and describes it.
+// describe launches binary for real with the server's launcher and
+// describes it.
 func describe(ctx context.Context, binary string) (*Description, error) {
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(nil),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Cmd:              exec.Command(binary),
-		StartTimeout:     10 * time.Second,
-		Logger:           hclog.NewNullLogger(),
-	})
-	defer client.Kill()
-	rpc, err := client.Client()
+	d, protocol, err := launch.Describe(ctx, launch.Command{Name: filepath.Base(binary), Path: binary}, sdk.Host{},
+		launch.Options{Env: launch.Environ(os.Environ(), nil), StartTimeout: time.Minute})
 	if err != nil {
 		return nil, err
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
-	if err != nil {
-		return nil, err
-	}
-	d, err := raw.(sdk.Group).Describe(ctx, sdk.Host{})
-	if err != nil {
-		return nil, err
-	}
-	out := &Description{Name: d.Name, Version: d.Version, Protocol: client.NegotiatedVersion()}
-	for _, g := range d.Groups {
-		out.Groups = append(out.Groups, g.Name)
-		out.Tools += len(g.Tools)
-	}
-	return out, nil
+	return Summarize(d, protocol), nil
 }
 
 // pluginAs copies the test plugin to a temp dir under the name mode, which

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // FilePrefix starts the file name of every plugin binary:
@@ -20,18 +21,12 @@ const LockFileName = "ramabana-plugins.lock.json"
 // mutexFileName is the file flocked around every change.
 const mutexFileName = ".lock"
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-
-// ValidName reports whether name is a valid plugin name: lower-case
-// letters, digits and '-', not starting with '-'.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
-
 // PluginName returns the plugin name of a file name (or path) of the form
 // ramabana-plugin-<name>, and false for any other file, including the
 // store's temp files and lock files.
 func PluginName(file string) (string, bool) {
 	name, ok := strings.CutPrefix(filepath.Base(file), FilePrefix)
-	if !ok || !ValidName(name) {
+	if !ok || !sdk.ValidName(name) {
 		return "", false
 	}
 	return name, true

@@ -35,15 +35,15 @@ func testBox() *sdk.Toolbox {
 					Changes:    []sdk.FileChange{{Path: "/a", AfterSHA256: "ff"}},
 				}, nil
 			}),
-		sdk.Tool{Spec: sdk.ToolSpec{Name: "boom", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		sdk.Tool{Spec: sdk.ToolSpec{Name: "boom", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { panic("kaboom") }},
-		sdk.Tool{Spec: sdk.ToolSpec{Name: "fail", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		sdk.Tool{Spec: sdk.ToolSpec{Name: "fail", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return nil, errors.New("disk on fire") }},
-		sdk.Tool{Spec: sdk.ToolSpec{Name: "big", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		sdk.Tool{Spec: sdk.ToolSpec{Name: "big", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) {
 				return sdk.TextResult(strings.Repeat("x", 8<<20)), nil
 			}},
-		sdk.Tool{Spec: sdk.ToolSpec{Name: "roots", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		sdk.Tool{Spec: sdk.ToolSpec{Name: "roots", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(_ context.Context, req *sdk.Request) (*sdk.Result, error) {
 				return sdk.TextResult(strings.Join(req.Host.Roots, ",")), nil
 			}},
@@ -142,8 +142,8 @@ func TestFailures(t *testing.T) {
 		"unknown tool": {tool: "nope", check: func(_ *sdk.Result, err error) bool {
 			return errors.Is(err, sdk.ErrUnknownTool)
 		}},
-		"undecodable arguments are a tool error": {tool: "greet", args: `{"name": 1}`, check: func(r *sdk.Result, err error) bool {
-			return err == nil && r.IsError && strings.Contains(r.Text(), "arguments of greet")
+		"arguments against the schema are the host's tool error": {tool: "greet", args: `{"name": 1}`, check: func(r *sdk.Result, err error) bool {
+			return err == nil && r.IsError && strings.Contains(r.Text(), "invalid arguments for greet")
 		}},
 		"unknown argument is a tool error": {tool: "greet", args: `{"name": "a", "nickname": "b"}`, check: func(r *sdk.Result, err error) bool {
 			return err == nil && r.IsError && strings.Contains(r.Text(), "nickname")
@@ -162,6 +162,17 @@ func TestFailures(t *testing.T) {
 	// The server survived the panic.
 	if got := sdktest.Call(t, g, "greet", map[string]any{"name": "again"}).Text(); got != "hello again" {
 		t.Errorf("after the panic: %q", got)
+	}
+}
+
+// TestUndecodableArguments: arguments that reach a typed tool without the
+// host's validation (a group called directly) and do not decode are a tool
+// error naming the tool, not a fault.
+func TestUndecodableArguments(t *testing.T) {
+	t.Parallel()
+	res, err := testBox().Call(context.Background(), &sdk.Call{Tool: "greet", Arguments: json.RawMessage(`{"name": 1}`)}, nil)
+	if err != nil || !res.IsError || !strings.Contains(res.Text(), "arguments of greet") {
+		t.Errorf("got %+v, %v; want an error result naming the tool", res, err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
@@ -39,16 +40,16 @@ func WithoutHostWatch() ServeOpt {
 // The plugin exits when the host goes away: when its stdin is a pipe (the
 // host's lifeline) and reaches EOF, or when it is re-parented.
 //
-// Every RPC must carry the token the host passed in CallTokenEnv, when it
-// passed one.
+// Every RPC must carry the token the host passed in the environment, when
+// it passed one.
 //
 // First of all the plugin makes itself non-dumpable (sandbox.NonDumpable),
 // so that a program of the same user, such as a shell command, cannot read
 // its memory or /proc/<pid>/environ.
 func Serve(g Group, opts ...ServeOpt) {
 	dumpErr := sandbox.NonDumpable()
-	token := os.Getenv(CallTokenEnv)
-	_ = os.Unsetenv(CallTokenEnv)
+	token := os.Getenv(pluginrpc.TokenEnv)
+	_ = os.Unsetenv(pluginrpc.TokenEnv)
 	cfg := serveConfig{watchHost: true}
 	for _, o := range opts {
 		o(&cfg)
@@ -63,13 +64,13 @@ func Serve(g Group, opts ...ServeOpt) {
 	}
 	go exitOnSignal()
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: PluginSets(g),
+		HandshakeConfig:  pluginrpc.Handshake(),
+		VersionedPlugins: pluginrpc.PluginSets(&service{impl: g}),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			if token != "" {
-				opts = append(opts, requireCallToken(token)...)
+				opts = append(opts, pluginrpc.RequireToken(token)...)
 			}
-			return NewGRPCServer(opts)
+			return pluginrpc.NewServer(opts...)
 		},
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name:   "plugin",
@@ -77,17 +78,6 @@ func Serve(g Group, opts ...ServeOpt) {
 			Output: stderr,
 		}),
 	})
-}
-
-// NewGRPCServer builds the plugin's gRPC server with the raised message
-// limits of the contract and fixed flow-control windows. Fixed windows turn
-// off grpc's bandwidth-delay probing, whose PING frames on every read cost
-// more than the call itself on a local socket (about 40% of a trivial call).
-func NewGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	opts = append(opts,
-		grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
-		grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(connWindowSize))
-	return grpc.NewServer(opts...)
 }
 
 func logLevelFromEnv() slog.Level {

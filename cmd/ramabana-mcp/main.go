@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
 
@@ -53,7 +53,7 @@ func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelFunc) {
 	case <-time.After(stopDeadline):
 		fmt.Fprintf(os.Stderr, "ramabana-mcp: not stopped after %s: exiting now\n", stopDeadline)
 	}
-	host.RemoveSocketDir() // the plugins are going too: their lifelines close with this process
+	launch.RemoveSocketDir() // the plugins are going too: their lifelines close with this process
 	os.Exit(1)
 }
 

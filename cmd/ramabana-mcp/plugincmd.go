@@ -7,21 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/go-plugin/runner"
-
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -53,6 +48,7 @@ type pluginOptions struct {
 	cfg          string
 	plugins      listFlag
 	startTimeout time.Duration
+	pluginEnv    listFlag
 	args         []string // positional arguments after the command
 }
 
@@ -110,6 +106,7 @@ func parsePluginFlags(cmd string, args []string, stderr io.Writer) (*pluginOptio
 	fs.StringVar(&o.cfg, "cfg", "", "config dir; plugins are installed in CFG/plugins (default: ~/.config/ramabana)")
 	fs.Var(&o.plugins, "plugins", "plugin dirs searched before $RAMABANA_PLUGIN_PATH and CFG/plugins, as the server searches them")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	fs.Var(&o.pluginEnv, "plugin-env", "host environment variables to pass to plugins beyond the built-in allow-list, as the server passes them")
 	for {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
@@ -232,13 +229,24 @@ func (p *pluginCmd) inspect(ctx context.Context, src host.Source) listRow {
 			return r
 		}
 	}
-	desc, err := describeBinary(ctx, src.Path, src.Args, p.hostContext(), p.opts.startTimeout)
+	desc, err := p.describe(ctx, launch.Command{Name: src.Name, Path: src.Path, Args: src.Args, Bundled: src.Bundled})
 	if err != nil {
 		r.health = err.Error()
 		return r
 	}
 	r.desc, r.health = desc, "ok"
 	return r
+}
+
+// describe launches cmd with the server's launcher (environment, process
+// hygiene and the description validator alike), describes it and stops it.
+func (p *pluginCmd) describe(ctx context.Context, cmd launch.Command) (*pluginstore.Description, error) {
+	opts := launch.Options{Env: launch.Environ(os.Environ(), p.opts.pluginEnv), StartTimeout: p.opts.startTimeout}
+	d, protocol, err := launch.Describe(ctx, cmd, p.hostContext(), opts)
+	if err != nil {
+		return nil, err
+	}
+	return pluginstore.Summarize(d, protocol), nil
 }
 
 func shortSHA(s string) string {
@@ -254,7 +262,7 @@ func (p *pluginCmd) install(ctx context.Context, path string) error {
 		return err
 	}
 	e, err := store.Install(ctx, path, func(ctx context.Context, binary string) (*pluginstore.Description, error) {
-		return describeBinary(ctx, binary, nil, p.hostContext(), p.opts.startTimeout)
+		return p.describe(ctx, launch.Command{Name: filepath.Base(binary), Path: binary})
 	})
 	if err != nil {
 		return err
@@ -332,184 +340,4 @@ func (p *pluginCmd) verify() error {
 		return fmt.Errorf("plugin verify: %d of %d plugins failed", problems, total)
 	}
 	return nil
-}
-
-// describeBinary launches path with args as a ramabana plugin, describes it
-// and kills it. The plugin gets no stdin, an environment of PATH and HOME
-// plus go-plugin's handshake variables, and its own process group, killed
-// at the end; its stderr is kept for the error only, never parsed.
-//
-// It stands in for host's launch until host exports a Describe: the two
-// should become one.
-func describeBinary(ctx context.Context, path string, args []string, h sdk.Host, timeout time.Duration) (*pluginstore.Description, error) {
-	stderr := &tailWriter{}
-	token, err := sdk.NewCallToken()
-	if err != nil {
-		return nil, err
-	}
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(nil),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		SkipHostEnv:      true,
-		StartTimeout:     timeout,
-		GRPCDialOptions:  append(sdk.DialOptions(), sdk.CallTokenOption(token)),
-		Logger:           hclog.NewNullLogger(),
-		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
-			cmd := exec.Command(path, args...)
-			for _, k := range []string{"PATH", "HOME"} {
-				if v, ok := os.LookupEnv(k); ok {
-					cmd.Env = append(cmd.Env, k+"="+v)
-				}
-			}
-			cmd.Env = append(cmd.Env, spec.Env...)
-			cmd.Env = append(cmd.Env, sdk.CallTokenEnv+"="+token)
-			cmd.Stderr = stderr
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			cmd.WaitDelay = time.Second // a child left holding stderr does not block Wait
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				return nil, err
-			}
-			return &describeRunner{cmd: cmd, stdout: stdout}, nil
-		},
-	})
-	defer client.Kill()
-	fail := func(err error) (*pluginstore.Description, error) {
-		client.Kill() // before reading stderr, so that all of it is in
-		if t := stderr.String(); t != "" {
-			err = fmt.Errorf("%w (stderr: %s)", err, t)
-		}
-		return nil, err
-	}
-	rpc, err := client.Client()
-	if err != nil {
-		return fail(handshakeErr(err))
-	}
-	raw, err := rpc.Dispense(sdk.PluginName)
-	if err != nil {
-		return fail(err)
-	}
-	group, ok := raw.(sdk.Group)
-	if !ok {
-		return fail(fmt.Errorf("dispensed %T, not a tool group", raw))
-	}
-	dctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	d, err := group.Describe(dctx, h)
-	if err != nil {
-		return fail(fmt.Errorf("describe: %w", err))
-	}
-	out := &pluginstore.Description{Name: d.Name, Version: d.Version, Protocol: client.NegotiatedVersion()}
-	for _, g := range d.Groups {
-		out.Groups = append(out.Groups, g.Name)
-		out.Tools += len(g.Tools)
-	}
-	return out, nil
-}
-
-// handshakeErr shortens go-plugin's multi-line start errors to one line and
-// names the commonest failure plainly.
-func handshakeErr(err error) error {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if rest, ok := strings.CutPrefix(msg, "Unrecognized remote plugin message:"); ok {
-		if rest = strings.TrimSpace(rest); rest == "" {
-			return errors.New("no handshake: it ended its output without one")
-		}
-		return fmt.Errorf("no handshake: its first line was %q", rest)
-	}
-	if msg == "plugin exited before we could connect" {
-		return errors.New("no handshake: it exited before one")
-	}
-	return errors.New(msg)
-}
-
-// describeRunner runs a plugin for describeBinary: go-plugin's own runner
-// would hand the plugin our stdin and parse its stderr.
-type describeRunner struct {
-	cmd    *exec.Cmd
-	stdout io.ReadCloser
-
-	mu     sync.Mutex
-	waited bool
-}
-
-var _ runner.Runner = (*describeRunner)(nil)
-
-func (r *describeRunner) Start(context.Context) error     { return r.cmd.Start() }
-func (r *describeRunner) Diagnose(context.Context) string { return "" }
-func (r *describeRunner) Stdout() io.ReadCloser           { return r.stdout }
-
-// Stderr gives go-plugin nothing to parse; the real stream goes to a
-// tailWriter.
-func (r *describeRunner) Stderr() io.ReadCloser { return io.NopCloser(strings.NewReader("")) }
-func (r *describeRunner) Name() string          { return r.cmd.Path }
-
-func (r *describeRunner) ID() string {
-	if r.cmd.Process == nil {
-		return ""
-	}
-	return strconv.Itoa(r.cmd.Process.Pid)
-}
-
-func (r *describeRunner) Wait(context.Context) error {
-	err := r.cmd.Wait()
-	r.mu.Lock()
-	r.waited = true
-	r.mu.Unlock()
-	return err
-}
-
-// Kill kills the plugin's process group, unless it was reaped already (its
-// pid may belong to someone else by then).
-func (r *describeRunner) Kill(context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cmd.Process == nil || r.waited {
-		return nil
-	}
-	pid := r.cmd.Process.Pid
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
-		_ = r.cmd.Process.Kill()
-	}
-	return nil
-}
-
-func (r *describeRunner) PluginToHost(network, addr string) (string, string, error) {
-	return network, addr, nil
-}
-
-func (r *describeRunner) HostToPlugin(network, addr string) (string, string, error) {
-	return network, addr, nil
-}
-
-// tailWriter keeps the last few lines written to it.
-type tailWriter struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailMax = 2 << 10
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailMax {
-		t.buf = t.buf[len(t.buf)-tailMax:]
-	}
-	return len(p), nil
-}
-
-// String is the kept lines joined by " | ".
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var lines []string
-	for _, l := range strings.Split(string(t.buf), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines[max(0, len(lines)-8):], " | ")
 }

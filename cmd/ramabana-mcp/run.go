@@ -19,6 +19,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -173,7 +175,7 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	if o.version {
-		fmt.Println("ramabana-mcp", hostVersion(), "protocol", sdk.ProtocolVersion)
+		fmt.Println("ramabana-mcp", hostVersion(), "protocol", pluginrpc.ProtocolVersion)
 		return nil
 	}
 	var level slog.Level
@@ -211,7 +213,7 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	// Runs after Close (defers run last first): the plugins are stopped.
-	defer host.RemoveSocketDir()
+	defer launch.RemoveSocketDir()
 	defer h.Close()
 	// A signal cancels the calls in flight first: the session waits for
 	// them before it closes, and Close then stops the plugins.

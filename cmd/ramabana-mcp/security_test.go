@@ -36,6 +36,8 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 
+	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
@@ -758,11 +760,11 @@ func TestPluginSocketsAnswerOnlyTheirHost(t *testing.T) {
 	var c tally
 	hostile := sdk.Host{Roots: []string{"/"}, ReadOutside: true, Write: true, Commands: true, NoSandbox: true}
 	for _, sock := range sockets {
-		conn, err := grpc.NewClient("unix://"+sock, append(sdk.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+		conn, err := grpc.NewClient("unix://"+sock, append(pluginrpc.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rogue := sdk.NewGRPCClient(conn)
+		rogue := pluginclient.Dial(conn)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, derr := rogue.Describe(ctx, hostile)
 		c.held(derr != nil && strings.Contains(derr.Error(), "answers only the host that launched it"), "Describe through %s: %v", sock, derr)

@@ -31,8 +31,8 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 const python = "/usr/bin/python3"
@@ -132,9 +132,10 @@ func (p *proc) wait(d time.Duration) (code int, ok bool) {
 }
 
 func pluginEnv(socketDir string, extra ...string) []string {
+	hs := pluginrpc.Handshake()
 	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
-		sdk.Handshake.MagicCookieKey + "=" + sdk.Handshake.MagicCookieValue,
+		hs.MagicCookieKey + "=" + hs.MagicCookieValue,
 		"PLUGIN_PROTOCOL_VERSIONS=1",
 		"PLUGIN_UNIX_SOCKET_DIR=" + socketDir,
 		"RAMABANA_LOG_LEVEL=debug",
@@ -149,7 +150,7 @@ func TestRefusesToRunByHand(t *testing.T) {
 		want string
 	}{
 		"no cookie":      {env: []string{"PLUGIN_PROTOCOL_VERSIONS=1"}, want: "not meant to be run by hand"},
-		"wrong cookie":   {env: []string{sdk.Handshake.MagicCookieKey + "=nope", "PLUGIN_PROTOCOL_VERSIONS=1"}, want: "not meant to be run by hand"},
+		"wrong cookie":   {env: []string{pluginrpc.Handshake().MagicCookieKey + "=nope", "PLUGIN_PROTOCOL_VERSIONS=1"}, want: "not meant to be run by hand"},
 		"no protocol v1": {env: pluginEnv(t.TempDir(), "PLUGIN_PROTOCOL_VERSIONS=2,3"), want: "speaks plugin protocol versions 2,3; this plugin speaks 1"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -282,7 +283,7 @@ func TestHealth(t *testing.T) {
 func TestAnswersOnlyItsHost(t *testing.T) {
 	need(t)
 	t.Parallel()
-	p := startPlugin(t, sdk.CallTokenEnv+"=s3cret")
+	p := startPlugin(t, pluginrpc.TokenEnv+"=s3cret")
 	_, err := healthpb.NewHealthClient(p.conn).Check(ctx(t), &healthpb.HealthCheckRequest{Service: "plugin"})
 	if status.Code(err) != codes.Unauthenticated {
 		t.Errorf("health check without the token = %v, want Unauthenticated", err)
@@ -298,7 +299,7 @@ func TestAnswersOnlyItsHost(t *testing.T) {
 	if status.Code(err) != codes.Unauthenticated {
 		t.Errorf("Call without the token = %v, want Unauthenticated", err)
 	}
-	good, err := grpc.NewClient("unix:"+p.socket, grpc.WithTransportCredentials(insecure.NewCredentials()), sdk.CallTokenOption("s3cret"))
+	good, err := grpc.NewClient("unix:"+p.socket, grpc.WithTransportCredentials(insecure.NewCredentials()), pluginrpc.TokenDialOption("s3cret"))
 	if err != nil {
 		t.Fatal(err)
 	}

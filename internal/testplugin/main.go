@@ -11,10 +11,12 @@
 //	legacy       a legacy group "legacy" (tool old_echo), replaced by echo
 //	optin        an opt-in group "optin" (tool optin_echo)
 //	skill        a group "skill" with a skill tool house_style
+//	nokind       a group "nokind" whose tool declares no kind (refused by every check)
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,6 +27,7 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -37,10 +40,12 @@ func main() {
 	case "silent":
 		time.Sleep(time.Hour)
 	case "badcookie":
-		hs := sdk.Handshake
+		hs := pluginrpc.Handshake()
 		hs.MagicCookieValue = "wrong"
 		_ = os.Setenv(hs.MagicCookieKey, "still wrong")
-		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: sdk.PluginSets(newEcho("badcookie", "bad_echo"))})
+		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: pluginrpc.PluginSets(pluginrpc.GroupService(newEcho("badcookie", "bad_echo")))})
+	case "nokind":
+		sdk.Serve(noKind{})
 	case "exits":
 		fmt.Fprintln(os.Stderr, "testplugin: giving up at once")
 		os.Exit(3)
@@ -62,6 +67,20 @@ func main() {
 	default:
 		sdk.Serve(newEcho("echo", "echo"))
 	}
+}
+
+// noKind is a group written without the Toolbox, as a plugin in another
+// language would be, whose one tool declares no kind.
+type noKind struct{}
+
+func (noKind) Describe(context.Context, sdk.Host) (*sdk.Description, error) {
+	return &sdk.Description{Name: "nokind", Version: "0.0.1", Groups: []sdk.GroupSpec{{Name: "nokind", Tools: []sdk.ToolSpec{
+		{Name: "kindless", Description: "Declares no kind.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}}}}, nil
+}
+
+func (noKind) Call(context.Context, *sdk.Call, sdk.Events) (*sdk.Result, error) {
+	return sdk.TextResult("kindless ran"), nil
 }
 
 type echoArgs struct {

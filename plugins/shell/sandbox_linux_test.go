@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-
+	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/internal/secretholder"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/sandbox"
@@ -150,30 +149,14 @@ func TestTMPDIRRemoved(t *testing.T) {
 // returns the group and the plugin's pid.
 func startPlugin(t *testing.T, root, secret string) (sdk.Group, int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), roleEnv+"=plugin", "PLUGIN_TEST_SECRET="+secret)
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  sdk.Handshake,
-		VersionedPlugins: sdk.PluginSets(nil),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Cmd:              cmd,
-		GRPCDialOptions:  sdk.DialOptions(),
-		Logger:           hclog.NewNullLogger(),
-	})
-	t.Cleanup(client.Kill)
-	rpc, err := client.Client()
+	env := append(os.Environ(), roleEnv+"=plugin", "PLUGIN_TEST_SECRET="+secret)
+	p, _, err := launch.Start(context.Background(), launch.Command{Name: "shell", Path: os.Args[0]},
+		sdk.Host{Roots: []string{root}}, launch.Options{Env: env, StartTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := raw.(sdk.Group)
-	if _, err := g.Describe(context.Background(), sdk.Host{Roots: []string{root}}); err != nil {
-		t.Fatal(err)
-	}
-	return g, cmd.Process.Pid
+	t.Cleanup(p.Stop)
+	return p.Group(), p.Pid()
 }
 
 // TestRealPlugin runs the shell group as a real plugin process: a command
@@ -201,7 +184,7 @@ func TestRealPlugin(t *testing.T) {
 	if strings.Contains(text, secret) || !strings.Contains(text, "Permission denied") {
 		t.Errorf("the command read the plugin's environment, or was not refused:\n%s", text)
 	}
-	for _, name := range []string{"PLUGIN_", "RAMABANA_PLUGIN_", sdk.Handshake.MagicCookieKey} {
+	for _, name := range []string{"PLUGIN_", "RAMABANA_PLUGIN_", pluginrpc.Handshake().MagicCookieKey} {
 		if strings.Contains(section(text, "stdout"), name) {
 			t.Errorf("the command's environment has %s:\n%s", name, text)
 		}

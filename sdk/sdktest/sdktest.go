@@ -1,5 +1,6 @@
 // Package sdktest runs a plugin's group in-process over a real gRPC
-// connection, so a plugin's tests see it exactly as the host does.
+// connection, and checks what it serves by the host's own rules, so a
+// plugin's tests see it exactly as the host does.
 package sdktest
 
 import (
@@ -13,20 +14,26 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // Connect serves g on an in-memory gRPC connection, describes it with host,
-// and returns the client side. Server and connection close on t.Cleanup.
+// and returns the client side. The description must pass the host's
+// validator (sdk.Description.Validate), or the test fails. The returned
+// group validates every call's arguments against the tool's input schema
+// first, as the host does: a call the host would refuse never reaches g,
+// and gets the host's error result instead. Server and connection close on
+// t.Cleanup.
 func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Description) {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
-	srv := sdk.NewGRPCServer(nil)
-	if err := sdk.Register(srv, g); err != nil {
-		t.Fatal(err)
-	}
+	srv := pluginrpc.NewServer()
+	pluginv1.RegisterToolGroupServiceServer(srv, pluginrpc.GroupService(g))
 	go func() { _ = srv.Serve(lis) }()
-	opts := append(sdk.DialOptions(),
+	opts := append(pluginrpc.DialOptions(),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	conn, err := grpc.NewClient("passthrough:///bufconn", opts...)
@@ -37,12 +44,41 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 		_ = conn.Close()
 		srv.Stop()
 	})
-	client := sdk.NewGRPCClient(conn)
+	client := pluginclient.Dial(conn)
 	d, err := client.Describe(context.Background(), host)
 	if err != nil {
 		t.Fatalf("describe: %v", err)
 	}
-	return client, d
+	if err := d.Validate(); err != nil {
+		t.Fatalf("the host would refuse this plugin: %v", err)
+	}
+	checked := &validating{Group: client, inputs: map[string]*sdk.InputValidator{}}
+	for _, grp := range d.Groups {
+		for _, spec := range grp.Tools {
+			v, err := sdk.NewInputValidator(spec)
+			if err != nil {
+				t.Fatal(err) // Validate passed, so this cannot happen
+			}
+			checked.inputs[spec.Name] = v
+		}
+	}
+	return checked, d
+}
+
+// validating checks a call's arguments as the host does before passing it
+// on.
+type validating struct {
+	sdk.Group
+	inputs map[string]*sdk.InputValidator
+}
+
+func (v *validating) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	if in, ok := v.inputs[call.Tool]; ok {
+		if err := in.Validate(call.Arguments); err != nil {
+			return &sdk.Result{Content: []sdk.Content{{Text: err.Error()}}, IsError: true}, nil
+		}
+	}
+	return v.Group.Call(ctx, call, events)
 }
 
 // Call calls a tool with args marshalled to JSON and fails the test on a

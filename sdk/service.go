@@ -12,17 +12,24 @@ import (
 	"google.golang.org/grpc/status"
 
 	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 )
 
-// grpcServer serves a Group as the ToolGroupService. It is the plugin-side
+func init() {
+	pluginrpc.GroupService = func(group any) pluginv1.ToolGroupServiceServer {
+		return &service{impl: group.(Group)}
+	}
+}
+
+// service serves a Group as the ToolGroupService. It is the plugin-side
 // process edge: panics in Describe or a handler are recovered here and
 // reported as errors, never crash the plugin.
-type grpcServer struct {
+type service struct {
 	pluginv1.UnimplementedToolGroupServiceServer
 	impl Group
 }
 
-func (s *grpcServer) Describe(ctx context.Context, req *pluginv1.DescribeRequest) (resp *pluginv1.DescribeResponse, err error) {
+func (s *service) Describe(ctx context.Context, req *pluginv1.DescribeRequest) (resp *pluginv1.DescribeResponse, err error) {
 	defer recoverInto(&err, "describe")
 	d, err := s.impl.Describe(ctx, hostFromProto(req.GetHost()))
 	if err != nil {
@@ -31,7 +38,7 @@ func (s *grpcServer) Describe(ctx context.Context, req *pluginv1.DescribeRequest
 	return descriptionToProto(d), nil
 }
 
-func (s *grpcServer) Call(req *pluginv1.CallRequest, stream pluginv1.ToolGroupService_CallServer) (err error) {
+func (s *service) Call(req *pluginv1.CallRequest, stream pluginv1.ToolGroupService_CallServer) (err error) {
 	defer recoverInto(&err, "tool "+req.GetTool())
 	ev := &streamEvents{stream: stream}
 	defer ev.finish() // events sent after the call returns are dropped

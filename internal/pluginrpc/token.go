@@ -1,4 +1,4 @@
-package sdk
+package pluginrpc
 
 import (
 	"context"
@@ -13,21 +13,21 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// CallTokenEnv names the variable through which the host gives each plugin
+// TokenEnv names the variable through which the host gives each plugin
 // it launches a fresh secret, which every RPC of the host then carries. A
 // plugin's socket is reachable by any program of the same user, a shell
 // command included; without the token such a program could describe the
 // plugin with a host context of its own (other roots, write, commands) or
-// call its tools. Serve reads the variable and removes it from the
+// call its tools. sdk.Serve reads the variable and removes it from the
 // environment before anything else runs, so the plugin's own children never
 // see it; a plugin started without it (by an older host) checks nothing.
-const CallTokenEnv = "RAMABANA_PLUGIN_TOKEN"
+const TokenEnv = "RAMABANA_PLUGIN_TOKEN"
 
 // callTokenKey is the gRPC metadata key that carries the token.
 const callTokenKey = "ramabana-plugin-token"
 
-// NewCallToken returns a fresh random token for one plugin launch.
-func NewCallToken() (string, error) {
+// NewToken returns a fresh random token for one plugin launch.
+func NewToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("plugin call token: %w", err)
@@ -35,8 +35,8 @@ func NewCallToken() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// CallTokenOption makes every RPC on a connection carry token.
-func CallTokenOption(token string) grpc.DialOption {
+// TokenDialOption makes every RPC on a connection carry token.
+func TokenDialOption(token string) grpc.DialOption {
 	return grpc.WithPerRPCCredentials(callToken(token))
 }
 
@@ -50,10 +50,10 @@ func (t callToken) GetRequestMetadata(context.Context, ...string) (map[string]st
 // socket, and the token, not the transport, proves who calls.
 func (callToken) RequireTransportSecurity() bool { return false }
 
-// requireCallToken returns server options that refuse, with
+// RequireToken returns server options that refuse, with
 // Unauthenticated, every RPC (go-plugin's own services included) that does
 // not carry token.
-func requireCallToken(token string) []grpc.ServerOption {
+func RequireToken(token string) []grpc.ServerOption {
 	check := func(ctx context.Context) error {
 		md, _ := metadata.FromIncomingContext(ctx)
 		for _, got := range md.Get(callTokenKey) {

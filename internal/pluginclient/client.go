@@ -1,4 +1,9 @@
-package sdk
+// Package pluginclient is the host side of the plugin contract: an
+// sdk.Group backed by a plugin's gRPC connection, whatever language the
+// plugin is written in, and the conversions from the generated types that
+// this side needs. gRPC status codes are read here and nowhere else on the
+// host side.
+package pluginclient
 
 import (
 	"context"
@@ -11,34 +16,35 @@ import (
 	"google.golang.org/grpc/status"
 
 	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // ErrNoResult is returned when a plugin ends a call's stream without a result.
 var ErrNoResult = errors.New("plugin ended the call without a result")
 
-// GRPCClient is a [Group] backed by a plugin's gRPC connection; the host
-// uses it for every plugin, whatever language the plugin is written in.
-type GRPCClient struct {
+// Client is an sdk.Group backed by a plugin's ToolGroupService. It is safe
+// for concurrent use.
+type Client struct {
 	client pluginv1.ToolGroupServiceClient
+	opts   []grpc.CallOption
 }
 
-var _ Group = (*GRPCClient)(nil)
+var _ sdk.Group = (*Client)(nil)
 
-// NewGRPCClient wraps a connection to a ToolGroupService.
-func NewGRPCClient(conn grpc.ClientConnInterface) *GRPCClient {
-	return &GRPCClient{client: pluginv1.NewToolGroupServiceClient(conn)}
+// New wraps a ToolGroupService client (what dispensing a plugin gives).
+func New(c pluginv1.ToolGroupServiceClient) *Client {
+	return &Client{client: c, opts: pluginrpc.CallOptions()}
 }
 
-// CallOptions are the per-call options the client sends: the raised
-// message limits.
-var CallOptions = []grpc.CallOption{
-	grpc.MaxCallRecvMsgSize(MaxMessageSize),
-	grpc.MaxCallSendMsgSize(MaxMessageSize),
+// Dial wraps a connection to a ToolGroupService.
+func Dial(conn grpc.ClientConnInterface) *Client {
+	return New(pluginv1.NewToolGroupServiceClient(conn))
 }
 
 // Describe asks the plugin for its groups.
-func (c *GRPCClient) Describe(ctx context.Context, host Host) (*Description, error) {
-	resp, err := c.client.Describe(ctx, &pluginv1.DescribeRequest{Host: hostToProto(host)}, CallOptions...)
+func (c *Client) Describe(ctx context.Context, host sdk.Host) (*sdk.Description, error) {
+	resp, err := c.client.Describe(ctx, &pluginv1.DescribeRequest{Host: hostToProto(host)}, c.opts...)
 	if err != nil {
 		return nil, fromStatus(err)
 	}
@@ -46,15 +52,15 @@ func (c *GRPCClient) Describe(ctx context.Context, host Host) (*Description, err
 }
 
 // Call runs a tool in the plugin, forwarding its events until the result.
-func (c *GRPCClient) Call(ctx context.Context, call *Call, events Events) (*Result, error) {
+func (c *Client) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
 	if events == nil {
-		events = NoEvents
+		events = sdk.NoEvents
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the stream on every return
 	stream, err := c.client.Call(ctx, &pluginv1.CallRequest{
 		Tool: call.Tool, Arguments: call.Arguments, CallId: call.ID,
-	}, CallOptions...)
+	}, c.opts...)
 	if err != nil {
 		// The generated stub fails only before the request is on its way:
 		// opening the stream, or encoding the request (a failed send of a
@@ -99,7 +105,7 @@ func fromStatus(err error) error {
 	}
 	switch st.Code() {
 	case codes.NotFound:
-		return fmt.Errorf("%w: %s", ErrUnknownTool, st.Message())
+		return fmt.Errorf("%w: %s", sdk.ErrUnknownTool, st.Message())
 	case codes.Canceled:
 		return context.Canceled
 	case codes.DeadlineExceeded:

@@ -1,4 +1,4 @@
-package sdk_test
+package pluginclient_test
 
 import (
 	"context"
@@ -11,29 +11,30 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // unixPlugin serves g on a Unix socket, as a plugin process does, and
 // returns a client of it and the server.
-func unixPlugin(t *testing.T, g sdk.Group) (*sdk.GRPCClient, *grpc.Server) {
+func unixPlugin(t *testing.T, g sdk.Group) (*pluginclient.Client, *grpc.Server) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "plugin.sock")
 	lis, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := sdk.NewGRPCServer(nil)
-	if err := sdk.Register(srv, g); err != nil {
-		t.Fatal(err)
-	}
+	srv := pluginrpc.NewServer()
+	pluginv1.RegisterToolGroupServiceServer(srv, pluginrpc.GroupService(g))
 	go func() { _ = srv.Serve(lis) }()
-	conn, err := grpc.NewClient("unix://"+sock, append(sdk.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))...)
+	conn, err := grpc.NewClient("unix://"+sock, append(pluginrpc.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(); srv.Stop() })
-	return sdk.NewGRPCClient(conn), srv
+	return pluginclient.Dial(conn), srv
 }
 
 // TestCallDelivery: a call to a plugin whose server is gone fails with
@@ -44,9 +45,9 @@ func TestCallDelivery(t *testing.T) {
 	started := make(chan struct{}, 1)
 	box := sdk.NewToolbox("t", "0", "t")
 	box.AddGroup(sdk.GroupSpec{Name: "t"},
-		sdk.Tool{Spec: sdk.ToolSpec{Name: "id", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		sdk.Tool{Spec: sdk.ToolSpec{Name: "id", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(_ context.Context, req *sdk.Request) (*sdk.Result, error) { return sdk.TextResult(req.ID), nil }},
-		sdk.Tool{Spec: sdk.ToolSpec{Name: "hang", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		sdk.Tool{Spec: sdk.ToolSpec{Name: "hang", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(ctx context.Context, _ *sdk.Request) (*sdk.Result, error) {
 				started <- struct{}{}
 				<-ctx.Done()
@@ -67,12 +68,12 @@ func TestCallDelivery(t *testing.T) {
 	<-started
 	srv.Stop() // the plugin goes away mid-call
 	err = <-errc
-	if err == nil || errors.Is(err, sdk.ErrNotDelivered) {
+	if err == nil || errors.Is(err, pluginclient.ErrNotDelivered) {
 		t.Errorf("call lost mid-way: err = %v, want a failure that is not ErrNotDelivered", err)
 	}
 
 	_, err = client.Call(context.Background(), &sdk.Call{Tool: "id"}, nil)
-	if !errors.Is(err, sdk.ErrNotDelivered) || !errors.Is(err, sdk.ErrUnavailable) {
+	if !errors.Is(err, pluginclient.ErrNotDelivered) || !errors.Is(err, pluginclient.ErrUnavailable) {
 		t.Errorf("call to a stopped plugin: err = %v, want ErrNotDelivered and ErrUnavailable", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package host
+package launch
 
 // socketDir is "" where plugins do not talk over Unix sockets: go-plugin
 // chooses.

@@ -1,10 +1,10 @@
-package host
+package launch
 
 import "strings"
 
 // envAllowed are the host environment variables passed to plugins. The host
 // environment may hold secrets (API keys, tokens) that plugins have no need
-// of, so everything else is left out unless named in Config.PluginEnv.
+// of, so everything else is left out unless named as an extra (the server's --plugin-env).
 var envAllowed = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
 	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
@@ -17,9 +17,9 @@ var envAllowed = []string{
 // envAllowedPrefixes pass whole families: locale settings.
 var envAllowedPrefixes = []string{"LC_"}
 
-// pluginEnv filters environ (KEY=VALUE entries) down to the allow-list plus
-// extra names.
-func pluginEnv(environ []string, extra []string) []string {
+// Environ filters environ (KEY=VALUE entries, os.Environ's form) down to
+// the allow-list plus the extra names: the environment a plugin gets.
+func Environ(environ []string, extra []string) []string {
 	allowed := map[string]bool{}
 	for _, k := range envAllowed {
 		allowed[k] = true

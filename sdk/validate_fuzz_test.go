@@ -1,4 +1,4 @@
-package host
+package sdk_test
 
 import (
 	"bytes"
@@ -86,7 +86,8 @@ func isInt(v any, lo, hi float64) bool {
 	return ok && f == math.Trunc(f) && f >= lo && f <= hi
 }
 
-// FuzzValidateArgs: the host's argument validation never panics, and never
+// FuzzValidateArgs: the argument validation the host runs before every
+// call never panics, and never
 // accepts arguments a tool's schema forbids (judged independently for a
 // few fixed schemas).
 func FuzzValidateArgs(f *testing.F) {
@@ -111,20 +112,20 @@ func FuzzValidateArgs(f *testing.F) {
 	} {
 		f.Add(s.schema, []byte(s.args))
 	}
-	entries := make([]*Entry, len(fuzzSchemas))
+	inputs := make([]*sdk.InputValidator, len(fuzzSchemas))
 	for i, s := range fuzzSchemas {
-		e, err := newEntry("fuzz", sdk.GroupSpec{Name: "fuzz"}, sdk.ToolSpec{Name: "t", Kind: sdk.KindRead, InputSchema: json.RawMessage(s.schema)}, nil)
+		v, err := sdk.NewInputValidator(sdk.ToolSpec{Name: "t", Kind: sdk.KindRead, InputSchema: json.RawMessage(s.schema)})
 		if err != nil {
 			f.Fatal(err)
 		}
-		entries[i] = e
+		inputs[i] = v
 	}
 	f.Fuzz(func(t *testing.T, schema uint8, args []byte) {
 		i := int(schema) % len(fuzzSchemas)
-		if entries[i].Validate(args) != nil {
+		if inputs[i].Validate(args) != nil {
 			return
 		}
-		if isAbsent(args) {
+		if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			args = []byte("{}")
 		}
 		// What a plugin decodes (encoding/json: the last of duplicate

@@ -1,0 +1,255 @@
+// Package launch starts a plugin process, hand-shakes with it and describes
+// it: the one launcher, used by the host's supervision and by the `plugin
+// list` and `plugin install` subcommands alike, so a plugin meets the same
+// process, environment and checks wherever it is started.
+//
+// A launched process leads its own process group, gets a lifeline pipe as
+// stdin and a parent-death signal, sees only the allow-listed environment
+// (Environ) plus go-plugin's handshake variables and a fresh call token,
+// and has its stderr captured line by line (the last lines go into the
+// error that explains a failed start). Its description must pass
+// sdk.Description.Validate.
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
+
+	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// Command is the program to launch: a plugin binary, or the ramabana-mcp
+// binary with `plugin serve <group>` for a bundled group.
+type Command struct {
+	// Name names the plugin in errors and logs.
+	Name string
+	Path string
+	Args []string
+	// Bundled says Path is the host's own binary, which Options.Verify
+	// does not check.
+	Bundled bool
+}
+
+// Options are what every launch of a plugin shares.
+type Options struct {
+	// Env is the plugin's environment, KEY=VALUE, before go-plugin's
+	// handshake variables and the call token are added: Environ's result.
+	Env []string
+	// StartTimeout bounds the handshake, and then Describe.
+	StartTimeout time.Duration
+	// Logger receives the plugin's stderr lines, what it prints to stdout
+	// after the handshake, and go-plugin's own log. Nil discards them; the
+	// error of a failed start carries the last stderr lines either way.
+	Logger *slog.Logger
+	// Verify, when set, is run on a binary that is not Bundled before it is
+	// started; an error refuses it.
+	Verify func(path string) error
+}
+
+// Process is a launched, described plugin process. Its methods are safe
+// for concurrent use.
+type Process struct {
+	client   *plugin.Client
+	runner   *procRunner
+	group    sdk.Group
+	protocol int
+	started  time.Time
+}
+
+// Group is the plugin's tool group, over its gRPC connection.
+func (p *Process) Group() sdk.Group { return p.group }
+
+// Protocol is the app protocol version negotiated in the handshake.
+func (p *Process) Protocol() int { return p.protocol }
+
+// Started is when the process was described and ready.
+func (p *Process) Started() time.Time { return p.started }
+
+// Pid is the process's pid.
+func (p *Process) Pid() int { return p.runner.Pid() }
+
+// Exited reports whether the process has exited, by the kernel's word or
+// go-plugin's.
+func (p *Process) Exited() bool { return p.runner.Ended() || p.client.Exited() }
+
+// ExitedWithin reports whether the process has exited, waiting up to d.
+func (p *Process) ExitedWithin(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !p.Exited() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// Stop ends the process: first the lifeline, which a well-behaved plugin
+// answers by exiting, then SIGKILL to its process group, then go-plugin's
+// own cleanup, which is quick once the process is gone. It never blocks on
+// an unresponsive plugin (go-plugin's graceful Kill would).
+func (p *Process) Stop() {
+	p.runner.closeLifeline()
+	if !p.ExitedWithin(time.Second) {
+		_ = p.runner.Kill(context.Background())
+		p.ExitedWithin(2 * time.Second)
+	}
+	p.client.Kill()
+}
+
+var socketDirWarning sync.Once
+
+// Start launches cmd, completes the handshake, describes the plugin with
+// host and validates the description. On any failure the process is killed
+// and the error names the plugin and ends with its last stderr lines. The
+// launch is bound to ctx only through Describe; the handshake is bounded by
+// opts.StartTimeout.
+func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Process, *sdk.Description, error) {
+	if opts.Verify != nil && !cmd.Bundled {
+		if err := opts.Verify(cmd.Path); err != nil {
+			return nil, nil, fmt.Errorf("refused plugin %q: %w", cmd.Name, err)
+		}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	token, err := pluginrpc.NewToken()
+	if err != nil {
+		return nil, nil, err
+	}
+	tail := newLineTail(8)
+	var proc *procRunner
+	logWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  pluginrpc.Handshake(),
+		VersionedPlugins: pluginrpc.PluginSets(nil),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		SkipHostEnv:      true,
+		UnixSocketConfig: socketConfig(logger),
+		StartTimeout:     opts.StartTimeout,
+		SyncStdout:       logWriter,
+		SyncStderr:       logWriter,
+		GRPCDialOptions:  append(pluginrpc.DialOptions(), pluginrpc.TokenDialOption(token)),
+		Logger: hclog.New(&hclog.LoggerOptions{
+			Name: "go-plugin", Output: &lineLogger{logger: logger, plugin: cmd.Name, msg: "go-plugin"}, Level: hclog.Info,
+		}),
+		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			c := exec.Command(cmd.Path, cmd.Args...)
+			c.Env = append(append(append([]string{}, opts.Env...), spec.Env...), pluginrpc.TokenEnv+"="+token)
+			proc = newProcRunner(c, cmd.Name, logger, tail)
+			return proc, nil
+		},
+	})
+	fail := func(err error) (*Process, *sdk.Description, error) {
+		client.Kill()
+		if t := tail.String(); t != "" && !strings.Contains(err.Error(), t) {
+			err = fmt.Errorf("%w (stderr: %s)", err, t)
+		}
+		return nil, nil, err
+	}
+	rpc, err := client.Client()
+	if err != nil {
+		return fail(fmt.Errorf("start plugin %q: %w", cmd.Name, handshakeErr(err)))
+	}
+	raw, err := rpc.Dispense(pluginrpc.PluginName)
+	if err != nil {
+		return fail(fmt.Errorf("start plugin %q: %w", cmd.Name, err))
+	}
+	stub, ok := raw.(pluginv1.ToolGroupServiceClient)
+	if !ok {
+		return fail(fmt.Errorf("start plugin %q: dispensed %T, not a tool group", cmd.Name, raw))
+	}
+	group := pluginclient.New(stub)
+	dctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	desc, err := group.Describe(dctx, host)
+	if err != nil {
+		return fail(fmt.Errorf("describe plugin %q: %w", cmd.Name, err))
+	}
+	if err := desc.Validate(); err != nil {
+		return fail(fmt.Errorf("plugin %q: %w", cmd.Name, err))
+	}
+	p := &Process{client: client, runner: proc, group: group, protocol: client.NegotiatedVersion(), started: time.Now()}
+	return p, desc, nil
+}
+
+// Describe launches cmd, describes it and stops it: what `plugin list` and
+// `plugin install` need of a binary.
+func Describe(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*sdk.Description, int, error) {
+	p, desc, err := Start(ctx, cmd, host, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	p.Stop()
+	return desc, p.Protocol(), nil
+}
+
+// socketConfig puts the plugin's socket in this process's socket folder,
+// or, when that cannot be made, leaves go-plugin to its own (warned once).
+func socketConfig(logger *slog.Logger) *plugin.UnixSocketConfig {
+	dir, err := socketDir()
+	if err != nil {
+		socketDirWarning.Do(func() {
+			logger.Warn("plugin sockets go to go-plugin's own folders in $TMPDIR, which a killed server leaves behind", "error", err)
+		})
+		return nil
+	}
+	if dir == "" {
+		return nil
+	}
+	return &plugin.UnixSocketConfig{TempDir: dir}
+}
+
+// handshakeErr shortens go-plugin's multi-line start errors to one line,
+// and names the commonest cases plainly: a plugin that closed its stdout
+// (most often by exiting) without writing the handshake line, or wrote
+// something else first.
+func handshakeErr(err error) error {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if rest, ok := strings.CutPrefix(msg, "Unrecognized remote plugin message:"); ok {
+		if rest = strings.TrimSpace(rest); rest == "" {
+			return errors.New("no handshake: the plugin ended its output without one")
+		}
+		return fmt.Errorf("no handshake: the plugin's first line was %q", rest)
+	}
+	if msg == "plugin exited before we could connect" {
+		return errors.New("no handshake: the plugin exited before one")
+	}
+	return errors.New(msg)
+}
+
+// lineLogger logs lines at debug level: what a plugin writes to its
+// redirected stdout and stderr after the handshake (go-plugin's stdio
+// stream), and go-plugin's own log, whose failures the launcher reports
+// itself.
+type lineLogger struct {
+	logger *slog.Logger
+	plugin string
+	msg    string
+}
+
+func (l *lineLogger) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if line != "" {
+			l.logger.Debug(l.msg, "plugin", l.plugin, "line", line)
+		}
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*lineLogger)(nil)

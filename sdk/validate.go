@@ -1,0 +1,177 @@
+package sdk
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The one description validator. The host runs it on every plugin it
+// launches (and so do `plugin install` and `plugin list`, through the same
+// launcher), Toolbox runs it when a group is added, and sdktest runs it on
+// what a test serves: a description is accepted or refused by the same
+// rules wherever it is checked.
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// ValidName reports whether name is a valid plugin or group name: lower-case
+// letters, digits and '-', not starting with '-'. A plugin binary is named
+// ramabana-plugin-<name>.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// MaxToolName is the longest tool name a description may declare.
+const MaxToolName = 128
+
+// ValidToolName reports whether name is a valid tool name: 1 to
+// MaxToolName letters, digits, '_' and '-'.
+func ValidToolName(name string) bool {
+	if name == "" || len(name) > MaxToolName {
+		return false
+	}
+	return strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) < 0
+}
+
+// Validate reports the first reason the host would refuse d: a bad plugin
+// or group name, no groups, a tool declared twice, or a tool that fails
+// ToolSpec.Validate. The error names the group and tool.
+func (d *Description) Validate() error {
+	if !ValidName(d.Name) {
+		return fmt.Errorf("plugin name %q: use lower-case letters, digits and '-'", d.Name)
+	}
+	if len(d.Groups) == 0 {
+		return errors.New("it describes no tool groups")
+	}
+	seen := map[string]string{}
+	for _, g := range d.Groups {
+		if !ValidName(g.Name) {
+			return fmt.Errorf("group name %q: use lower-case letters, digits and '-'", g.Name)
+		}
+		for _, t := range g.Tools {
+			if other, dup := seen[t.Name]; dup {
+				return fmt.Errorf("tool %q is declared twice (groups %q and %q)", t.Name, other, g.Name)
+			}
+			seen[t.Name] = g.Name
+			if err := t.Validate(); err != nil {
+				return fmt.Errorf("group %q: %w", g.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Validate reports the first reason the host would refuse the tool: a bad
+// name, no kind, an unknown task or skill mode, a mode on a tool that is
+// not a skill, as_user_message on a tool that is not a context tool, or an
+// input schema that is missing, not an object schema or does not resolve,
+// or an output schema that is not an object schema. The error names the
+// tool.
+func (s ToolSpec) Validate() error {
+	if !ValidToolName(s.Name) {
+		return fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to %d)", s.Name, MaxToolName)
+	}
+	if err := s.validateKindAndTask(); err != nil {
+		return fmt.Errorf("tool %q: %w", s.Name, err)
+	}
+	if _, err := NewInputValidator(s); err != nil {
+		return err
+	}
+	if len(s.OutputSchema) > 0 {
+		if _, err := objectSchema(s.OutputSchema); err != nil {
+			return fmt.Errorf("tool %q: output schema: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+func (s ToolSpec) validateKindAndTask() error {
+	switch s.Kind {
+	case KindRead, KindWrite, KindAct:
+	case KindUnspecified:
+		return errors.New("declares no kind: read, write or act")
+	default:
+		return fmt.Errorf("unknown kind %d: read, write or act", s.Kind)
+	}
+	task := s.EffectiveTask()
+	switch task {
+	case TaskCompletion, TaskContext, TaskEvaluation, TaskPostTool, TaskSkill, TaskNone:
+	default:
+		return fmt.Errorf("unknown task %q: completion, context, evaluation, post_tool, skill or none", task)
+	}
+	switch {
+	case s.Mode != "" && task != TaskSkill:
+		return fmt.Errorf("mode %q is for skill tools only, and the task is %s", s.Mode, task)
+	case s.Mode != "" && s.Mode != SkillAlwaysOn && s.Mode != SkillAuto:
+		return fmt.Errorf("unknown skill mode %q: always-on or auto", s.Mode)
+	case s.AsUserMessage && task != TaskContext:
+		return fmt.Errorf("as_user_message is for context tools only, and the task is %s", task)
+	}
+	return nil
+}
+
+// InputValidator checks call arguments against a tool's input schema, as
+// the host does before a call reaches the plugin. It is safe for concurrent
+// use.
+type InputValidator struct {
+	tool   string
+	schema *jsonschema.Resolved
+}
+
+// NewInputValidator compiles spec's input schema, which must be a JSON
+// object schema (root "type": "object") that resolves. The error names the
+// tool.
+func NewInputValidator(spec ToolSpec) (*InputValidator, error) {
+	if len(spec.InputSchema) == 0 {
+		return nil, fmt.Errorf("tool %q: no input schema", spec.Name)
+	}
+	s, err := objectSchema(spec.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
+	}
+	return &InputValidator{tool: spec.Name, schema: resolved}, nil
+}
+
+// Validate checks args (a JSON object; empty or null means {}). The error
+// names the tool and says what is wrong in words a model can act on.
+func (v *InputValidator) Validate(args json.RawMessage) error {
+	if err := v.validate(args); err != nil {
+		return fmt.Errorf("invalid arguments for %s: %w", v.tool, err)
+	}
+	return nil
+}
+
+func (v *InputValidator) validate(args json.RawMessage) error {
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	var value any
+	if err := json.Unmarshal(args, &value); err != nil {
+		return fmt.Errorf("arguments are not valid JSON: %w", err)
+	}
+	if _, ok := value.(map[string]any); !ok {
+		return errors.New("arguments must be a JSON object")
+	}
+	return v.schema.Validate(value)
+}
+
+// objectSchema parses a JSON Schema whose root must have type "object".
+func objectSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, errors.New(`the root must have "type": "object"`)
+	}
+	return &s, nil
+}
