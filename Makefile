@@ -40,7 +40,7 @@ FUZZ := \
 	./sdk/roots:FuzzResolve \
 	./plugins/files:FuzzHashlineEdit \
 	./plugins/notebook:FuzzNotebookRoundTrip \
-	./host:FuzzStdioFrame \
+	./transport:FuzzStdioFrame \
 	./sdk:FuzzValidateArgs
 fuzz:
 	@set -e; for t in $(FUZZ); do \

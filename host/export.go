@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -38,7 +39,7 @@ func (h *Host) NewMCPServer() *mcp.Server {
 		Logger: slog.New(minLevel{h.logger.Handler(), slog.LevelWarn}),
 	})
 	h.exportMu.Lock()
-	h.server, h.exported = s, map[string]*Entry{}
+	h.server, h.exported = s, map[string]*catalog.Entry{}
 	h.exportMu.Unlock()
 	h.syncTools()
 	h.addResources(s)
@@ -53,7 +54,7 @@ func (h *Host) syncTools() {
 	if h.server == nil {
 		return
 	}
-	want := map[string]*Entry{}
+	want := map[string]*catalog.Entry{}
 	for _, e := range h.Mounted() {
 		want[e.Spec.Name] = e
 	}
@@ -76,7 +77,7 @@ func (h *Host) syncTools() {
 }
 
 // mcpTool is the MCP form of a catalog entry.
-func mcpTool(e *Entry) *mcp.Tool {
+func mcpTool(e *catalog.Entry) *mcp.Tool {
 	hints := e.Hints()
 	t := &mcp.Tool{
 		Name:        e.Spec.Name,

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
@@ -49,7 +50,7 @@ func inProcessHost(t *testing.T, cfg Config, g sdk.Group) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	client, desc := sdktest.Connect(t, g, sdk.Host{})
-	if err := h.catalog.add(desc.Name, desc, client); err != nil {
+	if err := h.catalog.Add(desc.Name, desc, client); err != nil {
 		t.Fatal(err)
 	}
 	st, ct := mcp.NewInMemoryTransports()
@@ -120,22 +121,8 @@ func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("calling a left-out tool: %v, want unknown tool", err)
 	}
-	p := Policy{Web: true, Agent: true}
-	if ok, why := p.Mounted(&Entry{Group: "old", GroupMode: sdk.ModeLegacy}); ok || !strings.Contains(why, "legacy") {
+	p := catalog.Policy{Web: true, Agent: true}
+	if ok, why := p.Mounted(&catalog.Entry{Group: "old", GroupMode: sdk.ModeLegacy}); ok || !strings.Contains(why, "legacy") {
 		t.Errorf("legacy group with an agent: mounted=%v (%s)", ok, why)
-	}
-}
-
-func TestToolWithoutKindIsRefused(t *testing.T) {
-	t.Parallel()
-	h, err := New(Config{Roots: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// An in-process group reaches the catalog without the launcher's check.
-	desc := &sdk.Description{Name: "nokind", Groups: []sdk.GroupSpec{{Name: "nokind", Tools: []sdk.ToolSpec{{Name: "mystery", InputSchema: obj}}}}}
-	err = h.catalog.add(desc.Name, desc, nil)
-	if err == nil || !strings.Contains(err.Error(), `tool "mystery": declares no kind`) {
-		t.Errorf("err = %v, want the tool refused for having no kind", err)
 	}
 }

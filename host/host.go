@@ -15,9 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // Config is everything the host is started with; cmd/ramabana-mcp builds it
@@ -74,10 +76,10 @@ type Config struct {
 // Host owns the plugin processes and the catalog.
 type Host struct {
 	cfg      Config
-	policy   Policy
+	policy   catalog.Policy
 	logger   *slog.Logger
 	roots    []string
-	catalog  *Catalog
+	catalog  *catalog.Catalog
 	activity *activity.Log
 
 	skillsMu    sync.Mutex
@@ -85,9 +87,9 @@ type Host struct {
 	agentStatus func() any      // nil without an agent
 
 	mu      sync.Mutex
-	plugins map[string]*Plugin
-	skipped map[string]string // plugin name → why it is not served
-	idle    map[string]Source // started, then stopped: none of their groups is mounted
+	plugins map[string]*supervise.Plugin
+	skipped map[string]string           // plugin name → why it is not served
+	idle    map[string]supervise.Source // started, then stopped: none of their groups is mounted
 
 	launches sync.WaitGroup // background launches (launchLate)
 	closing  chan struct{}  // closed by Close
@@ -100,8 +102,8 @@ type Host struct {
 	cancelCalls context.CancelCauseFunc
 
 	exportMu sync.Mutex
-	server   *mcp.Server       // nil until NewMCPServer
-	exported map[string]*Entry // the tools the server has, by name
+	server   *mcp.Server               // nil until NewMCPServer
+	exported map[string]*catalog.Entry // the tools the server has, by name
 }
 
 // ErrUnknownTool is returned for a tool that is not mounted.
@@ -131,7 +133,7 @@ func New(cfg Config) (*Host, error) {
 		}
 		roots = append(roots, abs)
 	}
-	optIn, optOut, err := ParseGroups(cfg.Groups)
+	optIn, optOut, err := catalog.ParseGroups(cfg.Groups)
 	if err != nil {
 		return nil, err
 	}
@@ -146,13 +148,13 @@ func New(cfg Config) (*Host, error) {
 	}
 	h := &Host{
 		cfg:      cfg,
-		policy:   Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
+		policy:   catalog.Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
 		logger:   cfg.Logger,
 		roots:    roots,
-		catalog:  newCatalog(),
-		plugins:  map[string]*Plugin{},
+		catalog:  catalog.New(),
+		plugins:  map[string]*supervise.Plugin{},
 		skipped:  map[string]string{},
-		idle:     map[string]Source{},
+		idle:     map[string]supervise.Source{},
 		activity: activity.New(activity.Options{}),
 		warned:   map[string]bool{},
 		closing:  make(chan struct{}),
@@ -168,7 +170,7 @@ func New(cfg Config) (*Host, error) {
 func (h *Host) Roots() []string { return h.roots }
 
 // Policy is the serving policy.
-func (h *Host) Policy() Policy { return h.policy }
+func (h *Host) Policy() catalog.Policy { return h.policy }
 
 // Start discovers the plugins and launches them in parallel. A plugin that
 // fails to start, describe or register is skipped with one log line; the
@@ -179,7 +181,7 @@ func (h *Host) Start(ctx context.Context) error {
 	if h.closed {
 		return errClosed
 	}
-	sources, errs := Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
+	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
@@ -199,19 +201,19 @@ func (h *Host) commandsAllowed() bool {
 const ShellGroup = "shell"
 
 // launchConfig is what every plugin is launched with.
-func (h *Host) launchConfig() launchConfig {
-	return launchConfig{
-		host: sdk.Host{
+func (h *Host) launchConfig() supervise.Config {
+	return supervise.Config{
+		Host: sdk.Host{
 			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
 			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
 		},
-		opts: launch.Options{
+		Launch: launch.Options{
 			Env:          launch.Environ(os.Environ(), h.cfg.PluginEnv),
 			StartTimeout: h.cfg.StartTimeout,
 			Logger:       h.logger,
 			Verify:       h.cfg.Verify,
 		},
-		logger: h.logger,
+		Logger: h.logger,
 	}
 }
 
@@ -225,24 +227,25 @@ func (h *Host) launchConfig() launchConfig {
 // for seven processes to start on two cores, and a call that comes before
 // the process is up waits for it. A background launch that fails takes
 // the group's tools away again.
-func (h *Host) startAll(ctx context.Context, sources []Source) error {
+func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 	cfg := h.launchConfig()
 	var wg sync.WaitGroup
 	results := make([]error, len(sources))
-	plugins := make([]*Plugin, len(sources))
+	plugins := make([]*supervise.Plugin, len(sources))
 	early := make([]bool, len(sources))
 	for i, src := range sources {
 		if h.policy.OptOut[src.Name] && src.Bundled {
 			continue // a whole bundled plugin opted out is not started at all
 		}
-		plugins[i] = newPlugin(src, cfg)
+		plugins[i] = supervise.New(src, cfg)
 		if src.Bundled && h.cfg.Describe != nil {
-			if d, err := h.cfg.Describe(src.Name, cfg.host); err == nil {
-				plugins[i].desc, early[i] = d, true
+			if d, err := h.cfg.Describe(src.Name, cfg.Host); err == nil {
+				plugins[i].Presume(d)
+				early[i] = true
 				continue
 			}
 		}
-		wg.Go(func() { results[i] = plugins[i].start(ctx) })
+		wg.Go(func() { results[i] = plugins[i].Start(ctx) })
 	}
 	for i, p := range plugins {
 		if p != nil && early[i] && h.register(p, nil) {
@@ -276,15 +279,15 @@ const warmDelay = 200 * time.Millisecond
 
 // launchLate launches a plugin registered from its in-process description,
 // after warmDelay unless the host closes first.
-func (h *Host) launchLate(p *Plugin) {
+func (h *Host) launchLate(p *supervise.Plugin) {
 	select {
 	case <-time.After(warmDelay):
 	case <-h.closing:
 		return
 	}
-	if err := p.start(context.Background()); err != nil && !p.isStopped() {
+	if err := p.Start(context.Background()); err != nil && !p.Stopped() {
 		h.drop(p)
-		h.skip(p.src, err)
+		h.skip(p.Source(), err)
 		h.syncTools()
 	}
 }
@@ -292,32 +295,32 @@ func (h *Host) launchLate(p *Plugin) {
 // register adds a launched plugin's tools to the catalog, or stops it:
 // when it failed to start, when its tools clash, or when none of its
 // groups can be mounted. It reports whether the plugin is served.
-func (h *Host) register(p *Plugin, err error) bool {
-	if err == nil && !h.policy.anyGroupMounted(p.Description()) {
+func (h *Host) register(p *supervise.Plugin, err error) bool {
+	if err == nil && !h.policy.AnyGroupMounted(p.Description()) {
 		p.Stop()
 		h.mu.Lock()
-		h.idle[p.Name()] = p.src
+		h.idle[p.Name()] = p.Source()
 		h.mu.Unlock()
 		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
 		return false
 	}
 	if err == nil {
-		err = h.catalog.add(p.Name(), p.Description(), p)
+		err = h.catalog.Add(p.Name(), p.Description(), p)
 	}
 	if err != nil {
 		p.Stop()
-		h.skip(p.src, err)
+		h.skip(p.Source(), err)
 		return false
 	}
 	h.mu.Lock()
 	h.plugins[p.Name()] = p
 	delete(h.skipped, p.Name())
 	h.mu.Unlock()
-	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.src.String(), "pid", p.Pid())
+	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.Source().String(), "pid", p.Pid())
 	return true
 }
 
-func (h *Host) skip(src Source, err error) {
+func (h *Host) skip(src supervise.Source, err error) {
 	h.mu.Lock()
 	h.skipped[src.Name] = err.Error()
 	h.mu.Unlock()
@@ -325,10 +328,10 @@ func (h *Host) skip(src Source, err error) {
 }
 
 // Plugins returns the served plugins by name.
-func (h *Host) Plugins() map[string]*Plugin {
+func (h *Host) Plugins() map[string]*supervise.Plugin {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make(map[string]*Plugin, len(h.plugins))
+	out := make(map[string]*supervise.Plugin, len(h.plugins))
 	for k, v := range h.plugins {
 		out[k] = v
 	}
@@ -347,8 +350,8 @@ func (h *Host) Skipped() map[string]string {
 }
 
 // Mounted returns the entries the client sees, sorted by group and name.
-func (h *Host) Mounted() []*Entry {
-	var out []*Entry
+func (h *Host) Mounted() []*catalog.Entry {
+	var out []*catalog.Entry
 	for _, e := range h.catalog.All() {
 		if ok, _ := h.policy.Mounted(e); ok {
 			out = append(out, e)
@@ -358,19 +361,19 @@ func (h *Host) Mounted() []*Entry {
 }
 
 // Catalog is every described tool, mounted or not.
-func (h *Host) Catalog() *Catalog { return h.catalog }
+func (h *Host) Catalog() *catalog.Catalog { return h.catalog }
 
 // AgentTools are the entries the ask agent may call: every tool of a
 // mounted group that the network policy allows, write tools included
 // (there is no approval gate in a turn; --write only decides what the
 // client may call directly), but not the agent's own tools.
-func (h *Host) AgentTools() []*Entry {
-	var out []*Entry
+func (h *Host) AgentTools() []*catalog.Entry {
+	var out []*catalog.Entry
 	for _, e := range h.catalog.All() {
 		if e.Group == AgentGroup {
 			continue
 		}
-		if ok, _ := h.policy.groupMounted(e.Group, e.GroupMode); !ok {
+		if ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode); !ok {
 			continue
 		}
 		if !h.policy.Web && e.Hints().OpenWorld {
@@ -405,11 +408,11 @@ func (h *Host) Record(ctx context.Context, tool, group string, args json.RawMess
 // AddGroup serves an in-process group through the catalog, like a plugin:
 // its calls take the same path. The MCP server's tools follow.
 func (h *Host) AddGroup(name string, g sdk.Group) error {
-	d, err := g.Describe(context.Background(), h.launchConfig().host)
+	d, err := g.Describe(context.Background(), h.launchConfig().Host)
 	if err != nil {
 		return fmt.Errorf("describe %s: %w", name, err)
 	}
-	if err := h.catalog.add(name, d, g); err != nil {
+	if err := h.catalog.Add(name, d, g); err != nil {
 		return err
 	}
 	h.syncTools()
@@ -419,7 +422,7 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 // Call runs a mounted tool: it validates the arguments against the tool's
 // schema, then calls its source. A bad argument is a tool error result
 // (the model can correct it); an unmounted tool is ErrUnknownTool; a plugin
-// that dies mid-call is an error wrapping ErrPluginDied.
+// that dies mid-call is an error wrapping supervise.ErrPluginDied.
 func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	e, ok := h.catalog.Get(name)
 	if ok {
@@ -432,7 +435,7 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 }
 
 // call is the one call path behind Call and AgentCall.
-func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	name := e.Spec.Name
 	ctx, done := h.callContext(ctx)
 	defer done()
@@ -450,14 +453,14 @@ func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events 
 	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		args = json.RawMessage("{}") // absent arguments reach the plugin as the empty object
 	}
-	res, err := e.caller.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
+	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
 	rec.Finish(res, err)
 	h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", outcome(res, err))
 	if err != nil {
 		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
 	}
 	if e.Spec.Kind == sdk.KindRead {
-		res = filterPII(h.cfg.PII, name, res)
+		res = pii.FilterResult(h.cfg.PII, name, res)
 	}
 	return res, nil
 }
@@ -465,7 +468,7 @@ func (h *Host) call(ctx context.Context, e *Entry, args json.RawMessage, events 
 // FilterPII applies the --pii mode to a result from outside the catalog
 // (an upstream server's tool called by the agent), as to a read tool's.
 func (h *Host) FilterPII(tool string, res *sdk.Result) *sdk.Result {
-	return filterPII(h.cfg.PII, tool, res)
+	return pii.FilterResult(h.cfg.PII, tool, res)
 }
 
 // Activity is the session's activity feed and changes ledger.
@@ -481,7 +484,7 @@ func (h *Host) Close() error {
 	}
 	h.closed = true
 	h.mu.Lock()
-	plugins := make([]*Plugin, 0, len(h.plugins))
+	plugins := make([]*supervise.Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {
 		plugins = append(plugins, p)
 	}

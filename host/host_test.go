@@ -18,6 +18,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // testPlugin is the internal/testplugin binary, built once for the package.
@@ -45,7 +46,7 @@ func pluginDir(t testing.TB, modes ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, m := range modes {
-		if err := os.Symlink(testPlugin, filepath.Join(dir, PluginPrefix+m)); err != nil {
+		if err := os.Symlink(testPlugin, filepath.Join(dir, supervise.PluginPrefix+m)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,8 +132,8 @@ func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
 	}
 	select {
 	case err := <-errc:
-		if !errors.Is(err, ErrPluginDied) || !strings.Contains(err.Error(), `group "echo-extra"`) || !strings.Contains(err.Error(), `plugin "echo"`) {
-			t.Fatalf("in-flight call error = %v, want ErrPluginDied naming the group", err)
+		if !errors.Is(err, supervise.ErrPluginDied) || !strings.Contains(err.Error(), `group "echo-extra"`) || !strings.Contains(err.Error(), `plugin "echo"`) {
+			t.Fatalf("in-flight call error = %v, want supervise.ErrPluginDied naming the group", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("in-flight call did not return after its plugin was killed")

@@ -9,23 +9,9 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
-
-// fingerprint identifies the binary a plugin was started from, so a
-// replaced binary (a new install, a rebuild) is told from an untouched one.
-type fingerprint struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
-}
-
-func fingerprintOf(src Source) fingerprint {
-	fi, err := os.Stat(src.Path)
-	if err != nil {
-		return fingerprint{}
-	}
-	return fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
-}
 
 // Reload re-discovers the plugins and brings the running set in line:
 // plugins whose binary appeared are started, those whose binary was
@@ -38,16 +24,16 @@ func (h *Host) Reload(ctx context.Context) error {
 	if h.closed {
 		return errClosed
 	}
-	sources, errs := Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
+	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
-	want := map[string]Source{}
+	want := map[string]supervise.Source{}
 	for _, s := range sources {
 		want[s.Name] = s
 	}
 	running := h.Plugins()
-	var start []Source
+	var start []supervise.Source
 	for _, src := range sources {
 		p, ok := running[src.Name]
 		switch {
@@ -59,11 +45,11 @@ func (h *Host) Reload(ctx context.Context) error {
 			if failed && src.Bundled {
 				continue // a bundled group that failed will fail again
 			}
-			if isIdle && idle.Path == src.Path && fingerprintOf(idle) == fingerprintOf(src) {
+			if isIdle && idle.Path == src.Path && supervise.FingerprintOf(idle) == supervise.FingerprintOf(src) {
 				continue // still none of its groups is mounted
 			}
 			start = append(start, src)
-		case p.src.Path != src.Path || p.fingerprint != fingerprintOf(src):
+		case p.Source().Path != src.Path || p.Fingerprint() != supervise.FingerprintOf(src):
 			h.logger.Info("plugin binary changed; restarting", "plugin", src.Name, "source", src.String())
 			h.drop(p)
 			start = append(start, src)
@@ -89,13 +75,13 @@ func (h *Host) Reload(ctx context.Context) error {
 
 // drop stops a plugin and takes its tools out of the catalog. A newer
 // plugin registered under the same name (a reload) is left alone.
-func (h *Host) drop(p *Plugin) {
+func (h *Host) drop(p *supervise.Plugin) {
 	h.mu.Lock()
 	if h.plugins[p.Name()] == p {
 		delete(h.plugins, p.Name())
 	}
 	h.mu.Unlock()
-	h.catalog.removeCaller(p)
+	h.catalog.RemoveCaller(p)
 	p.Stop()
 }
 
@@ -132,7 +118,7 @@ func (h *Host) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if strings.HasPrefix(filepath.Base(ev.Name), PluginPrefix) {
+			if strings.HasPrefix(filepath.Base(ev.Name), supervise.PluginPrefix) {
 				timer.Reset(settle)
 			}
 		case err, ok := <-w.Errors:

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // copyFile copies the test plugin to dst through a temp file and a rename,
@@ -84,7 +86,7 @@ func TestHotReload(t *testing.T) {
 		t.Fatal("echo served before it was installed")
 	}
 
-	bin := filepath.Join(dir, PluginPrefix+"echo")
+	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
 	copyFile(t, testPlugin, bin)
 	waitChange("install")
 	if !has("echo") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -110,12 +111,12 @@ func (s *sessionGroup) Call(ctx context.Context, call *sdk.Call, events sdk.Even
 }
 
 // register adds the session group to the catalog.
-func (s *sessionGroup) register(c *Catalog) error {
+func (s *sessionGroup) register(c *catalog.Catalog) error {
 	d, err := s.box.Describe(context.Background(), sdk.Host{})
 	if err != nil {
 		return err
 	}
-	return c.add("session", d, s)
+	return c.Add("session", d, s)
 }
 
-var _ Caller = (*sessionGroup)(nil)
+var _ catalog.Caller = (*sessionGroup)(nil)

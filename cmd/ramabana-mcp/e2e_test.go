@@ -24,6 +24,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // The end-to-end tests build the real binary once and drive it with the
@@ -72,7 +73,7 @@ func pluginDir(t *testing.T, modes ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, m := range modes {
-		if err := os.Symlink(testPlugin, filepath.Join(dir, host.PluginPrefix+m)); err != nil {
+		if err := os.Symlink(testPlugin, filepath.Join(dir, supervise.PluginPrefix+m)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -601,7 +602,7 @@ func TestHotReloadThroughMCP(t *testing.T) {
 			t.Fatalf("after %s, echo listed = %v", what, ok)
 		}
 	}
-	bin := filepath.Join(dir, host.PluginPrefix+"echo")
+	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
 	b, err := os.ReadFile(testPlugin)
 	if err != nil {
 		t.Fatal(err)
@@ -690,11 +691,11 @@ func keys[V any](m map[string]V) []string {
 func TestTamperedInstalledPluginIsRefusedAtLaunch(t *testing.T) {
 	t.Parallel()
 	cfg := t.TempDir()
-	src := filepath.Join(pluginDir(t, "echo"), host.PluginPrefix+"echo")
+	src := filepath.Join(pluginDir(t, "echo"), supervise.PluginPrefix+"echo")
 	if out, err := exec.Command(binary, "plugin", "install", src, "--cfg", cfg).CombinedOutput(); err != nil {
 		t.Fatalf("plugin install: %v\n%s", err, out)
 	}
-	installed := filepath.Join(cfg, "plugins", host.PluginPrefix+"echo")
+	installed := filepath.Join(cfg, "plugins", supervise.PluginPrefix+"echo")
 	s := startStdio(t, project(t), "--cfg", cfg)
 	if _, ok := tools(t, s.session)["echo"]; !ok {
 		t.Fatalf("installed plugin not served; stderr:\n%s", s.stderr)

@@ -15,10 +15,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 const pluginUsage = `usage: ramabana-mcp plugin <command> [flags]
@@ -135,7 +135,7 @@ type pluginCmd struct {
 
 // dirs are the plugin dirs in the server's order of precedence.
 func (p *pluginCmd) dirs() []string {
-	return append(slices.Clone([]string(p.opts.plugins)), host.DefaultPluginDirs(p.opts.cfg)...)
+	return append(slices.Clone([]string(p.opts.plugins)), supervise.DefaultPluginDirs(p.opts.cfg)...)
 }
 
 // lockedDirs are the dirs verify checks, each once: the user plugin dir,
@@ -173,14 +173,14 @@ func (p *pluginCmd) hostContext() sdk.Host {
 
 // listRow is one plugin of `plugin list`.
 type listRow struct {
-	src    host.Source
+	src    supervise.Source
 	sha    string
 	desc   *pluginstore.Description
 	health string
 }
 
 func (p *pluginCmd) list(ctx context.Context) error {
-	sources, errs := host.Discover(p.self, bundledNames(), p.dirs())
+	sources, errs := supervise.Discover(p.self, bundledNames(), p.dirs())
 	rows := make([]listRow, len(sources))
 	var wg sync.WaitGroup
 	for i, src := range sources {
@@ -211,7 +211,7 @@ func (p *pluginCmd) list(ctx context.Context) error {
 
 // inspect hashes and checks a binary against its dir's lock file, then
 // launches and describes it; a binary that fails its check is not run.
-func (p *pluginCmd) inspect(ctx context.Context, src host.Source) listRow {
+func (p *pluginCmd) inspect(ctx context.Context, src supervise.Source) listRow {
 	r := listRow{src: src}
 	if !src.Bundled {
 		sha, err := pluginstore.FileSHA256(src.Path)
@@ -276,7 +276,7 @@ func (p *pluginCmd) install(ctx context.Context, path string) error {
 	if _, ok := bundled[e.Name]; ok {
 		fmt.Fprintf(p.stdout, "  it overrides the bundled group %s\n", e.Name)
 	}
-	sources, _ := host.Discover(p.self, nil, p.dirs())
+	sources, _ := supervise.Discover(p.self, nil, p.dirs())
 	for _, s := range sources {
 		if s.Name == e.Name && s.Path != store.Path(e.Name) {
 			fmt.Fprintf(p.stdout, "  warning: the server starts %s instead: that dir comes first\n", s.Path)

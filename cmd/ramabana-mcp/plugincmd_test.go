@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // pluginCmdRun runs a plugin subcommand in-process against the built
@@ -169,7 +169,7 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 	// is served under its file name), broken plugins, and a file that is
 	// not executable.
 	dir := pluginDir(t, "echo", "files", "nohandshake", "exits")
-	if err := os.WriteFile(filepath.Join(dir, host.PluginPrefix+"plain"), []byte("x"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, supervise.PluginPrefix+"plain"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := pluginCmdRun(t, "list", "--cfg", cfg, "--plugins", dir, "--start-timeout", "60s")
@@ -188,10 +188,10 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 		t.Errorf("exits health %q lacks its stderr", h)
 	}
 	want := map[string][]string{
-		"echo":        {filepath.Join(dir, host.PluginPrefix+"echo"), "1", "echo", "ok"},
-		"files":       {filepath.Join(dir, host.PluginPrefix+"files"), "1", "echo", "ok"},
-		"nohandshake": {filepath.Join(dir, host.PluginPrefix+"nohandshake"), "-", "-", "(error)"},
-		"exits":       {filepath.Join(dir, host.PluginPrefix+"exits"), "-", "-", "(error)"},
+		"echo":        {filepath.Join(dir, supervise.PluginPrefix+"echo"), "1", "echo", "ok"},
+		"files":       {filepath.Join(dir, supervise.PluginPrefix+"files"), "1", "echo", "ok"},
+		"nohandshake": {filepath.Join(dir, supervise.PluginPrefix+"nohandshake"), "-", "-", "(error)"},
+		"exits":       {filepath.Join(dir, supervise.PluginPrefix+"exits"), "-", "-", "(error)"},
 	}
 	for k, v := range bundledRows {
 		if k != "files" {
@@ -209,7 +209,7 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 func TestPluginInstallReplaceAndOverride(t *testing.T) {
 	t.Parallel()
 	cfg := t.TempDir()
-	link := filepath.Join(t.TempDir(), host.PluginPrefix+"shadow") // describes itself as "shadow"
+	link := filepath.Join(t.TempDir(), supervise.PluginPrefix+"shadow") // describes itself as "shadow"
 	if err := os.Symlink(testPlugin, link); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestPluginInstallReplaceAndOverride(t *testing.T) {
 	// An earlier --plugins dir shadows the installed binary: install says so.
 	dir := pluginDir(t, "shadow")
 	out, err = pluginCmdRun(t, "install", "--cfg", cfg, "--plugins", dir, link)
-	if err != nil || !strings.Contains(out, "warning: the server starts "+filepath.Join(dir, host.PluginPrefix+"shadow")+" instead") {
+	if err != nil || !strings.Contains(out, "warning: the server starts "+filepath.Join(dir, supervise.PluginPrefix+"shadow")+" instead") {
 		t.Errorf("shadowed install = %q, %v", out, err)
 	}
 }
@@ -281,7 +281,7 @@ func TestPluginCommandErrors(t *testing.T) {
 }
 
 func TestPluginPrefixesAgree(t *testing.T) {
-	if host.PluginPrefix != pluginstore.FilePrefix {
-		t.Errorf("host.PluginPrefix %q != pluginstore.FilePrefix %q", host.PluginPrefix, pluginstore.FilePrefix)
+	if supervise.PluginPrefix != pluginstore.FilePrefix {
+		t.Errorf("supervise.PluginPrefix %q != pluginstore.FilePrefix %q", supervise.PluginPrefix, pluginstore.FilePrefix)
 	}
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/transport"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
@@ -195,7 +197,7 @@ func serve(ctx context.Context, args []string) error {
 		Web:          o.web,
 		NoSandbox:    o.noSandbox,
 		Groups:       o.groups,
-		PluginDirs:   append(slices.Clone(o.plugins), host.DefaultPluginDirs(o.cfg)...),
+		PluginDirs:   append(slices.Clone(o.plugins), supervise.DefaultPluginDirs(o.cfg)...),
 		Self:         self,
 		Bundled:      bundledNames(),
 		ConfigDir:    o.cfg,
@@ -239,9 +241,9 @@ func serve(ctx context.Context, args []string) error {
 	defer func() { stopWatch(); <-watching }()
 	logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
 	if o.transport == "stdio" {
-		return host.ServeStdio(ctx, server)
+		return transport.ServeStdio(ctx, server)
 	}
-	return host.ServeHTTP(ctx, server, host.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
+	return transport.ServeHTTP(ctx, server, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
 }

@@ -1,4 +1,4 @@
-package host
+package pii
 
 import (
 	"encoding/json"
@@ -6,19 +6,18 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// filterPII applies the --pii mode to a read tool's result: redact each
+// FilterResult applies the --pii mode to a read tool's result: redact each
 // finding in its text, or withhold the whole result. Structured content
 // with findings is dropped when redacting (a placeholder could break its
 // JSON) and counts like text when refusing.
-func filterPII(mode pii.Mode, tool string, r *sdk.Result) *sdk.Result {
-	if mode == pii.ModeOff || r == nil || r.IsError {
+func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
+	if mode == ModeOff || r == nil || r.IsError {
 		return r
 	}
-	counts := map[pii.Kind]int{}
+	counts := map[Kind]int{}
 	out := *r
 	out.Content = make([]sdk.Content, len(r.Content))
 	for i, c := range r.Content {
@@ -41,11 +40,11 @@ func filterPII(mode pii.Mode, tool string, r *sdk.Result) *sdk.Result {
 		// already carried the same data.
 		seen := counts
 		if len(r.Content) > 0 {
-			seen = map[pii.Kind]int{}
+			seen = map[Kind]int{}
 		}
 		if s, ok := redactJSON(r.Structured, seen); ok {
 			out.Structured = s
-		} else if len(pii.Find(string(r.Structured))) > 0 {
+		} else if len(Find(string(r.Structured))) > 0 {
 			out.Structured = nil // not JSON: drop rather than leak
 			redact(string(r.Structured), seen)
 		}
@@ -56,28 +55,28 @@ func filterPII(mode pii.Mode, tool string, r *sdk.Result) *sdk.Result {
 	if len(counts) == 0 {
 		return r
 	}
-	if mode == pii.ModeRefuse {
+	if mode == ModeRefuse {
 		return sdk.Errorf("the result of %s contains %s; this server runs with --pii refuse, so it is withheld. Narrow the request to leave that data out.", tool, describeCounts(counts))
 	}
 	return &out
 }
 
-func redact(text string, counts map[pii.Kind]int) string {
-	out, found := pii.Redact(text)
+func redact(text string, counts map[Kind]int) string {
+	out, found := Redact(text)
 	for _, f := range found {
 		counts[f.Kind]++
 	}
 	return out
 }
 
-var piiNames = map[pii.Kind][2]string{
-	pii.Email:  {"e-mail address", "e-mail addresses"},
-	pii.Phone:  {"phone number", "phone numbers"},
-	pii.Card:   {"payment card number", "payment card numbers"},
-	pii.Secret: {"secret", "secrets"},
+var piiNames = map[Kind][2]string{
+	Email:  {"e-mail address", "e-mail addresses"},
+	Phone:  {"phone number", "phone numbers"},
+	Card:   {"payment card number", "payment card numbers"},
+	Secret: {"secret", "secrets"},
 }
 
-func describeCounts(counts map[pii.Kind]int) string {
+func describeCounts(counts map[Kind]int) string {
 	var parts []string
 	for kind, n := range counts {
 		name := piiNames[kind]
@@ -93,7 +92,7 @@ func describeCounts(counts map[pii.Kind]int) string {
 
 // redactJSON redacts every string value (and object key) in a JSON
 // document; ok is false when it is not JSON.
-func redactJSON(doc []byte, counts map[pii.Kind]int) ([]byte, bool) {
+func redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, false

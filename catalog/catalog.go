@@ -1,4 +1,7 @@
-package host
+// Package catalog holds every tool the server knows, one entry each (its
+// spec, its group, the plugin or source serving it, and its compiled input
+// schema), and the serving policy that decides which entries are mounted.
+package catalog
 
 import (
 	"context"
@@ -34,6 +37,12 @@ type Entry struct {
 // Hints are the entry's resolved annotations.
 func (e *Entry) Hints() sdk.Hints { return e.Spec.Hints() }
 
+// Call runs the entry's tool in its source, with arguments already
+// validated.
+func (e *Entry) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	return e.caller.Call(ctx, call, events)
+}
+
 // Validate checks arguments (a JSON object; empty means {}) against the
 // entry's input schema. The error names the tool and says what is wrong in
 // words a model can act on.
@@ -46,24 +55,27 @@ type Catalog struct {
 	entries map[string]*Entry
 }
 
-func newCatalog() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
+// New returns an empty catalog.
+func New() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
 
-// add adds every tool of a plugin's description, or none: a tool whose name
-// is taken, a bad name or an invalid schema rejects the whole plugin.
-func (c *Catalog) add(plugin string, desc *sdk.Description, caller Caller) error {
+// Add adds every tool of a plugin's description, or none: a description
+// that fails sdk.Description.Validate, or a tool whose name another plugin
+// serves already, rejects the whole plugin.
+func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error {
+	if err := desc.Validate(); err != nil {
+		return err
+	}
 	var batch []*Entry
-	seen := map[string]bool{}
 	for _, g := range desc.Groups {
 		for _, t := range g.Tools {
-			e, err := newEntry(plugin, g, t, caller)
+			input, err := sdk.NewInputValidator(t)
 			if err != nil {
 				return err
 			}
-			if seen[t.Name] {
-				return fmt.Errorf("tool %q is declared twice", t.Name)
-			}
-			seen[t.Name] = true
-			batch = append(batch, e)
+			batch = append(batch, &Entry{
+				Spec: t, Group: g.Name, GroupMode: g.Mode, ReplacedBy: g.ReplacedBy, Plugin: plugin,
+				caller: caller, input: input,
+			})
 		}
 	}
 	c.mu.Lock()
@@ -79,25 +91,8 @@ func (c *Catalog) add(plugin string, desc *sdk.Description, caller Caller) error
 	return nil
 }
 
-// newEntry checks t by the one validator (sdk.ToolSpec.Validate): a
-// plugin's description passed it at launch already, but in-process groups
-// and upstream servers come here directly.
-func newEntry(plugin string, g sdk.GroupSpec, t sdk.ToolSpec, caller Caller) (*Entry, error) {
-	if err := t.Validate(); err != nil {
-		return nil, err
-	}
-	input, err := sdk.NewInputValidator(t)
-	if err != nil {
-		return nil, err
-	}
-	return &Entry{
-		Spec: t, Group: g.Name, GroupMode: g.Mode, ReplacedBy: g.ReplacedBy, Plugin: plugin,
-		caller: caller, input: input,
-	}, nil
-}
-
-// removeCaller drops every entry served by caller.
-func (c *Catalog) removeCaller(caller Caller) {
+// RemoveCaller drops every entry served by caller.
+func (c *Catalog) RemoveCaller(caller Caller) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for name, e := range c.entries {

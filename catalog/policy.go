@@ -1,4 +1,4 @@
-package host
+package catalog
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 
 // Mounted reports whether the client sees the entry, and if not, why.
 func (p Policy) Mounted(e *Entry) (bool, string) {
-	if ok, why := p.groupMounted(e.Group, e.GroupMode); !ok {
+	if ok, why := p.GroupMounted(e.Group, e.GroupMode); !ok {
 		return false, why
 	}
 	if !p.Web && e.Hints().OpenWorld {
@@ -62,18 +62,20 @@ func (p Policy) Mounted(e *Entry) (bool, string) {
 	return true, ""
 }
 
-// anyGroupMounted reports whether any group of a plugin can be mounted; a
+// AnyGroupMounted reports whether any group of a plugin can be mounted; a
 // plugin with none need not run.
-func (p Policy) anyGroupMounted(d *sdk.Description) bool {
+func (p Policy) AnyGroupMounted(d *sdk.Description) bool {
 	for _, g := range d.Groups {
-		if ok, _ := p.groupMounted(g.Name, g.Mode); ok {
+		if ok, _ := p.GroupMounted(g.Name, g.Mode); ok {
 			return true
 		}
 	}
 	return false
 }
 
-func (p Policy) groupMounted(group string, mode sdk.GroupMode) (bool, string) {
+// GroupMounted reports whether a group of the given mode is mounted, and
+// if not, why, in words that name the flag that would mount it.
+func (p Policy) GroupMounted(group string, mode sdk.GroupMode) (bool, string) {
 	switch {
 	case p.OptOut[group]:
 		return false, fmt.Sprintf("group %q opted out", group)

@@ -1,4 +1,4 @@
-package host
+package supervise
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/catalog"
 )
 
 func TestDiscover(t *testing.T) {
@@ -59,7 +61,7 @@ func TestParseGroups(t *testing.T) {
 		"both":       {in: []string{"web", "-web"}, wantErr: "both opted in and out"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			in, out, err := ParseGroups(tc.in)
+			in, out, err := catalog.ParseGroups(tc.in)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

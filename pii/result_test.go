@@ -1,4 +1,4 @@
-package host
+package pii_test
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ func TestFilterPIIStructuredContent(t *testing.T) {
 		Content:    []sdk.Content{{Text: "contact: ada@lovelace.dev"}},
 		Structured: json.RawMessage(`{"contact":"ada@lovelace.dev","lines":3}`),
 	}
-	out := filterPII(pii.ModeRedact, "whois", res)
+	out := pii.FilterResult(pii.ModeRedact, "whois", res)
 	var v map[string]any
 	if err := json.Unmarshal(out.Structured, &v); err != nil {
 		t.Fatalf("redacted structured content is not JSON: %s", out.Structured)
@@ -26,7 +26,7 @@ func TestFilterPIIStructuredContent(t *testing.T) {
 	if strings.Contains(string(res.Structured), "REDACTED") || strings.Contains(res.Content[0].Text, "REDACTED") {
 		t.Error("the original result was changed in place")
 	}
-	refused := filterPII(pii.ModeRefuse, "whois", res)
+	refused := pii.FilterResult(pii.ModeRefuse, "whois", res)
 	if !refused.IsError || !strings.Contains(refused.Text(), "1 e-mail address;") {
 		t.Errorf("refusal = %q, want one e-mail address counted once", refused.Text())
 	}

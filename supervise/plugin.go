@@ -1,4 +1,8 @@
-package host
+// Package supervise finds plugin binaries (bundled groups, plugin dirs)
+// and keeps each one's process running: launched through internal/launch,
+// described, relaunched on the next call after it dies (with a crash-loop
+// back-off), and stopped with its whole process group.
+package supervise
 
 import (
 	"context"
@@ -18,11 +22,14 @@ import (
 // while it ran.
 var ErrPluginDied = errors.New("plugin exited during the call")
 
-// launchConfig is what every launch of a plugin shares.
-type launchConfig struct {
-	host   sdk.Host
-	opts   launch.Options
-	logger *slog.Logger
+// Config is what every launch of a plugin shares.
+type Config struct {
+	// Host is the context every launch describes the plugin with.
+	Host sdk.Host
+	// Launch are the launcher's options.
+	Launch launch.Options
+	// Logger gets restarts and deaths.
+	Logger *slog.Logger
 }
 
 // Plugin is one plugin process under supervision: launched, described,
@@ -30,8 +37,8 @@ type launchConfig struct {
 // process group. It is safe for concurrent use.
 type Plugin struct {
 	src         Source
-	cfg         launchConfig
-	fingerprint fingerprint // of the binary when the plugin was made
+	cfg         Config
+	fingerprint Fingerprint // of the binary when the plugin was made
 
 	// mu guards the fields below and is never held across a launch, a
 	// call or a kill: those can take seconds.
@@ -51,9 +58,14 @@ type Plugin struct {
 // from the second such death in a row, relaunches back off.
 const crashWindow = 10 * time.Second
 
-func newPlugin(src Source, cfg launchConfig) *Plugin {
-	return &Plugin{src: src, cfg: cfg, fingerprint: fingerprintOf(src)}
+// New makes the supervisor of the plugin at src; nothing runs until Start or
+// the first Call.
+func New(src Source, cfg Config) *Plugin {
+	return &Plugin{src: src, cfg: cfg, fingerprint: FingerprintOf(src)}
 }
+
+// Fingerprint identifies the binary as it was when the plugin was made.
+func (p *Plugin) Fingerprint() Fingerprint { return p.fingerprint }
 
 // Name is the plugin's name.
 func (p *Plugin) Name() string { return p.src.Name }
@@ -68,8 +80,18 @@ func (p *Plugin) Description() *sdk.Description {
 	return p.desc
 }
 
-// start launches the plugin and describes it, at host start.
-func (p *Plugin) start(ctx context.Context) error {
+// Presume sets the description the catalog is built from before the
+// process has described itself: a bundled group's, described in-process by
+// the host binary. The process's own description, when it comes, is kept
+// only if none was presumed (a different tool list is logged).
+func (p *Plugin) Presume(d *sdk.Description) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.desc = d
+}
+
+// Start launches the plugin and describes it, at host start.
+func (p *Plugin) Start(ctx context.Context) error {
 	_, err := p.ensure(ctx)
 	return err
 }
@@ -114,7 +136,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		}
 		if p.launched {
 			p.restarts++
-			p.cfg.logger.Info("restarting plugin", "plugin", p.src.Name, "restarts", p.restarts)
+			p.cfg.Logger.Info("restarting plugin", "plugin", p.src.Name, "restarts", p.restarts)
 		}
 		done := make(chan struct{})
 		p.launching = done
@@ -123,7 +145,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 			dead.Stop()
 		}
 
-		lp, desc, err := launch.Start(context.WithoutCancel(ctx), p.src.command(), p.cfg.host, p.cfg.opts)
+		lp, desc, err := launch.Start(context.WithoutCancel(ctx), p.src.command(), p.cfg.Host, p.cfg.Launch)
 
 		p.mu.Lock()
 		p.launching = nil
@@ -137,7 +159,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 			err = fmt.Errorf("plugin %q is stopped", p.src.Name)
 		default:
 			if p.desc != nil && !sameTools(p.desc, desc) {
-				p.cfg.logger.Warn("plugin describes other tools than before (a restart, or a process unlike the binary's in-process description); the catalog keeps the first", "plugin", p.src.Name)
+				p.cfg.Logger.Warn("plugin describes other tools than before (a restart, or a process unlike the binary's in-process description); the catalog keeps the first", "plugin", p.src.Name)
 			}
 			if p.desc == nil {
 				p.desc = desc
@@ -198,10 +220,10 @@ func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 		p.lastErr = err
 		p.mu.Unlock()
 		if errors.Is(err, pluginclient.ErrNotDelivered) && !retried {
-			p.cfg.logger.Info("plugin was gone before the call reached it; relaunching it for the call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
+			p.cfg.Logger.Info("plugin was gone before the call reached it; relaunching it for the call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 			continue
 		}
-		p.cfg.logger.Warn("plugin exited during a call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
+		p.cfg.Logger.Warn("plugin exited during a call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 		return nil, fmt.Errorf("%w: plugin %q exited while running %s; it restarts on the next call", ErrPluginDied, p.src.Name, call.Tool)
 	}
 }
@@ -215,7 +237,8 @@ func exitGrace(err error) time.Duration {
 	return 0
 }
 
-func (p *Plugin) isStopped() bool {
+// Stopped reports whether Stop was called.
+func (p *Plugin) Stopped() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stopped

@@ -1,0 +1,114 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+type nopCaller struct{}
+
+func (nopCaller) Call(context.Context, *sdk.Call, sdk.Events) (*sdk.Result, error) {
+	return sdk.TextResult("ran"), nil
+}
+
+var obj = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":false}`)
+
+func desc(plugin string, tools ...sdk.ToolSpec) *sdk.Description {
+	return &sdk.Description{Name: plugin, Groups: []sdk.GroupSpec{{Name: plugin, Tools: tools}}}
+}
+
+func read(name string) sdk.ToolSpec {
+	return sdk.ToolSpec{Name: name, Kind: sdk.KindRead, InputSchema: obj}
+}
+
+// TestAddIsAllOrNothing: a plugin whose description the validator refuses,
+// or one of whose tools another plugin serves already, adds no tool at all.
+func TestAddIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		desc *sdk.Description
+		want string
+	}{
+		"a tool without a kind": {desc("b", read("b_ok"), sdk.ToolSpec{Name: "mystery", InputSchema: obj}), `tool "mystery": declares no kind`},
+		"a name already served": {desc("b", read("b_ok"), read("a_tool")), `tool "a_tool" is already served by plugin "a"`},
+		"a bad plugin name":     {desc("B!", read("b_ok")), `plugin name "B!"`},
+		"a mode on a non-skill": {desc("b", read("b_ok"), sdk.ToolSpec{Name: "m", Kind: sdk.KindRead, InputSchema: obj, Mode: sdk.SkillAuto}), "for skill tools only"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := New()
+			if err := c.Add("a", desc("a", read("a_tool")), nopCaller{}); err != nil {
+				t.Fatal(err)
+			}
+			err := c.Add("b", tc.desc, nopCaller{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Add = %v, want an error containing %q", err, tc.want)
+			}
+			if _, ok := c.Get("b_ok"); ok {
+				t.Error("a refused plugin's other tool was added")
+			}
+			if got := len(c.All()); got != 1 {
+				t.Errorf("catalog has %d entries, want the first plugin's 1", got)
+			}
+		})
+	}
+}
+
+func TestRemoveCallerAndValidate(t *testing.T) {
+	t.Parallel()
+	c := New()
+	a, b := &nopCaller{}, &struct{ nopCaller }{}
+	if err := c.Add("a", desc("a", read("a_tool")), a); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Add("b", desc("b", read("b_tool")), b); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := c.Get("a_tool")
+	if err := e.Validate(json.RawMessage(`{"n":"x"}`)); err == nil || !strings.Contains(err.Error(), "invalid arguments for a_tool") {
+		t.Errorf("Validate = %v, want the tool's invalid-arguments error", err)
+	}
+	if err := e.Validate(nil); err != nil {
+		t.Errorf("absent arguments: %v", err)
+	}
+	c.RemoveCaller(a)
+	if _, ok := c.Get("a_tool"); ok {
+		t.Error("a_tool still there after its caller was removed")
+	}
+	if _, ok := c.Get("b_tool"); !ok {
+		t.Error("b_tool removed with another caller")
+	}
+}
+
+func TestPolicyMounted(t *testing.T) {
+	t.Parallel()
+	entry := func(group string, mode sdk.GroupMode, kind sdk.Kind) *Entry {
+		return &Entry{Spec: sdk.ToolSpec{Name: "t", Kind: kind}, Group: group, GroupMode: mode}
+	}
+	for name, tc := range map[string]struct {
+		p    Policy
+		e    *Entry
+		want string // "" means mounted
+	}{
+		"read tool":               {Policy{Web: true}, entry("files", sdk.ModeDefault, sdk.KindRead), ""},
+		"write tool, read-only":   {Policy{Web: true}, entry("files", sdk.ModeDefault, sdk.KindWrite), "--write"},
+		"write tool with --write": {Policy{Web: true, Write: true}, entry("files", sdk.ModeDefault, sdk.KindWrite), ""},
+		"opt-in group not named":  {Policy{Web: true}, entry("exhash", sdk.ModeOptIn, sdk.KindRead), "--groups exhash"},
+		"opt-in group named":      {Policy{Web: true, OptIn: map[string]bool{"exhash": true}}, entry("exhash", sdk.ModeOptIn, sdk.KindRead), ""},
+		"group opted out":         {Policy{Web: true, OptOut: map[string]bool{"git": true}}, entry("git", sdk.ModeDefault, sdk.KindRead), "opted out"},
+		"legacy with an agent":    {Policy{Web: true, Agent: true}, entry("old", sdk.ModeLegacy, sdk.KindRead), "legacy"},
+		"web without --web":       {Policy{}, entry("web", sdk.ModeDefault, sdk.KindRead), "--web"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ok, why := tc.p.Mounted(tc.e)
+			if ok != (tc.want == "") || (tc.want != "" && !strings.Contains(why, tc.want)) {
+				t.Errorf("Mounted = %v, %q; want mounted=%v with a reason containing %q", ok, why, tc.want == "", tc.want)
+			}
+		})
+	}
+}
