@@ -19,6 +19,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 var testPlugin string
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testPlugin = filepath.Join(dir, host.PluginPrefix+"echo")
+	testPlugin = filepath.Join(dir, supervise.PluginPrefix+"echo")
 	if out, err := exec.Command("go", "build", "-o", testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build testplugin: %v\n%s", err, out)
 		os.Exit(1)
