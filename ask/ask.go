@@ -83,7 +83,7 @@ type askArgs struct {
 // an unreachable model, a refused key, the step limit.
 func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Result, error) {
 	if a.Task == "" {
-		return sdk.Errorf("task is empty: say what the agent should do"), nil
+		return nil, sdk.Failf("task is empty: say what the agent should do")
 	}
 	turn := strconv.FormatInt(m.turns.Add(1), 10)
 	ctx = host.WithCaller(ctx, activity.Agent(turn))
@@ -104,7 +104,7 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return sdk.Errorf("the ask agent could not finish: %v", err), nil
+		return nil, sdk.Failf("the ask agent could not finish: %v", err)
 	}
 	return sdk.TextResult(out.Answer), nil
 }

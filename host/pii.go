@@ -57,7 +57,7 @@ func filterPII(mode pii.Mode, tool string, r *sdk.Result) *sdk.Result {
 		return r
 	}
 	if mode == pii.ModeRefuse {
-		return sdk.Errorf("the result of %s contains %s; this server runs with --pii refuse, so it is withheld. Narrow the request to leave that data out.", tool, describeCounts(counts))
+		return toolError("the result of %s contains %s; this server runs with --pii refuse, so it is withheld. Narrow the request to leave that data out.", tool, describeCounts(counts))
 	}
 	return &out
 }

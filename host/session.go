@@ -73,7 +73,7 @@ func newSessionGroup(log *activity.Log) *sessionGroup {
 					}
 				}
 				if len(only) == 0 {
-					return sdk.Errorf("no change recorded for %s this session", a.Path), nil
+					return nil, sdk.Failf("no change recorded for %s this session", a.Path)
 				}
 				entries = only
 			}

@@ -28,7 +28,8 @@
 // process's gRPC connection in a [Group] too ([NewGRPCClient]), so tests run
 // a group in-process (package sdktest) exactly as the host sees it.
 //
-// A handler reports failures a model can act on (a bad path, a stale line)
-// as a result with IsError set; a returned Go error is for faults, and the
-// host reports it as a tool error naming the group.
+// A handler reports a failure a model can act on (a bad path, a stale line)
+// by returning [Failf]: the toolbox turns it into a result with IsError set
+// and the message as its text. Any other Go error it returns is a fault,
+// and the host reports it as a tool error naming the group.
 package sdk

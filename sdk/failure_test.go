@@ -11,6 +11,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
+// failed is the error result a failure with msg becomes.
+func failed(msg string) *sdk.Result {
+	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: msg}}}
+}
+
 func TestFailf(t *testing.T) {
 	t.Parallel()
 	fault := errors.New("disk on fire")
@@ -20,10 +25,10 @@ func TestFailf(t *testing.T) {
 		want    *sdk.Result
 		wantErr error
 	}{
-		"typed failure":         {typed: true, err: sdk.Failf("line %d changed", 12), want: sdk.Errorf("line 12 changed")},
-		"typed wrapped failure": {typed: true, err: fmt.Errorf("edit: %w", sdk.Failf("stale")), want: sdk.Errorf("stale")},
+		"typed failure":         {typed: true, err: sdk.Failf("line %d changed", 12), want: failed("line 12 changed")},
+		"typed wrapped failure": {typed: true, err: fmt.Errorf("edit: %w", sdk.Failf("stale")), want: failed("stale")},
 		"typed fault":           {typed: true, err: fault, wantErr: fault},
-		"handler failure":       {err: sdk.Failf("no such file"), want: sdk.Errorf("no such file")},
+		"handler failure":       {err: sdk.Failf("no such file"), want: failed("no such file")},
 		"handler fault":         {err: fault, wantErr: fault},
 	}
 	for name, tc := range tests {

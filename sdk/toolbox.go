@@ -53,7 +53,7 @@ func TypedTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request,
 	return Tool{Spec: spec, Handler: func(ctx context.Context, req *Request) (*Result, error) {
 		var args In
 		if err := req.Bind(&args); err != nil {
-			return Errorf("%v", err), nil
+			return errorResult(err.Error()), nil
 		}
 		return failure(fn(ctx, req, args))
 	}}

@@ -83,7 +83,7 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 			return fn(ctx, rp, args)
 		}()
 		if te := (*sdk.ToolError)(nil); errors.As(err, &te) {
-			return sdk.Errorf("%s", strings.ToValidUTF8(te.Msg, "\uFFFD")), nil
+			return nil, sdk.Failf("%s", strings.ToValidUTF8(te.Msg, "\uFFFD"))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)

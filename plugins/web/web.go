@@ -70,7 +70,7 @@ func tool[In any](spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk
 	spec.InputSchema = schema
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
 		if !req.Host.Web {
-			return sdk.Errorf(errWebOff, spec.Name), nil
+			return nil, sdk.Failf(errWebOff, spec.Name)
 		}
 		res, err := fn(ctx, req, args)
 		if err != nil {
