@@ -50,7 +50,8 @@ func Mount(cfg Config) (*agent.Agent, error) {
 		MaxSteps: cfg.MaxSteps, ContextBudget: cfg.ContextBudget, Logger: cfg.Logger,
 	})
 	m := &mounted{cfg: cfg, agent: ag}
-	box := sdk.NewToolbox(host.AgentGroup, "1", "the ask agent")
+	box := sdk.NewToolbox(host.AgentGroup, sdk.WithVersion("1"),
+		sdk.WithDescription("the ask agent"))
 	box.AddGroup(sdk.GroupSpec{Name: host.AgentGroup, Description: "Delegate a whole task to ramabana's own agent."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "ask", Title: "Ask the agent",

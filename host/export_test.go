@@ -23,7 +23,7 @@ func taskBox() *sdk.Toolbox {
 		return sdk.Tool{Spec: spec, Handler: ok}
 	}
 	yes := true
-	box := sdk.NewToolbox("tasks", "1", "tools of every task")
+	box := sdk.NewToolbox("tasks", sdk.WithVersion("1"), sdk.WithDescription("tools of every task"))
 	box.AddGroup(sdk.GroupSpec{Name: "tasks"},
 		tool(sdk.ToolSpec{Name: "complete", Description: "A completion tool."}),
 		tool(sdk.ToolSpec{Name: "policies", Task: sdk.TaskContext, AsUserMessage: true}),
@@ -132,7 +132,8 @@ func TestToolWithoutKindIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	box := sdk.NewToolbox("nokind", "1", "a tool that does not say what it does")
+	box := sdk.NewToolbox("nokind", sdk.WithVersion("1"),
+		sdk.WithDescription("a tool that does not say what it does"))
 	box.AddGroup(sdk.GroupSpec{Name: "nokind"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "mystery", InputSchema: obj}})
 	client, desc := sdktest.Connect(t, box, sdk.Host{})
 	err = h.catalog.add(desc.Name, desc, client)

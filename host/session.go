@@ -45,7 +45,8 @@ type changesArgs struct {
 }
 
 func newSessionGroup(log *activity.Log) *sessionGroup {
-	box := sdk.NewToolbox("session", "1", "what this session did and changed")
+	box := sdk.NewToolbox("session", sdk.WithVersion("1"),
+		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,

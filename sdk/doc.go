@@ -17,7 +17,7 @@
 //		Path string `json:"path" jsonschema:"file to show, relative to a root"`
 //	}
 //
-//	box := sdk.NewToolbox("files", "0.1.0", "read and edit files")
+//	box := sdk.NewToolbox("files", sdk.WithVersion("0.1.0"), sdk.WithDescription("read and edit files"))
 //	box.AddGroup(sdk.GroupSpec{Name: "files"},
 //		sdk.TypedTool(sdk.ToolSpec{Name: "view_file", Kind: sdk.KindRead},
 //			func(ctx context.Context, req *sdk.Request, args viewArgs) (*sdk.Result, error) {

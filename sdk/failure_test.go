@@ -42,7 +42,7 @@ func TestFailf(t *testing.T) {
 					return nil, tc.err
 				})
 			}
-			box := sdk.NewToolbox("p", "1", "")
+			box := sdk.NewToolbox("p")
 			box.AddGroup(sdk.GroupSpec{Name: "g"}, tool)
 			res, err := box.Call(context.Background(), &sdk.Call{Tool: "t"}, nil)
 			if !errors.Is(err, tc.wantErr) {

@@ -72,12 +72,32 @@ type Toolbox struct {
 
 var _ Group = (*Toolbox)(nil)
 
-// NewToolbox makes an empty toolbox for the named plugin.
-func NewToolbox(name, version, description string) *Toolbox {
-	return &Toolbox{
-		desc:  Description{Name: name, Version: version, Description: description},
-		tools: map[string]Tool{},
+// ToolboxOption sets an optional part of what a Toolbox describes; see
+// WithVersion and WithDescription.
+type ToolboxOption func(*Toolbox)
+
+// WithVersion sets the plugin version the toolbox describes, which the
+// host records when the plugin is installed. Without it the version is
+// empty.
+func WithVersion(version string) ToolboxOption {
+	return func(b *Toolbox) { b.desc.Version = version }
+}
+
+// WithDescription sets the one-line description of the plugin the toolbox
+// describes; each group and tool has its own besides. Without it the
+// description is empty.
+func WithDescription(description string) ToolboxOption {
+	return func(b *Toolbox) { b.desc.Description = description }
+}
+
+// NewToolbox makes an empty toolbox for the named plugin; name is
+// lower-case letters, digits and '-'. Later options win over earlier ones.
+func NewToolbox(name string, opts ...ToolboxOption) *Toolbox {
+	b := &Toolbox{desc: Description{Name: name}, tools: map[string]Tool{}}
+	for _, opt := range opts {
+		opt(b)
 	}
+	return b
 }
 
 // AddGroup adds a group and its tools. It panics on a duplicate tool name,

@@ -23,7 +23,8 @@ func New() *sdk.Toolbox {
 }
 
 func newToolbox(s *server) *sdk.Toolbox {
-	box := sdk.NewToolbox("web", Version, "Fetch web pages as clean markdown and search the web.")
+	box := sdk.NewToolbox("web", sdk.WithVersion(Version),
+		sdk.WithDescription("Fetch web pages as clean markdown and search the web."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "web",
 		Description: "Fetch a URL as markdown or text, paged; search the web through a configured SearXNG or Brave Search provider.",
