@@ -11,7 +11,8 @@
 //
 // A [Group] describes its tools and runs them. Most plugins build one with
 // [NewToolbox] and declare each tool with [Tool] or [TypedTool], which derives
-// the input JSON Schema from a Go struct:
+// the input JSON Schema from a Go struct, and the output schema from the
+// handler's output type unless that is *[Result]:
 //
 //	type viewArgs struct {
 //		Path string `json:"path" jsonschema:"file to show, relative to a root"`

@@ -17,7 +17,7 @@ var _ error = (*ToolError)(nil)
 
 // Failf returns a *ToolError with the formatted message: how a handler
 // reports a failure the model can act on ("line 12 changed since you read
-// it").
+// it"), whatever its output type.
 func Failf(format string, args ...any) error {
 	return &ToolError{Msg: fmt.Sprintf(format, args...)}
 }

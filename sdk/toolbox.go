@@ -39,23 +39,37 @@ func (r *Request) Bind(v any) error {
 	return nil
 }
 
-// TypedTool declares a tool whose arguments decode into In. Unless spec has
-// an input schema already, it is inferred from In: exported fields by their
-// json names, required unless tagged omitempty or omitzero, described by a
-// `jsonschema:"..."` tag. Arguments that do not decode give the model an
-// error result naming the problem. A handler returns sdk.Failf for failures
-// the model can act on: they become error results too; any other error is
-// a fault.
-func TypedTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (*Result, error)) Tool {
+// TypedTool declares a tool whose arguments decode into In and whose
+// handler returns an Out. Unless spec has an input schema already, it is
+// inferred from In: exported fields by their json names, required unless
+// tagged omitempty or omitzero, described by a `jsonschema:"..."` tag.
+// Arguments that do not decode give the model an error result naming the
+// problem.
+//
+// A handler whose Out is *Result builds the result itself. Any other Out
+// is sent as the result's Structured JSON and as one text block of the
+// same JSON. Unless spec has an output schema, it is inferred from Out as
+// the input schema is from In; Out must then be a struct or map, or a
+// pointer to one, since an output schema's root is an object, and
+// TypedTool panics naming the tool otherwise.
+//
+// A handler returns sdk.Failf for failures the model can act on: they
+// become error results, whatever Out is; any other error is a fault.
+func TypedTool[In, Out any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (Out, error)) Tool {
 	if len(spec.InputSchema) == 0 {
 		spec.InputSchema = MustSchemaFor[In]()
 	}
+	result := outputOf[Out](&spec)
 	return Tool{Spec: spec, Handler: func(ctx context.Context, req *Request) (*Result, error) {
 		var args In
 		if err := req.Bind(&args); err != nil {
 			return errorResult(err.Error()), nil
 		}
-		return failure(fn(ctx, req, args))
+		out, err := fn(ctx, req, args)
+		if err != nil {
+			return failure(nil, err)
+		}
+		return result(out)
 	}}
 }
 
