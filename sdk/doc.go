@@ -25,6 +25,8 @@
 //				return sdk.TextResult("..."), nil
 //			}))
 //
+// The package's Example is a complete plugin.
+//
 // The same Go types are used on both sides: the host wraps a plugin
 // process's gRPC connection in a [Group] too ([NewGRPCClient]), so tests run
 // a group in-process (package sdktest) exactly as the host sees it.
