@@ -44,12 +44,12 @@ func TestFinishOutcome(t *testing.T) {
 		message string
 	}{
 		"ok":                {res: sdk.TextResult("fine\nmore"), outcome: OK},
-		"tool error":        {res: sdk.Errorf("\nline 12 changed since you read it\ncurrent: 12|a3"), outcome: ToolError, message: "line 12 changed since you read it"},
+		"tool error":        {res: toolError("\nline 12 changed since you read it\ncurrent: 12|a3"), outcome: ToolError, message: "line 12 changed since you read it"},
 		"failed":            {err: errors.New("plugin \"git\" exited: signal: killed\nstderr..."), outcome: Failed, message: `plugin "git" exited: signal: killed`},
 		"cancelled":         {err: fmt.Errorf("call: %w", context.Canceled), outcome: Cancelled, message: "call: context canceled"},
 		"deadline is fault": {err: context.DeadlineExceeded, outcome: Failed, message: "context deadline exceeded"},
 		"no result":         {outcome: Failed, message: "no result"},
-		"long message":      {res: sdk.Errorf("%0300d", 0), outcome: ToolError, message: fmt.Sprintf("%0199d…", 0)},
+		"long message":      {res: toolError("%0300d", 0), outcome: ToolError, message: fmt.Sprintf("%0199d…", 0)},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestRecord(t *testing.T) {
 	res := sdk.TextResult("created")
 	res.Changes = []sdk.FileChange{sdk.NewFileChange("/p/a.go", nil, []byte("hello\n"))}
 	p.Finish(res, nil)
-	p.Finish(sdk.Errorf("again"), nil) // no-op
+	p.Finish(toolError("again"), nil) // no-op
 	var nilPending *Pending
 	nilPending.Finish(nil, nil) // no-op
 
@@ -218,4 +218,9 @@ func BenchmarkStartFinish(b *testing.B) {
 			}
 		})
 	}
+}
+
+// toolError is a failed result, as sdk.Failf makes of a handler's failure.
+func toolError(format string, args ...any) *sdk.Result {
+	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
 }

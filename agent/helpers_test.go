@@ -38,7 +38,7 @@ func (s *testToolset) Call(ctx context.Context, name string, args json.RawMessag
 	s.mu.Unlock()
 	f, ok := s.funcs[name]
 	if !ok {
-		return sdk.Errorf("unknown tool %q", name), nil
+		return toolError("unknown tool %q", name), nil
 	}
 	return f(ctx, args)
 }
@@ -67,11 +67,11 @@ func filesToolset(dir string) *testToolset {
 		func(ctx context.Context, raw json.RawMessage) (*sdk.Result, error) {
 			var a struct{ Path string }
 			if err := json.Unmarshal(raw, &a); err != nil {
-				return sdk.Errorf("bad arguments: %v", err), nil
+				return toolError("bad arguments: %v", err), nil
 			}
 			b, err := os.ReadFile(filepath.Join(dir, filepath.Clean("/"+a.Path)))
 			if err != nil {
-				return sdk.Errorf("cannot read %s: no such file; use list_files to see what exists", a.Path), nil
+				return toolError("cannot read %s: no such file; use list_files to see what exists", a.Path), nil
 			}
 			var out strings.Builder
 			for i, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
@@ -185,3 +185,8 @@ func toolNames(ts []Tool) []string {
 }
 
 func call(id, name, args string) ToolCall { return ToolCall{ID: id, Name: name, Arguments: args} }
+
+// toolError is a failed result, as sdk.Failf makes of a handler's failure.
+func toolError(format string, args ...any) *sdk.Result {
+	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
+}

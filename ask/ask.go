@@ -50,7 +50,8 @@ func Mount(cfg Config) (*agent.Agent, error) {
 		MaxSteps: cfg.MaxSteps, ContextBudget: cfg.ContextBudget, Logger: cfg.Logger,
 	})
 	m := &mounted{cfg: cfg, agent: ag}
-	box := sdk.NewToolbox(host.AgentGroup, "1", "the ask agent")
+	box := sdk.NewToolbox(host.AgentGroup, sdk.WithVersion("1"),
+		sdk.WithDescription("the ask agent"))
 	box.AddGroup(sdk.GroupSpec{Name: host.AgentGroup, Description: "Delegate a whole task to ramabana's own agent."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "ask", Title: "Ask the agent",
@@ -83,7 +84,7 @@ type askArgs struct {
 // an unreachable model, a refused key, the step limit.
 func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Result, error) {
 	if a.Task == "" {
-		return sdk.Errorf("task is empty: say what the agent should do"), nil
+		return nil, sdk.Failf("task is empty: say what the agent should do")
 	}
 	turn := strconv.FormatInt(m.turns.Add(1), 10)
 	ctx = host.WithCaller(ctx, activity.Agent(turn))
@@ -104,7 +105,7 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return sdk.Errorf("the ask agent could not finish: %v", err), nil
+		return nil, sdk.Failf("the ask agent could not finish: %v", err)
 	}
 	return sdk.TextResult(out.Answer), nil
 }

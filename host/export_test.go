@@ -24,7 +24,7 @@ func taskBox() *sdk.Toolbox {
 		return sdk.Tool{Spec: spec, Handler: ok}
 	}
 	yes := true
-	box := sdk.NewToolbox("tasks", "1", "tools of every task")
+	box := sdk.NewToolbox("tasks", sdk.WithVersion("1"), sdk.WithDescription("tools of every task"))
 	box.AddGroup(sdk.GroupSpec{Name: "tasks"},
 		tool(sdk.ToolSpec{Name: "complete", Description: "A completion tool."}),
 		tool(sdk.ToolSpec{Name: "policies", Task: sdk.TaskContext, AsUserMessage: true}),

@@ -445,7 +445,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	}
 	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
 	if err := e.Validate(args); err != nil {
-		res := sdk.Errorf("%v", err)
+		res := toolError("%v", err)
 		rec.Finish(res, nil)
 		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
@@ -463,6 +463,12 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		res = pii.FilterResult(h.cfg.PII, name, res)
 	}
 	return res, nil
+}
+
+// toolError is a result the host answers for a plugin, with a failure the
+// client's model can act on: IsError, and the message as its one text block.
+func toolError(format string, args ...any) *sdk.Result {
+	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
 }
 
 // FilterPII applies the --pii mode to a result from outside the catalog

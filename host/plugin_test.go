@@ -52,7 +52,7 @@ func TestCallJustAfterThePluginDiedGoesThrough(t *testing.T) {
 func TestEveryCallHasItsID(t *testing.T) {
 	t.Parallel()
 	h, logs := startHost(t, Config{})
-	box := sdk.NewToolbox("probe", "0", "probe")
+	box := sdk.NewToolbox("probe", sdk.WithVersion("0"), sdk.WithDescription("probe"))
 	box.AddGroup(sdk.GroupSpec{Name: "probe"},
 		sdk.Tool{Spec: sdk.ToolSpec{Name: "call_id", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(_ context.Context, req *sdk.Request) (*sdk.Result, error) { return sdk.TextResult(req.ID), nil }})

@@ -46,7 +46,8 @@ type changesArgs struct {
 }
 
 func newSessionGroup(log *activity.Log) *sessionGroup {
-	box := sdk.NewToolbox("session", "1", "what this session did and changed")
+	box := sdk.NewToolbox("session", sdk.WithVersion("1"),
+		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
@@ -74,7 +75,7 @@ func newSessionGroup(log *activity.Log) *sessionGroup {
 					}
 				}
 				if len(only) == 0 {
-					return sdk.Errorf("no change recorded for %s this session", a.Path), nil
+					return nil, sdk.Failf("no change recorded for %s this session", a.Path)
 				}
 				entries = only
 			}

@@ -56,7 +56,8 @@ func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
 		return r
 	}
 	if mode == ModeRefuse {
-		return sdk.Errorf("the result of %s contains %s; this server runs with --pii refuse, so it is withheld. Narrow the request to leave that data out.", tool, describeCounts(counts))
+		msg := fmt.Sprintf("the result of %s contains %s; this server runs with --pii refuse, so it is withheld. Narrow the request to leave that data out.", tool, describeCounts(counts))
+		return &sdk.Result{Content: []sdk.Content{{Text: msg}}, IsError: true}
 	}
 	return &out
 }

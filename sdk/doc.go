@@ -11,24 +11,28 @@
 //
 // A [Group] describes its tools and runs them. Most plugins build one with
 // [NewToolbox] and declare each tool with [Tool] or [TypedTool], which derives
-// the input JSON Schema from a Go struct:
+// the input JSON Schema from a Go struct, and the output schema from the
+// handler's output type unless that is *[Result]:
 //
 //	type viewArgs struct {
 //		Path string `json:"path" jsonschema:"file to show, relative to a root"`
 //	}
 //
-//	box := sdk.NewToolbox("files", "0.1.0", "read and edit files")
+//	box := sdk.NewToolbox("files", sdk.WithVersion("0.1.0"), sdk.WithDescription("read and edit files"))
 //	box.AddGroup(sdk.GroupSpec{Name: "files"},
 //		sdk.TypedTool(sdk.ToolSpec{Name: "view_file", Kind: sdk.KindRead},
 //			func(ctx context.Context, req *sdk.Request, args viewArgs) (*sdk.Result, error) {
 //				return sdk.TextResult("..."), nil
 //			}))
 //
+// The package's Example is a complete plugin.
+//
 // The same Go types are used on both sides: the host wraps a plugin
 // process's gRPC connection in a [Group] too ([NewGRPCClient]), so tests run
 // a group in-process (package sdktest) exactly as the host sees it.
 //
-// A handler reports failures a model can act on (a bad path, a stale line)
-// as a result with IsError set; a returned Go error is for faults, and the
-// host reports it as a tool error naming the group.
+// A handler reports a failure a model can act on (a bad path, a stale line)
+// by returning [Failf]: the toolbox turns it into a result with IsError set
+// and the message as its text. Any other Go error it returns is a fault,
+// and the host reports it as a tool error naming the group.
 package sdk

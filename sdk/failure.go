@@ -15,7 +15,9 @@ func (e *ToolError) Error() string { return e.Msg }
 
 var _ error = (*ToolError)(nil)
 
-// Failf returns a *ToolError with the formatted message.
+// Failf returns a *ToolError with the formatted message: how a handler
+// reports a failure the model can act on ("line 12 changed since you read
+// it"), whatever its output type.
 func Failf(format string, args ...any) error {
 	return &ToolError{Msg: fmt.Sprintf(format, args...)}
 }
@@ -24,7 +26,13 @@ func Failf(format string, args ...any) error {
 // result, and passes res and any other error through.
 func failure(res *Result, err error) (*Result, error) {
 	if te := (*ToolError)(nil); errors.As(err, &te) {
-		return Errorf("%s", te.Msg), nil
+		return errorResult(te.Msg), nil
 	}
 	return res, err
+}
+
+// errorResult is the result a failure becomes: IsError, and msg as its
+// one text block.
+func errorResult(msg string) *Result {
+	return &Result{Content: []Content{{Text: msg}}, IsError: true}
 }

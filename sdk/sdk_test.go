@@ -23,7 +23,7 @@ func ptr[T any](v T) *T { return &v }
 
 // testBox has one tool of each behaviour the adapters must carry.
 func testBox() *sdk.Toolbox {
-	box := sdk.NewToolbox("test", "1.2.3", "test group")
+	box := sdk.NewToolbox("test", sdk.WithVersion("1.2.3"), sdk.WithDescription("test group"))
 	box.AddGroup(sdk.GroupSpec{Name: "test", Description: "main"},
 		sdk.TypedTool(sdk.ToolSpec{Name: "greet", Title: "Greet", Description: "Say hello.", Kind: sdk.KindRead},
 			func(_ context.Context, req *sdk.Request, a greetArgs) (*sdk.Result, error) {

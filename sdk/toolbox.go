@@ -39,23 +39,37 @@ func (r *Request) Bind(v any) error {
 	return nil
 }
 
-// TypedTool declares a tool whose arguments decode into In. Unless spec has
-// an input schema already, it is inferred from In: exported fields by their
-// json names, required unless tagged omitempty or omitzero, described by a
-// `jsonschema:"..."` tag. Arguments that do not decode give the model an
-// error result naming the problem. A handler returns sdk.Failf for failures
-// the model can act on: they become error results too; any other error is
-// a fault.
-func TypedTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (*Result, error)) Tool {
+// TypedTool declares a tool whose arguments decode into In and whose
+// handler returns an Out. Unless spec has an input schema already, it is
+// inferred from In: exported fields by their json names, required unless
+// tagged omitempty or omitzero, described by a `jsonschema:"..."` tag.
+// Arguments that do not decode give the model an error result naming the
+// problem.
+//
+// A handler whose Out is *Result builds the result itself. Any other Out
+// is sent as the result's Structured JSON and as one text block of the
+// same JSON. Unless spec has an output schema, it is inferred from Out as
+// the input schema is from In; Out must then be a struct or map, or a
+// pointer to one, since an output schema's root is an object, and
+// TypedTool panics naming the tool otherwise.
+//
+// A handler returns sdk.Failf for failures the model can act on: they
+// become error results, whatever Out is; any other error is a fault.
+func TypedTool[In, Out any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (Out, error)) Tool {
 	if len(spec.InputSchema) == 0 {
 		spec.InputSchema = MustSchemaFor[In]()
 	}
+	result := outputOf[Out](&spec)
 	return Tool{Spec: spec, Handler: func(ctx context.Context, req *Request) (*Result, error) {
 		var args In
 		if err := req.Bind(&args); err != nil {
-			return Errorf("%v", err), nil
+			return errorResult(err.Error()), nil
 		}
-		return failure(fn(ctx, req, args))
+		out, err := fn(ctx, req, args)
+		if err != nil {
+			return failure(nil, err)
+		}
+		return result(out)
 	}}
 }
 
@@ -72,12 +86,32 @@ type Toolbox struct {
 
 var _ Group = (*Toolbox)(nil)
 
-// NewToolbox makes an empty toolbox for the named plugin.
-func NewToolbox(name, version, description string) *Toolbox {
-	return &Toolbox{
-		desc:  Description{Name: name, Version: version, Description: description},
-		tools: map[string]Tool{},
+// ToolboxOption sets an optional part of what a Toolbox describes; see
+// WithVersion and WithDescription.
+type ToolboxOption func(*Toolbox)
+
+// WithVersion sets the plugin version the toolbox describes, which the
+// host records when the plugin is installed. Without it the version is
+// empty.
+func WithVersion(version string) ToolboxOption {
+	return func(b *Toolbox) { b.desc.Version = version }
+}
+
+// WithDescription sets the one-line description of the plugin the toolbox
+// describes; each group and tool has its own besides. Without it the
+// description is empty.
+func WithDescription(description string) ToolboxOption {
+	return func(b *Toolbox) { b.desc.Description = description }
+}
+
+// NewToolbox makes an empty toolbox for the named plugin; name is
+// lower-case letters, digits and '-'. Later options win over earlier ones.
+func NewToolbox(name string, opts ...ToolboxOption) *Toolbox {
+	b := &Toolbox{desc: Description{Name: name}, tools: map[string]Tool{}}
+	for _, opt := range opts {
+		opt(b)
 	}
+	return b
 }
 
 // AddGroup adds a group and its tools. It panics on a duplicate tool name,

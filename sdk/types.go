@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -223,11 +222,6 @@ const MaxDiffContent = 1 << 20
 // TextResult is a successful result with one text block.
 func TextResult(text string) *Result {
 	return &Result{Content: []Content{{Text: text}}}
-}
-
-// Errorf is a failed result whose text the model reads.
-func Errorf(format string, args ...any) *Result {
-	return &Result{Content: []Content{{Text: fmt.Sprintf(format, args...)}}, IsError: true}
 }
 
 // Text joins the result's text blocks with newlines.

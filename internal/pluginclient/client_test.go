@@ -43,7 +43,7 @@ func unixPlugin(t *testing.T, g sdk.Group) (*pluginclient.Client, *grpc.Server) 
 func TestCallDelivery(t *testing.T) {
 	t.Parallel()
 	started := make(chan struct{}, 1)
-	box := sdk.NewToolbox("t", "0", "t")
+	box := sdk.NewToolbox("t", sdk.WithVersion("0"), sdk.WithDescription("t"))
 	box.AddGroup(sdk.GroupSpec{Name: "t"},
 		sdk.Tool{Spec: sdk.ToolSpec{Name: "id", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
 			Handler: func(_ context.Context, req *sdk.Request) (*sdk.Result, error) { return sdk.TextResult(req.ID), nil }},

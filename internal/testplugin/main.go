@@ -54,7 +54,8 @@ func main() {
 	case "legacy":
 		sdk.Serve(single("legacy", "old_echo", sdk.GroupSpec{Name: "legacy", Mode: sdk.ModeLegacy, ReplacedBy: "echo"}))
 	case "skill":
-		box := sdk.NewToolbox("skill", "0.0.1", "a skill served by a tool")
+		box := sdk.NewToolbox("skill", sdk.WithVersion("0.0.1"),
+			sdk.WithDescription("a skill served by a tool"))
 		box.AddGroup(sdk.GroupSpec{Name: "skill"}, sdk.TypedTool(sdk.ToolSpec{
 			Name: "house_style", Description: "Use when writing user-facing text.\nMore detail.", Kind: sdk.KindRead,
 			Task: sdk.TaskSkill, Mode: sdk.SkillAuto,
@@ -95,7 +96,7 @@ type noArgs struct{}
 
 // single is a plugin with one group holding one echo tool.
 func single(plugin, tool string, g sdk.GroupSpec) *sdk.Toolbox {
-	box := sdk.NewToolbox(plugin, "0.0.1", "test tools")
+	box := sdk.NewToolbox(plugin, sdk.WithVersion("0.0.1"), sdk.WithDescription("test tools"))
 	box.AddGroup(g, sdk.TypedTool(sdk.ToolSpec{Name: tool, Description: "Echo the text.", Kind: sdk.KindRead},
 		func(_ context.Context, _ *sdk.Request, a echoArgs) (*sdk.Result, error) {
 			return sdk.TextResult(a.Text), nil
@@ -104,7 +105,7 @@ func single(plugin, tool string, g sdk.GroupSpec) *sdk.Toolbox {
 }
 
 func newEcho(group, echoName string) *sdk.Toolbox {
-	box := sdk.NewToolbox(group, "0.0.1", "test tools")
+	box := sdk.NewToolbox(group, sdk.WithVersion("0.0.1"), sdk.WithDescription("test tools"))
 	box.AddGroup(sdk.GroupSpec{Name: group, Description: "test tools"},
 		sdk.TypedTool(sdk.ToolSpec{Name: echoName, Description: "Echo the text.", Kind: sdk.KindRead},
 			func(_ context.Context, _ *sdk.Request, a echoArgs) (*sdk.Result, error) {

@@ -25,7 +25,8 @@ const defaultInspectTimeout = 20 * time.Second
 
 func newToolbox(inspectTimeout time.Duration) *sdk.Toolbox {
 	s := &server{inspectTimeout: inspectTimeout}
-	box := sdk.NewToolbox("code", Version, "Search code and navigate its symbols in the served folders.")
+	box := sdk.NewToolbox("code", sdk.WithVersion(Version),
+		sdk.WithDescription("Search code and navigate its symbols in the served folders."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "code",
 		Description: "Gitignore-aware regex search over the served folders; symbol outlines and lookups from a real parser (tree-sitter) for Go, Python, JavaScript and TypeScript; live introspection of Python objects.",

@@ -15,7 +15,8 @@ const Version = "0.1.0"
 // New returns the files plugin, ready for sdk.Serve.
 func New() *sdk.Toolbox {
 	s := &server{}
-	box := sdk.NewToolbox("files", Version, "Read, list, create and edit text files in the served folders.")
+	box := sdk.NewToolbox("files", sdk.WithVersion(Version),
+		sdk.WithDescription("Read, list, create and edit text files in the served folders."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "files",
 		Description: "View files as numbered, hashed lines; list folders (gitignore-aware); create files; replace unique text.",

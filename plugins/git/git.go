@@ -20,7 +20,8 @@ const Version = "0.1.0"
 // New returns the git plugin, ready for sdk.Serve.
 func New() *sdk.Toolbox {
 	s := &server{}
-	box := sdk.NewToolbox("git", Version, "Read and change git repositories in the served folders with the git binary.")
+	box := sdk.NewToolbox("git", sdk.WithVersion(Version),
+		sdk.WithDescription("Read and change git repositories in the served folders with the git binary."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "git",
 		Description: "git status, diff, log, show and blame; add, commit, branch and checkout. Paths are confined to the repository and the served folders; no argument can become a git option.",
@@ -83,7 +84,7 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 			return fn(ctx, rp, args)
 		}()
 		if te := (*sdk.ToolError)(nil); errors.As(err, &te) {
-			return sdk.Errorf("%s", strings.ToValidUTF8(te.Msg, "\uFFFD")), nil
+			return nil, sdk.Failf("%s", strings.ToValidUTF8(te.Msg, "\uFFFD"))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)

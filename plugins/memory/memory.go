@@ -19,7 +19,8 @@ const Version = "0.1.0"
 // New returns the memory plugin, ready for sdk.Serve.
 func New() *sdk.Toolbox {
 	s := &server{}
-	box := sdk.NewToolbox("memory", Version, "Long-term memory: remember notes, recall them by full-text search.")
+	box := sdk.NewToolbox("memory", sdk.WithVersion(Version),
+		sdk.WithDescription("Long-term memory: remember notes, recall them by full-text search."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "memory",
 		Description: "Remember notes per project or globally, recall them ranked by relevance (SQLite FTS5, bm25), list and forget them.",

@@ -21,7 +21,8 @@ const Version = "0.1.0"
 // New returns the notebook plugin, ready for sdk.Serve.
 func New() *sdk.Toolbox {
 	s := &server{}
-	box := sdk.NewToolbox("notebook", Version, "Read and edit Jupyter notebooks (.ipynb, nbformat 4) cell by cell, without a Jupyter server.")
+	box := sdk.NewToolbox("notebook", sdk.WithVersion(Version),
+		sdk.WithDescription("Read and edit Jupyter notebooks (.ipynb, nbformat 4) cell by cell, without a Jupyter server."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "notebook",
 		Description: "View a notebook's cells with compact output summaries; insert, edit, delete and move cells, keeping the file in Jupyter's own format.",

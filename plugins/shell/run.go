@@ -78,10 +78,10 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs) (*sdk.Result, error) {
 	if strings.TrimSpace(args.Command) == "" {
-		return sdk.Errorf("command is empty; give a bash command line such as \"go test ./...\""), nil
+		return nil, sdk.Failf("command is empty; give a bash command line such as \"go test ./...\"")
 	}
 	if strings.IndexByte(args.Command, 0) >= 0 {
-		return sdk.Errorf("command contains a NUL byte, which bash cannot take"), nil
+		return nil, sdk.Failf("command contains a NUL byte, which bash cannot take")
 	}
 	timeout, limit := args.TimeoutSeconds, args.MaxOutputBytes
 	if timeout == 0 {
@@ -91,14 +91,14 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 		limit = defaultMaxOutput
 	}
 	if timeout < 1 || timeout > maxTimeout {
-		return sdk.Errorf("timeout_seconds is %d; give 1 to %d (default %d)", args.TimeoutSeconds, maxTimeout, defaultTimeout), nil
+		return nil, sdk.Failf("timeout_seconds is %d; give 1 to %d (default %d)", args.TimeoutSeconds, maxTimeout, defaultTimeout)
 	}
 	if limit < minMaxOutput || limit > maxMaxOutput {
-		return sdk.Errorf("max_output_bytes is %d; give %d to %d (default %d)", args.MaxOutputBytes, minMaxOutput, maxMaxOutput, defaultMaxOutput), nil
+		return nil, sdk.Failf("max_output_bytes is %d; give %d to %d (default %d)", args.MaxOutputBytes, minMaxOutput, maxMaxOutput, defaultMaxOutput)
 	}
 	extra, msg := extraEnv(args.Env)
 	if msg != "" {
-		return sdk.Errorf("%s", msg), nil
+		return nil, sdk.Failf("%s", msg)
 	}
 	// Reads outside do not matter: a working directory is resolved as a
 	// write, always inside.
@@ -110,15 +110,15 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	}
 	dir, msg := workDir(r, args.Cwd)
 	if msg != "" {
-		return sdk.Errorf("%s", msg), nil
+		return nil, sdk.Failf("%s", msg)
 	}
 	if ctx.Err() != nil {
-		return sdk.Errorf("cancelled before the command started"), nil
+		return nil, sdk.Failf("cancelled before the command started")
 	}
 
 	tmp, err := callTempDir()
 	if err != nil {
-		return sdk.Errorf("cannot make the command's temporary folder: %v", err), nil
+		return nil, sdk.Failf("cannot make the command's temporary folder: %v", err)
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
 	// env may override TMPDIR: exec keeps the last of duplicate names.
@@ -136,7 +136,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 		},
 	})
 	if err != nil {
-		return sdk.Errorf("cannot start %s in %s: %v", shellPath, r.Rel(dir), err), nil
+		return nil, sdk.Failf("cannot start %s in %s: %v", shellPath, r.Rel(dir), err)
 	}
 	return report(o, timeout), nil
 }

@@ -13,7 +13,8 @@ func New() *sdk.Toolbox {
 	s := &server{}
 	sdk.AtExit(removeTempBase)
 	sdk.AtExit(running.killAll) // hooks run in reverse: commands first
-	box := sdk.NewToolbox("shell", Version, "Run shell commands in the served folders.")
+	box := sdk.NewToolbox("shell", sdk.WithVersion(Version),
+		sdk.WithDescription("Run shell commands in the served folders."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "shell",
 		Description: "Run a bash command line in a served folder, with a timeout that kills everything it started, capped output and progress.",

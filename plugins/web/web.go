@@ -23,7 +23,8 @@ func New() *sdk.Toolbox {
 }
 
 func newToolbox(s *server) *sdk.Toolbox {
-	box := sdk.NewToolbox("web", Version, "Fetch web pages as clean markdown and search the web.")
+	box := sdk.NewToolbox("web", sdk.WithVersion(Version),
+		sdk.WithDescription("Fetch web pages as clean markdown and search the web."))
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "web",
 		Description: "Fetch a URL as markdown or text, paged; search the web through a configured SearXNG or Brave Search provider.",
@@ -70,7 +71,7 @@ func tool[In any](spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk
 	spec.InputSchema = schema
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
 		if !req.Host.Web {
-			return sdk.Errorf(errWebOff, spec.Name), nil
+			return nil, sdk.Failf(errWebOff, spec.Name)
 		}
 		res, err := fn(ctx, req, args)
 		if err != nil {
