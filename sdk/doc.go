@@ -27,9 +27,12 @@
 //
 // The package's Example is a complete plugin.
 //
-// The same Go types are used on both sides: the host wraps a plugin
-// process's gRPC connection in a [Group] too ([NewGRPCClient]), so tests run
-// a group in-process (package sdktest) exactly as the host sees it.
+// The same Go types are used on both sides: the host talks to every plugin
+// process, whatever its language, through a [Group] too, so tests run a
+// group in-process over real gRPC (package sdktest) exactly as the host
+// sees it, and with the host's own checks: a description is checked by
+// [Description.Validate], and arguments by [InputValidator] before a
+// handler sees them. [Toolbox.AddGroup] runs the same checks at start-up.
 //
 // A handler reports a failure a model can act on (a bad path, a stale line)
 // by returning [Failf]: the toolbox turns it into a result with IsError set

@@ -2,6 +2,7 @@ package sdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -22,17 +23,17 @@ func TestFailf(t *testing.T) {
 	// Each way of declaring a tool returns err from its handler.
 	tools := map[string]func(err error) sdk.Tool{
 		"handler": func(err error) sdk.Tool {
-			return sdk.Tool{Spec: sdk.ToolSpec{Name: "t"}, Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) {
+			return sdk.Tool{Spec: sdk.ToolSpec{Name: "t", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)}, Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) {
 				return nil, err
 			}}
 		},
 		"typed": func(err error) sdk.Tool {
-			return sdk.TypedTool(sdk.ToolSpec{Name: "t"}, func(context.Context, *sdk.Request, struct{}) (*sdk.Result, error) {
+			return sdk.TypedTool(sdk.ToolSpec{Name: "t", Kind: sdk.KindRead}, func(context.Context, *sdk.Request, struct{}) (*sdk.Result, error) {
 				return nil, err
 			})
 		},
 		"typed output": func(err error) sdk.Tool {
-			return sdk.TypedTool(sdk.ToolSpec{Name: "t"}, func(context.Context, *sdk.Request, struct{}) (struct{ N int }, error) {
+			return sdk.TypedTool(sdk.ToolSpec{Name: "t", Kind: sdk.KindRead}, func(context.Context, *sdk.Request, struct{}) (struct{ N int }, error) {
 				return struct{ N int }{N: 1}, err
 			})
 		},

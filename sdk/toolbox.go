@@ -114,12 +114,21 @@ func NewToolbox(name string, opts ...ToolboxOption) *Toolbox {
 	return b
 }
 
-// AddGroup adds a group and its tools. It panics on a duplicate tool name,
-// a programming error.
+// AddGroup adds a group and its tools. It panics, at start-up, on what the
+// host would refuse (a bad group name, a duplicate tool name, a tool that
+// fails ToolSpec.Validate: no kind, a mode on a tool that is not a skill,
+// an input schema that is not an object schema...), with a message naming
+// the tool: a programming error is found before the plugin is served.
 func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
+	if !ValidName(g.Name) {
+		panic(fmt.Sprintf("sdk: group name %q: use lower-case letters, digits and '-'", g.Name))
+	}
 	for _, t := range tools {
 		if _, dup := b.tools[t.Spec.Name]; dup {
 			panic(fmt.Sprintf("sdk: duplicate tool %q", t.Spec.Name))
+		}
+		if err := t.Spec.Validate(); err != nil {
+			panic("sdk: " + err.Error())
 		}
 		b.tools[t.Spec.Name] = t
 		g.Tools = append(g.Tools, t.Spec)

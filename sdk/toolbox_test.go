@@ -2,6 +2,8 @@ package sdk_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,6 +39,37 @@ func TestNewToolboxOptions(t *testing.T) {
 			if diff := cmp.Diff(tc.want, *d); diff != "" {
 				t.Errorf("description (-want +got):\n%s", diff)
 			}
+		})
+	}
+}
+
+// TestAddGroupRefusesWhatTheHostRefuses: a tool the host would refuse
+// stops the plugin at start-up, with a message naming the tool, instead of
+// being served and refused by the host later.
+func TestAddGroupRefusesWhatTheHostRefuses(t *testing.T) {
+	t.Parallel()
+	obj := json.RawMessage(`{"type":"object"}`)
+	for name, tc := range map[string]struct {
+		group string
+		spec  sdk.ToolSpec
+		want  string
+	}{
+		"no kind":                              {"g", sdk.ToolSpec{Name: "mystery", InputSchema: obj}, `sdk: tool "mystery": declares no kind`},
+		"mode on non-skill":                    {"g", sdk.ToolSpec{Name: "m", Kind: sdk.KindRead, InputSchema: obj, Mode: sdk.SkillAuto}, `tool "m": mode "auto" is for skill tools only`},
+		"as_user_message on a completion tool": {"g", sdk.ToolSpec{Name: "u", Kind: sdk.KindRead, InputSchema: obj, AsUserMessage: true}, `tool "u": as_user_message is for context tools only`},
+		"unknown task":                         {"g", sdk.ToolSpec{Name: "r", Kind: sdk.KindRead, InputSchema: obj, Task: "router"}, `tool "r": unknown task "router"`},
+		"array schema":                         {"g", sdk.ToolSpec{Name: "a", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"array"}`)}, `tool "a": input schema: the root must have "type": "object"`},
+		"bad group name":                       {"Bad Group", sdk.ToolSpec{Name: "ok", Kind: sdk.KindRead, InputSchema: obj}, `group name "Bad Group"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, tc.want) {
+					t.Errorf("AddGroup panicked with %v, want a message containing %q", r, tc.want)
+				}
+			}()
+			sdk.NewToolbox("p").AddGroup(sdk.GroupSpec{Name: tc.group}, sdk.Tool{Spec: tc.spec})
 		})
 	}
 }

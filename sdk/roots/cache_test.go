@@ -72,7 +72,7 @@ func TestTypedTool(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			tool := roots.TypedTool(&c, sdk.ToolSpec{Name: "t"}, func(_ context.Context, r *roots.Roots, _ struct{}) (*sdk.Result, error) {
+			tool := roots.TypedTool(&c, sdk.ToolSpec{Name: "t", Kind: sdk.KindRead}, func(_ context.Context, r *roots.Roots, _ struct{}) (*sdk.Result, error) {
 				if tc.err != nil {
 					return nil, tc.err
 				}
