@@ -122,7 +122,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"empty pattern": {
 			args:    map[string]any{"pattern": ""},
-			wantErr: "pattern is empty",
+			wantErr: "invalid arguments for search_code: validating root: validating /properties/pattern: minLength",
 		},
 		"bad glob": {
 			args:    map[string]any{"pattern": "x", "glob": "[a-"},
@@ -130,7 +130,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"context too large": {
 			args:    map[string]any{"pattern": "x", "context_lines": 11},
-			wantErr: "context_lines must be between 0 and 10 (got 11)",
+			wantErr: "invalid arguments for search_code: validating root: validating /properties/context_lines: maximum",
 		},
 		"missing path": {
 			args:    map[string]any{"pattern": "x", "path": "nope"},
@@ -146,7 +146,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"unknown argument": {
 			args:    map[string]any{"pattern": "x", "regex": true},
-			wantErr: `unknown field "regex"`,
+			wantErr: `invalid arguments for search_code: validating root: unexpected additional properties ["regex"]`,
 		},
 	}
 	for name, tc := range tests {

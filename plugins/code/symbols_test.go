@@ -111,7 +111,7 @@ func TestOutline(t *testing.T) {
 		},
 		"bad depth": {
 			args:    map[string]any{"path": "a.go", "depth": 11},
-			wantErr: "depth must be between 1 and 10 (got 11)",
+			wantErr: "invalid arguments for outline: validating root: validating /properties/depth: maximum",
 		},
 	}
 	for name, tc := range tests {
@@ -206,7 +206,7 @@ func TestFindSymbol(t *testing.T) {
 		},
 		"bad kind": {
 			args:    map[string]any{"name": "x", "kind": "widget"},
-			wantErr: `kind "widget" is not one of function, method, class, struct, interface, type, enum, enum_member, field, constant, variable, namespace`,
+			wantErr: "invalid arguments for find_symbol: validating root: validating /properties/kind: enum",
 		},
 		"empty name": {
 			args:    map[string]any{"name": "/"},

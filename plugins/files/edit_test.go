@@ -238,7 +238,6 @@ func TestEditFileRejects(t *testing.T) {
 		"malformed edits": {
 			content: six,
 			edits: []map[string]any{
-				ed("move", 1, h("one")),
 				ed("replace", 2, "", "text", "x"),
 				ed("delete", 3, h("three"), "end_line", 2, "end_hash", h("two")),
 				ed("delete", 3, h("three"), "text", "x"),
@@ -248,20 +247,24 @@ func TestEditFileRejects(t *testing.T) {
 				ed("replace", 1, h("one"), "end_line", 2, "text", "x"),
 			},
 			want: []string{
-				`edit 1: op "move" is not one of replace, insert_after, delete`,
-				"edit 2: hash is missing: give the 4-hex-digit hash view_file shows for line 2",
-				"edit 3: end_line 2 is before line 3",
-				"edit 4: delete takes no text",
-				"edit 5: insert_after needs text",
-				"edit 6: replace needs line 1 or more, got 0",
-				"edit 7: insert_after takes no end_line or end_hash",
-				"edit 8: end_hash is missing",
+				"edit 1: hash is missing: give the 4-hex-digit hash view_file shows for line 2",
+				"edit 2: end_line 2 is before line 3",
+				"edit 3: delete takes no text",
+				"edit 4: insert_after needs text",
+				"edit 5: replace needs line 1 or more, got 0",
+				"edit 6: insert_after takes no end_line or end_hash",
+				"edit 7: end_hash is missing",
 			},
+		},
+		"unknown op": {
+			content: six,
+			edits:   []map[string]any{ed("replace", 1, h("one"), "text", "x"), ed("move", 2, h("two"))},
+			want:    []string{"invalid arguments for edit_file", "/properties/edits/items/properties/op: enum"},
 		},
 		"no edits": {
 			content: six,
 			edits:   []map[string]any{},
-			want:    []string{"edits is empty"},
+			want:    []string{"invalid arguments for edit_file", "/properties/edits: minItems"},
 		},
 		"binary": {
 			content: "\x00\x01",

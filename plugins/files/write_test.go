@@ -148,7 +148,7 @@ func TestReplaceText(t *testing.T) {
 		"empty old": {
 			content: py,
 			args:    map[string]any{"old": "", "new": "x"},
-			wantMsg: "old is empty",
+			wantMsg: "invalid arguments for replace_text: validating root: validating /properties/old: minLength",
 			wantErr: true,
 		},
 		"same text": {

@@ -259,11 +259,16 @@ func TestRecallOutput(t *testing.T) {
 	})
 	t.Run("bad limits", func(t *testing.T) {
 		t.Parallel()
-		for _, args := range []map[string]any{
-			{"query": "x", "limit": 101}, {"query": "x", "limit": -1}, {"query": "x", "max_chars": 20001},
+		for _, tc := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{"query": "x", "limit": 101}, "invalid arguments for recall: validating root: validating /properties/limit: maximum"},
+			{map[string]any{"query": "x", "limit": -1}, "invalid arguments for recall: validating root: validating /properties/limit: minimum"},
+			{map[string]any{"query": "x", "max_chars": 20001}, "invalid arguments for recall: validating root: validating /properties/max_chars: maximum"},
 		} {
-			if text := e.fail(t, "recall", args); !strings.Contains(text, "at most") {
-				t.Errorf("recall %v: %q", args, text)
+			if text := e.fail(t, "recall", tc.args); !strings.Contains(text, tc.want) {
+				t.Errorf("recall %v: %q, want it to contain %q", tc.args, text, tc.want)
 			}
 		}
 	})

@@ -303,7 +303,7 @@ func TestWebSearchErrors(t *testing.T) {
 		"count too big": {
 			config: `{"provider": "searxng", "url": "{sx}"}`,
 			args:   map[string]any{"query": "x", "count": 51},
-			want:   []string{"count must be between 1 and 50"},
+			want:   []string{"invalid arguments for web_search", "/properties/count: maximum"},
 		},
 	}
 	for name, tc := range tests {
