@@ -126,7 +126,7 @@ func (h *Host) toolHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: h.logger}
 		res, err := h.Call(ctx, name, req.Params.Arguments, events)
-		if errors.Is(err, ErrUnknownTool) {
+		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, err
 		}
 		if err != nil {

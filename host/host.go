@@ -106,9 +106,6 @@ type Host struct {
 	exported map[string]*catalog.Entry // the tools the server has, by name
 }
 
-// ErrUnknownTool is returned for a tool that is not mounted.
-var ErrUnknownTool = errors.New("unknown tool")
-
 // New checks the config and resolves the roots. It starts nothing.
 func New(cfg Config) (*Host, error) {
 	if len(cfg.Roots) == 0 {
@@ -395,7 +392,7 @@ func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage,
 			return h.call(ctx, e, args, events)
 		}
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
 }
 
 // Record records a call that does not go through the catalog (an upstream
@@ -421,7 +418,7 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 
 // Call runs a mounted tool: it validates the arguments against the tool's
 // schema, then calls its source. A bad argument is a tool error result
-// (the model can correct it); an unmounted tool is ErrUnknownTool; a plugin
+// (the model can correct it); an unmounted tool is sdk.ErrUnknownTool; a plugin
 // that dies mid-call is an error wrapping supervise.ErrPluginDied.
 func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	e, ok := h.catalog.Get(name)
@@ -429,7 +426,7 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 		ok, _ = h.policy.Mounted(e)
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownTool, name)
+		return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
 	}
 	return h.call(ctx, e, args, events)
 }

@@ -211,8 +211,8 @@ func TestPolicy(t *testing.T) {
 				if names[n] {
 					t.Errorf("%s mounted", n)
 				}
-				if _, err := callText(t, h, n, map[string]any{}); !errors.Is(err, ErrUnknownTool) {
-					t.Errorf("call %s: err = %v, want ErrUnknownTool", n, err)
+				if _, err := callText(t, h, n, map[string]any{}); !errors.Is(err, sdk.ErrUnknownTool) {
+					t.Errorf("call %s: err = %v, want sdk.ErrUnknownTool", n, err)
 				}
 			}
 		})

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // Codes of a [ToolsListError]: the first two are the stable names the
@@ -71,7 +73,7 @@ var (
 	ErrUnknownServer    = errors.New("unknown MCP server")
 	ErrAlreadyConnected = errors.New("MCP server is already connected")
 	ErrNotConnected     = errors.New("MCP server is not connected")
-	ErrUnknownTool      = errors.New("unknown MCP tool")
+	ErrUnknownTool      = sdk.ErrUnknownTool // one sentinel for an unknown tool, wherever it is met
 	ErrPoolClosed       = errors.New("MCP pool is closed")
 )
 
