@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -97,7 +98,7 @@ func (s *server) createFile(ctx context.Context, r *roots.Roots, args createArgs
 			return nil, sdk.Failf("cannot create %s: %v", display, unwrapPath(err))
 		}
 	}
-	msg := fmt.Sprintf("%s %s (%s, %s)", verb, display, plural(len(data), "byte"), plural(countLines(data), "line"))
+	msg := fmt.Sprintf("%s %s (%s, %s)", verb, display, wording.Count(len(data), "byte"), wording.Count(countLines(data), "line"))
 	if strings.HasPrefix(string(before), bom) && !strings.HasPrefix(args.Content, bom) {
 		msg += "; the old file began with a UTF-8 byte order mark, and the new content has none, as given"
 	}

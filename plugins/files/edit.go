@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -145,7 +146,7 @@ func applyEdits(text string, spans []span, anchors []anchor, display string) (st
 	newLines := splitLines(out)
 	var b strings.Builder
 	fmt.Fprintf(&b, "edited %s: %s applied, %s now (was %d). Edited regions with one line of context (lineno|hash|content):\n",
-		display, plural(len(spans), "edit"), plural(len(newLines), "line"), len(lines))
+		display, wording.Count(len(spans), "edit"), wording.Count(len(newLines), "line"), len(lines))
 	writeRegions(&b, newLines, regions)
 	return out, b.String(), nil
 }
@@ -245,7 +246,7 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 		stale++
 		b.WriteString("\n")
 		if an.line > len(lines) {
-			fmt.Fprintf(&b, "edit %d: line %d is past the end (%s has %s); its last lines:\n", an.edit, an.line, display, plural(len(lines), "line"))
+			fmt.Fprintf(&b, "edit %d: line %d is past the end (%s has %s); its last lines:\n", an.edit, an.line, display, wording.Count(len(lines), "line"))
 			writeLines(&b, lines, len(lines)-staleContext, len(lines))
 			continue
 		}
@@ -260,7 +261,7 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 		return nil
 	}
 	return sdk.Failf("edit_file changed nothing in %s: %d of %s do not match the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
-		display, stale, plural(len(anchors), "anchor"), b.String())
+		display, stale, wording.Count(len(anchors), "anchor"), b.String())
 }
 
 // findHash returns up to max line numbers whose hash is h.

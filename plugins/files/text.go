@@ -271,14 +271,6 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// plural is "1 line", "2 lines".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
 // bytesToString makes a string of b without copying; b must not change
 // afterwards.
 func bytesToString(b []byte) string {

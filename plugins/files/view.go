@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -82,7 +83,7 @@ func renderPage(data []byte, display string, start, limit int) (string, error) {
 	for n := 1; n < start; n++ {
 		i := bytes.IndexByte(data[pos:], '\n')
 		if i < 0 || pos+i+1 == len(data) {
-			return "", sdk.Failf("start=%d is past the end: %s has %s", start, display, plural(countLines(data), "line"))
+			return "", sdk.Failf("start=%d is past the end: %s has %s", start, display, wording.Count(countLines(data), "line"))
 		}
 		pos += i + 1
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -73,10 +74,10 @@ func (s *server) add(ctx context.Context, rp *repo, args addArgs) (*sdk.Result, 
 	}
 	text := "nothing new to stage: the paths have no changes that are not staged already"
 	if len(lines) > 0 {
-		text = fmt.Sprintf("staged %s:\n  %s", plural(len(lines), "path"), strings.Join(lines, "\n  "))
+		text = fmt.Sprintf("staged %s:\n  %s", wording.Count(len(lines), "path"), strings.Join(lines, "\n  "))
 	}
 	if n, ok := rp.stagedCount(ctx); ok {
-		text += fmt.Sprintf("\n%s staged in all; commit with git_commit", plural(n, "file"))
+		text += fmt.Sprintf("\n%s staged in all; commit with git_commit", wording.Count(n, "file"))
 	}
 	if cut, ok := cutText(text, maxOutput); ok {
 		text = addNote(cut, "list cut at 100 KiB; git_status shows the staged files")

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -102,7 +103,7 @@ func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sd
 	res := &sdk.Result{}
 	if before != nil {
 		res.Changes = before.changes(rp)
-		fmt.Fprintf(&b, "\n%s changed in the work tree", plural(len(res.Changes), "file"))
+		fmt.Fprintf(&b, "\n%s changed in the work tree", wording.Count(len(res.Changes), "file"))
 	}
 	text, cut := cutText(b.String(), maxOutput)
 	if cut {

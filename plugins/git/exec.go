@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -248,16 +249,6 @@ func cutText(s string, limit int) (string, bool) {
 	return strings.ToValidUTF8(head, ""), true
 }
 
-func plural(n int, word string) string {
-	switch {
-	case n == 1:
-		return "1 " + word
-	case strings.HasSuffix(word, "y"):
-		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // addNote appends a parenthesized note on a line of its own.
 func addNote(text, note string) string {
 	if text != "" && !strings.HasSuffix(text, "\n") {
@@ -268,7 +259,7 @@ func addNote(text, note string) string {
 
 func sizeText(n int) string {
 	if n < 1<<10 {
-		return plural(n, "byte")
+		return wording.Count(n, "byte")
 	}
 	return fmt.Sprintf("%d KiB", n>>10)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -101,7 +102,7 @@ func (s *server) showFile(ctx context.Context, rp *repo, ref, path string) (*sdk
 		return nil, out.failure("git cat-file")
 	}
 	if bytes.IndexByte(out.stdout[:min(len(out.stdout), 8000)], 0) >= 0 {
-		return sdk.TextResult(fmt.Sprintf("%s at %s is a binary file of %s; not shown", rel, ref, plural(size, "byte"))), nil
+		return sdk.TextResult(fmt.Sprintf("%s at %s is a binary file of %s; not shown", rel, ref, wording.Count(size, "byte"))), nil
 	}
 	if size == 0 {
 		return sdk.TextResult(fmt.Sprintf("(%s at %s is empty)", rel, ref)), nil
@@ -109,7 +110,7 @@ func (s *server) showFile(ctx context.Context, rp *repo, ref, path string) (*sdk
 	text, cut := cutText(string(out.stdout), maxOutput)
 	if cut || out.cut {
 		lines := strings.Count(text, "\n")
-		text = addNote(text, fmt.Sprintf("cut at 100 KiB after %s of a %s file; see later lines with git_blame path: %q ref: %q start: %d", plural(lines, "line"), sizeText(size), rel, ref, lines+1))
+		text = addNote(text, fmt.Sprintf("cut at 100 KiB after %s of a %s file; see later lines with git_blame path: %q ref: %q start: %d", wording.Count(lines, "line"), sizeText(size), rel, ref, lines+1))
 	}
 	return sdk.TextResult(text), nil
 }
@@ -139,7 +140,7 @@ func (rp *repo) listTree(ctx context.Context, oid, rel, ref string) (*sdk.Result
 		}
 		lines = append(lines, name)
 	}
-	text := fmt.Sprintf("%s at %s (%s):\n%s", rel, ref, plural(len(lines), "entry"), strings.Join(lines, "\n"))
+	text := fmt.Sprintf("%s at %s (%s):\n%s", rel, ref, wording.Count(len(lines), "entry"), strings.Join(lines, "\n"))
 	if len(lines) == 0 {
 		text = fmt.Sprintf("%s at %s is an empty folder", rel, ref)
 	}

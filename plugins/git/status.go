@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -77,7 +78,7 @@ func (s *server) status(ctx context.Context, rp *repo, _ statusArgs) (*sdk.Resul
 		fmt.Fprintf(&b, "in progress: %s\n", op)
 	}
 	if rep.stash > 0 {
-		fmt.Fprintf(&b, "stash: %s\n", plural(rep.stash, "entry"))
+		fmt.Fprintf(&b, "stash: %s\n", wording.Count(rep.stash, "entry"))
 	}
 	if len(rep.staged)+len(rep.unstaged)+len(rep.untracked)+len(rep.conflicts) == 0 {
 		b.WriteString("nothing to commit, working tree clean")

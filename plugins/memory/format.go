@@ -52,14 +52,6 @@ func truncate(s string, n int) (string, bool) {
 	return s[:i], true
 }
 
-// plural is "1 memory", "2 memories".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // snippet is the first line of s, cut to n characters, for one-line
 // mentions of a memory.
 func snippet(s string, n int) string {

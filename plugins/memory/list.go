@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -75,7 +76,7 @@ func (s *server) listMemories(ctx context.Context, e env, args listArgs) (*sdk.R
 		return sdk.TextResult(fmt.Sprintf("No memories %s.", where)), nil
 	case len(page) == 0:
 		return sdk.TextResult(fmt.Sprintf("No memories at offset %d: there are %s %s; the last page starts at offset %d.",
-			args.Offset, plural(total, "memory", "memories"), where, (total-1)/limit*limit)), nil
+			args.Offset, wording.CountOf(total, "memory", "memories"), where, (total-1)/limit*limit)), nil
 	}
 	head := fmt.Sprintf("Memories %d-%d of %d %s, most recent first", args.Offset+1, args.Offset+len(page), total, where)
 	if next := args.Offset + len(page); next < total {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -85,7 +86,7 @@ func (s *server) recall(ctx context.Context, e env, args recallArgs) (*sdk.Resul
 	if len(found.Found) == 0 {
 		return sdk.TextResult(fmt.Sprintf("No memories match %q %s%s.", query, where, common)), nil
 	}
-	head := fmt.Sprintf("%s match %q %s, best first", plural(len(found.Found), "memory", "memories"), query, where)
+	head := fmt.Sprintf("%s match %q %s, best first", wording.CountOf(len(found.Found), "memory", "memories"), query, where)
 	if found.More {
 		head = fmt.Sprintf("The %d best memories matching %q %s (more match: raise limit, at most %d, or add words or tags)",
 			len(found.Found), query, where, maxRecallLimit)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -44,9 +45,9 @@ func (s *server) deleteCell(ctx context.Context, r *roots.Roots, args deleteArgs
 		} else {
 			msg += " (it was empty)"
 		}
-		msg += fmt.Sprintf("; %s remain", plural(nb.len(), "cell"))
+		msg += fmt.Sprintf("; %s remain", wording.Count(nb.len(), "cell"))
 		if moved := nb.len() - i; moved > 0 {
-			msg += fmt.Sprintf(", and the %s after it moved up by one", plural(moved, "cell"))
+			msg += fmt.Sprintf(", and the %s after it moved up by one", wording.Count(moved, "cell"))
 		}
 		return msg, nil
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -61,7 +62,7 @@ func (s *server) editCell(ctx context.Context, r *roots.Roots, args editArgs) (*
 		switch {
 		case wasCode && !isCode:
 			if n := len(outputsOf(c)); n > 0 {
-				notes = append(notes, "dropped its "+plural(n, "output"))
+				notes = append(notes, "dropped its "+wording.Count(n, "output"))
 			}
 			c.del("outputs")
 			c.del("execution_count")
@@ -90,9 +91,9 @@ func (s *server) editCell(ctx context.Context, r *roots.Roots, args editArgs) (*
 
 		var msg string
 		if newType != oldType {
-			msg = fmt.Sprintf("changed %s in %s to a %s cell with the new source (%s)", name, nb.display, newType, plural(len(splitLines(args.Source)), "line"))
+			msg = fmt.Sprintf("changed %s in %s to a %s cell with the new source (%s)", name, nb.display, newType, wording.Count(len(splitLines(args.Source)), "line"))
 		} else {
-			msg = fmt.Sprintf("replaced the source of %s in %s (%s)", name, nb.display, plural(len(splitLines(args.Source)), "line"))
+			msg = fmt.Sprintf("replaced the source of %s in %s (%s)", name, nb.display, wording.Count(len(splitLines(args.Source)), "line"))
 		}
 		if len(notes) > 0 {
 			msg += "; " + strings.Join(notes, "; ")
@@ -106,7 +107,7 @@ func (s *server) editCell(ctx context.Context, r *roots.Roots, args editArgs) (*
 func clearOutputs(c *node, st *style) string {
 	var what []string
 	if n := len(outputsOf(c)); n > 0 {
-		what = append(what, "its "+plural(n, "output"))
+		what = append(what, "its "+wording.Count(n, "output"))
 	}
 	if ec := c.get("execution_count"); ec != nil && ec.kind != kindNull {
 		what = append(what, "execution_count "+ec.raw)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -57,9 +58,9 @@ func (s *server) insertCell(ctx context.Context, r *roots.Roots, args insertArgs
 		}
 		c := nb.newCell(args.CellType, args.Source, id)
 		nb.cells.elems = slices.Insert(nb.cells.elems, args.Index, c)
-		msg := fmt.Sprintf("inserted %s into %s (now %s)", describeCell(c, args.Index), nb.display, plural(nb.len(), "cell"))
+		msg := fmt.Sprintf("inserted %s into %s (now %s)", describeCell(c, args.Index), nb.display, wording.Count(nb.len(), "cell"))
 		if moved := nb.len() - 1 - args.Index; moved > 0 {
-			msg += fmt.Sprintf("; the %s after it moved down by one", plural(moved, "cell"))
+			msg += fmt.Sprintf("; the %s after it moved down by one", wording.Count(moved, "cell"))
 		}
 		return msg, nil
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -269,15 +270,7 @@ func (nb *notebook) checkIndex(i int, arg string, last int) error {
 	if nb.len() == 0 {
 		return sdk.Failf("%s=%d is out of range: %s has no cells", arg, i, nb.display)
 	}
-	return sdk.Failf("%s=%d is out of range: %s has %s, so %s must be 0 to %d; nothing was changed", arg, i, nb.display, plural(nb.len(), "cell"), arg, last)
-}
-
-// plural is "1 cell", "2 cells".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return sdk.Failf("%s=%d is out of range: %s has %s, so %s must be 0 to %d; nothing was changed", arg, i, nb.display, wording.Count(nb.len(), "cell"), arg, last)
 }
 
 // firstLine is a short quote of a cell's source for results.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -84,7 +85,7 @@ func renderNotebook(nb *notebook, start, limit int, outputs bool) (string, error
 	case start > 0 && n == 0:
 		return "", sdk.Failf("start=%d is past the last cell: %s has no cells", start, nb.display)
 	case start > 0 && start >= n:
-		return "", sdk.Failf("start=%d is past the last cell: %s has %s (indexes 0-%d)", start, nb.display, plural(n, "cell"), n-1)
+		return "", sdk.Failf("start=%d is past the last cell: %s has %s (indexes 0-%d)", start, nb.display, wording.Count(n, "cell"), n-1)
 	}
 	var b strings.Builder
 	b.WriteString(notebookHeader(nb))
@@ -118,7 +119,7 @@ func renderNotebook(nb *notebook, start, limit int, outputs bool) (string, error
 func notebookHeader(nb *notebook) string {
 	meta := nb.doc.root.get("metadata")
 	ks, li := meta.get("kernelspec"), meta.get("language_info")
-	h := fmt.Sprintf("%s: nbformat %s, %s", nb.display, nb.version(), plural(nb.len(), "cell"))
+	h := fmt.Sprintf("%s: nbformat %s, %s", nb.display, nb.version(), wording.Count(nb.len(), "cell"))
 	switch name, display := ks.get("name").str(), ks.get("display_name").str(); {
 	case name != "" && display != "":
 		h += fmt.Sprintf("; kernel %q (%s)", display, name)
@@ -167,7 +168,7 @@ func renderCell(b *strings.Builder, c *node, index int, showOutputs bool) {
 		b.WriteString(" tags=" + strings.Join(names, ","))
 	}
 	if !showOutputs && len(outputs) > 0 {
-		fmt.Fprintf(b, " (%s not shown)", plural(len(outputs), "output"))
+		fmt.Fprintf(b, " (%s not shown)", wording.Count(len(outputs), "output"))
 	}
 	b.WriteByte('\n')
 
@@ -211,7 +212,7 @@ func renderOutputs(b *strings.Builder, outputs []*node) {
 	shown := 0
 	for i := 0; i < len(outputs); i++ {
 		if shown == maxOutputsShown {
-			fmt.Fprintf(b, "--- (%s more not shown)\n", plural(len(outputs)-i, "output"))
+			fmt.Fprintf(b, "--- (%s more not shown)\n", wording.Count(len(outputs)-i, "output"))
 			return
 		}
 		shown++
@@ -349,7 +350,7 @@ func clip(s string) string {
 	mid := r[len(head) : len(r)-len(tail)]
 	note := fmt.Sprintf("[… %s characters", thousands(len(mid)))
 	if nl := strings.Count(string(mid), "\n"); nl > 0 {
-		note += fmt.Sprintf(" (%s)", plural(nl, "line"))
+		note += fmt.Sprintf(" (%s)", wording.Count(nl, "line"))
 	}
 	note += fmt.Sprintf(" elided; the output has %s characters …]", thousands(len(r)))
 	out := string(head)
