@@ -11,8 +11,7 @@ import (
 )
 
 // FilePrefix starts the file name of every plugin binary:
-// ramabana-plugin-<name>. It equals host.PluginPrefix; this package does
-// not import host, so that host can import it.
+// ramabana-plugin-<name>, whether installed or dropped in by hand.
 const FilePrefix = "ramabana-plugin-"
 
 // LockFileName is the lock file's name inside the store dir.

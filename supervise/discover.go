@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // PluginPrefix starts the file name of every plugin binary in a plugin dir:
-// ramabana-plugin-<name>.
-const PluginPrefix = "ramabana-plugin-"
+// ramabana-plugin-<name>, as the store installs them.
+const PluginPrefix = pluginstore.FilePrefix
 
 // Source says where a plugin comes from and how to start it.
 type Source struct {

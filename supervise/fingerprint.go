@@ -22,4 +22,3 @@ func FingerprintOf(src Source) Fingerprint {
 	}
 	return Fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
 }
-

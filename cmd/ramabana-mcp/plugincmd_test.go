@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ramabana/ramabana-mcp/internal/plugincli"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -20,7 +21,7 @@ import (
 func pluginCmdRun(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := runPluginCommand(context.Background(), binary, args, &stdout, &stderr)
+	err := plugincli.Run(context.Background(), pluginEnv(binary, &stdout, &stderr), args)
 	if stderr.Len() > 0 {
 		t.Logf("stderr of plugin %v:\n%s", args, stderr.String())
 	}
@@ -168,7 +169,7 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 	// overriding the bundled files group (it describes itself as echo, but
 	// is served under its file name), broken plugins, and a file that is
 	// not executable.
-	dir := pluginDir(t, "echo", "files", "nohandshake", "exits")
+	dir := pluginDir(t, "echo", "files", "nohandshake", "exits", "nokind")
 	if err := os.WriteFile(filepath.Join(dir, supervise.PluginPrefix+"plain"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -187,11 +188,17 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 	if h := rows["exits"][6]; !strings.Contains(h, "testplugin: giving up at once") {
 		t.Errorf("exits health %q lacks its stderr", h)
 	}
+	// What the server would refuse is not "ok" here either: one validator.
+	if h := got["nokind"][3]; !strings.Contains(h, `tool "kindless": declares no kind`) {
+		t.Errorf("nokind health %q, want the server's refusal", h)
+	}
+	got["nokind"][3] = "(error)"
 	want := map[string][]string{
 		"echo":        {filepath.Join(dir, supervise.PluginPrefix+"echo"), "1", "echo", "ok"},
 		"files":       {filepath.Join(dir, supervise.PluginPrefix+"files"), "1", "echo", "ok"},
 		"nohandshake": {filepath.Join(dir, supervise.PluginPrefix+"nohandshake"), "-", "-", "(error)"},
 		"exits":       {filepath.Join(dir, supervise.PluginPrefix+"exits"), "-", "-", "(error)"},
+		"nokind":      {filepath.Join(dir, supervise.PluginPrefix+"nokind"), "-", "-", "(error)"},
 	}
 	for k, v := range bundledRows {
 		if k != "files" {
@@ -245,8 +252,8 @@ func TestPluginCommandErrors(t *testing.T) {
 		"install no path":    {[]string{"install", "--cfg", cfg}, "want 1 argument(s), got 0"},
 		"list extra":         {[]string{"list", "x", "--cfg", cfg}, "want 0 argument(s), got 1"},
 		"bad flag":           {[]string{"list", "--frob"}, "flag provided but not defined: -frob"},
-		"install /bin/true":  {[]string{"install", "/bin/true", "--cfg", cfg}, "/bin/true is not a ramabana plugin: no handshake"},
-		"install junk":       {[]string{"install", junk, "--cfg", cfg}, `is not a ramabana plugin: no handshake: its first line was "hello"`},
+		"install /bin/true":  {[]string{"install", "/bin/true", "--cfg", cfg}, `/bin/true is not a ramabana plugin: start plugin "true": no handshake`},
+		"install junk":       {[]string{"install", junk, "--cfg", cfg}, `is not a ramabana plugin: start plugin "junk": no handshake: the plugin's first line was "hello"`},
 		"remove unknown":     {[]string{"remove", "nope", "--cfg", cfg}, `remove "nope": not installed`},
 		"install not a file": {[]string{"install", cfg, "--cfg", cfg}, "not a regular file"},
 	}
@@ -255,7 +262,7 @@ func TestPluginCommandErrors(t *testing.T) {
 			t.Parallel()
 			// None of these starts a bundled group: run the real entry point.
 			var stdout, stderr bytes.Buffer
-			err := pluginCommand(context.Background(), tc.args, &stdout, &stderr)
+			err := plugincli.Run(context.Background(), pluginEnv(os.Args[0], &stdout, &stderr), tc.args)
 			out := stdout.String()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
@@ -273,15 +280,9 @@ func TestPluginCommandErrors(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"list", "-h"}, {"install", "--help"}} {
 		stdout.Reset()
 		stderr.Reset()
-		err := pluginCommand(context.Background(), args, &stdout, &stderr)
+		err := plugincli.Run(context.Background(), pluginEnv(os.Args[0], &stdout, &stderr), args)
 		if err != nil || !strings.Contains(stderr.String(), "install PATH") || !strings.Contains(stderr.String(), "-plugins value") || stdout.Len() > 0 {
 			t.Errorf("%q: %v, stdout %q, stderr %q", args, err, stdout.String(), stderr.String())
 		}
-	}
-}
-
-func TestPluginPrefixesAgree(t *testing.T) {
-	if supervise.PluginPrefix != pluginstore.FilePrefix {
-		t.Errorf("supervise.PluginPrefix %q != pluginstore.FilePrefix %q", supervise.PluginPrefix, pluginstore.FilePrefix)
 	}
 }

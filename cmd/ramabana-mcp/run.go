@@ -19,7 +19,9 @@ import (
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/internal/plugincli"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
@@ -63,27 +65,24 @@ func runPlugin(ctx context.Context, args []string) error {
 		sdk.Serve(newGroup())
 		return nil
 	}
-	return pluginCommand(ctx, args, os.Stdout, os.Stderr)
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own binary: %w", err)
+	}
+	return plugincli.Run(ctx, pluginEnv(self, os.Stdout, os.Stderr), args)
+}
+
+// pluginEnv is what the plugin subcommands need of this binary, with self
+// serving the bundled groups (tests pass the built ramabana-mcp).
+func pluginEnv(self string, stdout, stderr io.Writer) plugincli.Env {
+	return plugincli.Env{Self: self, Bundled: bundledNames(), Version: hostVersion(), Stdout: stdout, Stderr: stderr}
 }
 
 func bundledNames() []string { return slices.Sorted(maps.Keys(bundled)) }
 
-// listFlag collects repeatable, comma-separated values.
-type listFlag []string
-
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error {
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			*l = append(*l, v)
-		}
-	}
-	return nil
-}
-
 type options struct {
-	roots, plugins, groups, pluginEnv listFlag
-	allowOrigins                      listFlag
+	roots, plugins, groups, pluginEnv cliflag.List
+	allowOrigins                      cliflag.List
 	write, readOutside, web, version  bool
 	noSandbox                         bool
 	transport, addr, token, cfg       string
@@ -150,7 +149,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--transport %q: use stdio, http or sse", o.transport)
 	}
 	if len(o.roots) == 0 {
-		o.roots = listFlag{"."}
+		o.roots = cliflag.List{"."}
 	}
 	if o.token == "" {
 		o.token = os.Getenv("RAMABANA_TOKEN")

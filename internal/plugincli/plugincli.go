@@ -1,4 +1,7 @@
-package main
+// Package plugincli is `ramabana-mcp plugin list|install|remove|verify`:
+// the plugin subcommands, which launch plugins with the server's own
+// launcher (internal/launch) and manage the store (pluginstore).
+package plugincli
 
 import (
 	"context"
@@ -15,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -33,28 +37,29 @@ commands:
 flags (list, install, remove, verify):
 `
 
-// pluginCommand runs the plugin subcommands other than serve. Results go to
-// stdout (these subcommands do not speak MCP); errors are returned.
-func pluginCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	self, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find own binary: %w", err)
-	}
-	return runPluginCommand(ctx, self, args, stdout, stderr)
+// Env is what the subcommands need of the binary they run in.
+type Env struct {
+	// Self is the binary that serves the bundled groups.
+	Self string
+	// Bundled names the groups compiled into Self.
+	Bundled []string
+	// Version is the host's version, sent to plugins in Describe.
+	Version        string
+	Stdout, Stderr io.Writer
 }
 
 // pluginOptions are the plugin subcommands' flags.
 type pluginOptions struct {
 	cfg          string
-	plugins      listFlag
+	plugins      cliflag.List
 	startTimeout time.Duration
-	pluginEnv    listFlag
+	pluginEnv    cliflag.List
 	args         []string // positional arguments after the command
 }
 
-// runPluginCommand is pluginCommand with the binary that serves the bundled
-// groups given (tests pass the built ramabana-mcp, not the test binary).
-func runPluginCommand(ctx context.Context, self string, args []string, stdout, stderr io.Writer) error {
+// Run runs the plugin subcommands other than serve. Results go to
+// env.Stdout (these subcommands do not speak MCP); errors are returned.
+func Run(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 {
 		return errors.New("usage: ramabana-mcp plugin list|install PATH|remove NAME|verify|serve GROUP (see ramabana-mcp plugin -h)")
 	}
@@ -70,7 +75,7 @@ func runPluginCommand(ctx context.Context, self string, args []string, stdout, s
 	if !ok {
 		return fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME or verify", cmd)
 	}
-	o, err := parsePluginFlags(cmd, rest, stderr)
+	o, err := parsePluginFlags(cmd, rest, env.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -80,7 +85,7 @@ func runPluginCommand(ctx context.Context, self string, args []string, stdout, s
 	if len(o.args) != n {
 		return fmt.Errorf("plugin %s: want %d argument(s), got %d: %q", cmd, n, len(o.args), o.args)
 	}
-	p := &pluginCmd{self: self, opts: o, stdout: stdout}
+	p := &pluginCmd{env: env, opts: o, stdout: env.Stdout}
 	switch cmd {
 	case "list":
 		return p.list(ctx)
@@ -128,7 +133,7 @@ func parsePluginFlags(cmd string, args []string, stderr io.Writer) (*pluginOptio
 }
 
 type pluginCmd struct {
-	self   string
+	env    Env
 	opts   *pluginOptions
 	stdout io.Writer
 }
@@ -168,7 +173,7 @@ func (p *pluginCmd) hostContext() sdk.Host {
 			root = r
 		}
 	}
-	return sdk.Host{Roots: []string{root}, Web: true, ConfigDir: p.opts.cfg, HostVersion: hostVersion()}
+	return sdk.Host{Roots: []string{root}, Web: true, ConfigDir: p.opts.cfg, HostVersion: p.env.Version}
 }
 
 // listRow is one plugin of `plugin list`.
@@ -180,7 +185,7 @@ type listRow struct {
 }
 
 func (p *pluginCmd) list(ctx context.Context) error {
-	sources, errs := supervise.Discover(p.self, bundledNames(), p.dirs())
+	sources, errs := supervise.Discover(p.env.Self, p.env.Bundled, p.dirs())
 	rows := make([]listRow, len(sources))
 	var wg sync.WaitGroup
 	for i, src := range sources {
@@ -273,10 +278,10 @@ func (p *pluginCmd) install(ctx context.Context, path string) error {
 	}
 	fmt.Fprintf(p.stdout, "%s %s %s (protocol %d)\n  sha256  %s\n  file    %s\n  source  %s\n",
 		verb, e.Name, e.Version, e.Protocol, e.SHA256, store.Path(e.Name), e.Source)
-	if _, ok := bundled[e.Name]; ok {
+	if slices.Contains(p.env.Bundled, e.Name) {
 		fmt.Fprintf(p.stdout, "  it overrides the bundled group %s\n", e.Name)
 	}
-	sources, _ := supervise.Discover(p.self, nil, p.dirs())
+	sources, _ := supervise.Discover(p.env.Self, nil, p.dirs())
 	for _, s := range sources {
 		if s.Name == e.Name && s.Path != store.Path(e.Name) {
 			fmt.Fprintf(p.stdout, "  warning: the server starts %s instead: that dir comes first\n", s.Path)
@@ -294,7 +299,7 @@ func (p *pluginCmd) remove(name string) error {
 		return err
 	}
 	fmt.Fprintf(p.stdout, "removed %s (%s)\n", name, store.Path(name))
-	if _, ok := bundled[name]; ok {
+	if slices.Contains(p.env.Bundled, name) {
 		fmt.Fprintf(p.stdout, "  the bundled group %s is served again\n", name)
 	}
 	return nil
