@@ -53,9 +53,9 @@ func (e *env) run(t *testing.T, args map[string]any) *sdk.Result {
 }
 
 // tookRe matches the varying duration in a status line.
-var tookRe = regexp.MustCompile(`in \d+\.\ds\b`)
+var tookRe = regexp.MustCompile(`\b(in|after) \d+\.\ds\b`)
 
-func normalize(s string) string { return tookRe.ReplaceAllString(s, "in T") }
+func normalize(s string) string { return tookRe.ReplaceAllString(s, "$1 T") }
 
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
