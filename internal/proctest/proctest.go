@@ -63,6 +63,15 @@ func Children(pid int) []int {
 	return out
 }
 
+// Args is pid's command line, nil once it has ended.
+func Args(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+}
+
 // Marked lists the live processes (zombies and dying ones left out) whose
 // command line holds marker: the processes a test started, found whatever
 // pid namespace or session they moved to.
