@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -86,6 +87,9 @@ type server struct {
 	stderr  *proctest.Output
 	session *mcp.ClientSession
 	stdout  *proctest.Output // every byte the server wrote to stdout (stdio only)
+	// progress gets the progress notifications of the session's calls
+	// (stdio only); those that find it full are dropped.
+	progress chan *mcp.ProgressNotificationParams
 }
 
 func baseArgs(t *testing.T, root string, args ...string) []string {
@@ -106,7 +110,7 @@ func startStdioEnv(t *testing.T, env []string, root string, args ...string) *ser
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	s := &server{cmd: cmd, stderr: &proctest.Output{}, stdout: &proctest.Output{}}
+	s := &server{cmd: cmd, stderr: &proctest.Output{}, stdout: &proctest.Output{}, progress: make(chan *mcp.ProgressNotificationParams, 100)}
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -121,7 +125,14 @@ func startStdioEnv(t *testing.T, env []string, root string, args ...string) *ser
 	}
 	t.Cleanup(func() { s.stop(t) })
 	tr := &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, s.stdout)), Writer: stdin}
-	s.session = connect(t, tr)
+	s.session = connectWith(t, tr, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case s.progress <- req.Params:
+			default:
+			}
+		},
+	})
 	return s
 }
 
@@ -159,11 +170,16 @@ func startHTTP(t *testing.T, root string, args ...string) (*server, string) {
 
 func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, tr, nil)
+}
+
+func connectWith(t *testing.T, tr mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	// The context outlives Connect: the SSE transport's event stream is
 	// bound to it.
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "0"}, opts)
 	cs, err := c.Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -186,11 +202,41 @@ func (s *server) stop(t *testing.T) {
 	go func() { done <- s.cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(proctest.Patience):
 		_ = s.cmd.Process.Kill()
 		<-done
 		t.Errorf("server did not exit on SIGTERM; stderr:\n%s", s.stderr)
 	}
+}
+
+// awaitPlugins waits until the server's children are exactly its plugin
+// processes, `plugin serve <name>` for each bundled group and the test
+// plugin under each dropped mode name, and returns their pids.
+func (s *server) awaitPlugins(t *testing.T, dropped ...string) []int {
+	t.Helper()
+	var want []string
+	for _, name := range bundledNames() {
+		want = append(want, filepath.Base(binary)+" plugin serve "+name)
+	}
+	for _, m := range dropped {
+		want = append(want, host.PluginPrefix+m)
+	}
+	slices.Sort(want)
+	var kids []int
+	var got []string
+	if !proctest.Await(func() bool {
+		kids, got = proctest.Children(s.cmd.Process.Pid), nil
+		for _, pid := range kids {
+			if args := proctest.Args(pid); len(args) > 0 {
+				got = append(got, strings.Join(append([]string{filepath.Base(args[0])}, args[1:]...), " "))
+			}
+		}
+		slices.Sort(got)
+		return slices.Equal(got, want)
+	}) {
+		t.Fatalf("the server's children are %q, want its plugins %q; stderr:\n%s", got, want, s.stderr)
+	}
+	return kids
 }
 
 func tools(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
@@ -429,13 +475,20 @@ func TestKilledPluginRestartsAndNothingIsLeftBehind(t *testing.T) {
 
 	errc := make(chan *mcp.CallToolResult, 1)
 	go func() {
-		res, err := call(t, s.session, "slow", map[string]any{"seconds": 60})
+		params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"seconds": 60}}
+		params.SetProgressToken("slow-1")
+		res, err := s.session.CallTool(context.Background(), params)
 		if err != nil {
 			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "protocol error: " + err.Error()}}}
 		}
 		errc <- res
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the plugin
+	// The slow tool reports progress as it starts: the call is in the plugin.
+	select {
+	case <-s.progress:
+	case <-time.After(proctest.Patience):
+		t.Fatalf("no progress from the slow call; stderr:\n%s", s.stderr)
+	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -444,17 +497,19 @@ func TestKilledPluginRestartsAndNothingIsLeftBehind(t *testing.T) {
 		if !res.IsError || !strings.Contains(text(res), `group "echo-extra"`) {
 			t.Fatalf("in-flight call = %q (isError %v), want a tool error naming the group", text(res), res.IsError)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(proctest.Patience):
 		t.Fatal("in-flight call did not return after the plugin was killed")
 	}
 	newPid := pidOf()
 	if newPid == pid {
 		t.Fatal("plugin was not restarted")
 	}
-	hostPid := s.cmd.Process.Pid
-	filesPids := proctest.Children(hostPid)
+	plugins := s.awaitPlugins(t, "echo")
+	if !slices.Contains(plugins, newPid) {
+		t.Fatalf("the restarted plugin %d is not among the server's plugins %v", newPid, plugins)
+	}
 	s.stop(t)
-	for _, p := range append(filesPids, pid, newPid) {
+	for _, p := range append(plugins, pid) {
 		if proctest.Alive(p) {
 			t.Errorf("process %d still alive after the host exited", p)
 		}
@@ -466,26 +521,21 @@ func TestHostKilledTakesPluginsWithIt(t *testing.T) {
 	s := startStdio(t, project(t), "--plugins", pluginDir(t, "echo"))
 	tools(t, s.session)
 	// Bundled groups are served at once and their processes start in the
-	// background: wait for them.
-	var kids []int
-	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
-		if kids = proctest.Children(s.cmd.Process.Pid); len(kids) >= 8 {
-			break
-		}
-	}
-	if len(kids) < 2 {
-		t.Fatalf("want at least 2 plugin processes, have %v", kids)
-	}
+	// background: wait for every one.
+	kids := s.awaitPlugins(t, "echo")
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, p := range kids {
-		for proctest.Alive(p) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+	alive := func() []int {
+		var out []int
+		for _, p := range kids {
+			if proctest.Alive(p) {
+				out = append(out, p)
+			}
 		}
-		if proctest.Alive(p) {
-			t.Errorf("plugin %d outlived its killed host", p)
-		}
+		return out
+	}
+	if !proctest.Await(func() bool { return len(alive()) == 0 }) {
+		t.Errorf("plugins %v outlived their killed host by %s", alive(), proctest.Patience)
 	}
 }
 
@@ -519,24 +569,8 @@ func TestStdoutCarriesOnlyJSONRPC(t *testing.T) {
 
 func TestProgressAndCancellationPassThrough(t *testing.T) {
 	t.Parallel()
-	progress := make(chan *mcp.ProgressNotificationParams, 100)
-	s := &server{stderr: &proctest.Output{}}
-	s.cmd = exec.Command(binary, baseArgs(t, project(t), "--plugins", pluginDir(t, "echo"))...)
-	s.cmd.Stderr = s.stderr
-	t.Cleanup(func() { s.stop(t) })
-	c := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			select {
-			case progress <- req.Params:
-			default:
-			}
-		},
-	})
-	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: s.cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.session = cs
+	s := startStdio(t, project(t), "--plugins", pluginDir(t, "echo"))
+	cs := s.session
 	if !strings.Contains(cs.InitializeResult().Instructions, "lineno|hash|content") {
 		t.Errorf("instructions = %q", cs.InitializeResult().Instructions)
 	}
@@ -550,24 +584,20 @@ func TestProgressAndCancellationPassThrough(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case p := <-progress:
+	case p := <-s.progress:
 		if p.ProgressToken != "tok-1" || p.Message != "working" {
 			t.Errorf("progress = %+v", p)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(proctest.Patience):
 		t.Fatal("no progress notification")
 	}
 	cancel()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(proctest.Patience):
 		t.Fatal("cancelled call did not return")
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(s.stderr.String(), "slow: cancelled") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !strings.Contains(s.stderr.String(), "slow: cancelled") {
+	if !proctest.Await(func() bool { return strings.Contains(s.stderr.String(), "slow: cancelled") }) {
 		t.Errorf("the plugin never saw the cancellation; stderr:\n%s", s.stderr)
 	}
 	if res, err := call(t, cs, "echo", map[string]any{"text": "still here"}); err != nil || text(res) != "still here" {

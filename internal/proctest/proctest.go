@@ -10,7 +10,26 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
+
+// Patience bounds a test's wait for a process event. It measures nothing:
+// it only ends a wait for an event that is never coming, so it is generous
+// enough for a loaded machine and the race detector.
+const Patience = 30 * time.Second
+
+// Await checks cond every 20 ms until it holds, for Patience at the most,
+// and reports whether it held.
+func Await(cond func() bool) bool {
+	for deadline := time.Now().Add(Patience); ; time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
 
 // stat returns the fields of /proc/pid/stat after the command name (which
 // may hold spaces): state first, then ppid.
@@ -42,6 +61,15 @@ func Children(pid int) []int {
 		}
 	}
 	return out
+}
+
+// Args is pid's command line, nil once it has ended.
+func Args(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
 }
 
 // Marked lists the live processes (zombies and dying ones left out) whose

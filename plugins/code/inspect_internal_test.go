@@ -1,23 +1,32 @@
 package code
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
-// TestInspectPythonTimeout imports a module that hangs and starts a child
-// that would outlive it: the call fails with the timeout, and the whole
-// process group is gone.
-func TestInspectPythonTimeout(t *testing.T) {
-	t.Parallel()
+var hangs atomic.Int64
+
+// hangingProject is a served folder whose module hang never finishes
+// importing: before it blocks, it starts a child named by the returned
+// marker (its argv[0]) and then writes the file "started". The folder's
+// path, on python3's command line as its cwd, names python3 itself for
+// proctest.Marked.
+func hangingProject(t *testing.T) (dir, marker string) {
+	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not on PATH")
 	}
@@ -25,59 +34,72 @@ func TestInspectPythonTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pidFile := filepath.Join(dir, "child.pid")
-	mod := `import subprocess, time
-p = subprocess.Popen(["sleep", "300"])
-open(` + "r'" + pidFile + "'" + `, "w").write(str(p.pid))
-time.sleep(300)
-`
+	marker = fmt.Sprintf("hang-child-%d-%d", os.Getpid(), hangs.Add(1))
+	mod := fmt.Sprintf(`import os, subprocess, threading
+subprocess.Popen([%q, "300"], executable="sleep")
+open("started.tmp", "w").close()
+os.rename("started.tmp", "started")
+threading.Event().wait()
+`, marker)
 	if err := os.WriteFile(filepath.Join(dir, "hang.py"), []byte(mod), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The timeout must outlast python's start for the module to start its
-	// child (a pyenv shim alone can take seconds): it grows until the child
-	// was started before the kill, so the test holds on a slow machine too.
-	var b []byte
-	for _, timeout := range []time.Duration{time.Second, 4 * time.Second, 16 * time.Second} {
-		g, _ := sdktest.Connect(t, newToolbox(timeout), sdk.Host{Roots: []string{dir}, Commands: true})
-		res := sdktest.Call(t, g, "inspect_python", map[string]any{"target": "hang.x"})
-		if want := fmt.Sprintf("python3 did not finish inspecting hang.x within %s and was killed", timeout); !res.IsError || !strings.Contains(res.Text(), want) {
-			t.Fatalf("got %q (error %v), want an error containing %q", res.Text(), res.IsError, want)
+	// Whatever a failed test leaves running ends with it.
+	t.Cleanup(func() {
+		for _, pid := range append(proctest.Marked(marker), proctest.Marked(dir)...) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
-		if b, err = os.ReadFile(pidFile); err == nil {
-			break
-		}
-		t.Logf("python3 did not start the module's child within %s; trying a longer timeout", timeout)
+	})
+	return dir, marker
+}
+
+// TestInspectPythonTimeout imports a module that never finishes: the call
+// fails with the timeout, and python3 has ended when it returns. The
+// timeout always fires, however slowly python3 starts; whether the
+// module's child had started by then is up to the machine, so what a kill
+// takes along is TestInspectPythonCancelKillsTheGroup's subject.
+func TestInspectPythonTimeout(t *testing.T) {
+	t.Parallel()
+	dir, _ := hangingProject(t)
+	g, _ := sdktest.Connect(t, newToolbox(time.Second), sdk.Host{Roots: []string{dir}, Commands: true})
+	res := sdktest.Call(t, g, "inspect_python", map[string]any{"target": "hang.x"})
+	want := "python3 did not finish inspecting hang.x within 1s and was killed; importing it may hang, wait for input or do heavy work at import time"
+	if !res.IsError || res.Text() != want {
+		t.Errorf("got %q (error %v), want the error %q", res.Text(), res.IsError, want)
 	}
-	if err != nil {
-		t.Fatalf("the module did not start its child: %v", err)
-	}
-	pid := strings.TrimSpace(string(b))
-	// The child was killed with the group; once reaped by init it is gone.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("child %s of the timed-out python3 is still running", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if left := proctest.Marked(dir); len(left) > 0 {
+		t.Errorf("python3 still runs after the call: %v", left)
 	}
 }
 
-// TestInspectPythonMissing runs with a PATH that has no python3. It is not
-// parallel: it changes the environment.
-func TestInspectPythonMissing(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+// TestInspectPythonCancelKillsTheGroup cancels the call once the module's
+// child runs: python3 and the child, in its process group, are killed. A
+// timeout stops python3 through the same context.
+func TestInspectPythonCancelKillsTheGroup(t *testing.T) {
+	t.Parallel()
+	dir, marker := hangingProject(t)
+	g, _ := sdktest.Connect(t, New(), sdk.Host{Roots: []string{dir}, Commands: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	args, _ := json.Marshal(map[string]any{"target": "hang.x"})
+	ended := make(chan error, 1)
+	go func() {
+		_, err := g.Call(ctx, &sdk.Call{Tool: "inspect_python", Arguments: args}, nil)
+		ended <- err
+	}()
+	started := func() bool { _, err := os.Stat(filepath.Join(dir, "started")); return err == nil }
+	if !proctest.Await(func() bool { return started() || len(ended) > 0 }) || !started() {
+		t.Fatalf("the module did not start its child within %s", proctest.Patience)
 	}
-	t.Setenv("PATH", dir)
-	g, _ := sdktest.Connect(t, New(), sdk.Host{Roots: []string{dir}})
-	res := sdktest.Call(t, g, "inspect_python", map[string]any{"target": "json"})
-	if want := "python3 not found on PATH; inspect_python needs a Python 3 interpreter"; !res.IsError || res.Text() != want {
-		t.Errorf("got %q (error %v), want the error %q", res.Text(), res.IsError, want)
+	if kids := proctest.Marked(marker); len(kids) != 1 {
+		t.Fatalf("the module's child: running %v, want one process", kids)
+	}
+	cancel()
+	if err := <-ended; !errors.Is(err, context.Canceled) {
+		t.Errorf("call after cancel: %v, want context.Canceled", err)
+	}
+	// The client returns at once; the plugin kills the group behind it.
+	if !proctest.Await(func() bool { return len(proctest.Marked(marker))+len(proctest.Marked(dir)) == 0 }) {
+		t.Errorf("still running %s after the cancel: child %v, python3 %v", proctest.Patience, proctest.Marked(marker), proctest.Marked(dir))
 	}
 }

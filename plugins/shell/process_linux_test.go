@@ -13,7 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/sandbox"
@@ -68,11 +69,18 @@ if os.fork() == 0:
 	panic(how)
 }
 
-// started is command text that waits (bounded) until a process named m
-// runs, then prints "started".
+// started is command text that waits until a process named m runs, then
+// prints "started". Only the call's timeout bounds the wait: how long the
+// process takes to start is the machine's business.
 func (m marker) started() string {
-	return fmt.Sprintf("\nfor i in $(seq 1000); do grep -qsa -- '%[1]s' /proc/[0-9]*/cmdline && break; sleep 0.01; done\n"+
-		"grep -qsa -- '%[1]s' /proc/[0-9]*/cmdline && echo started\n", m.pattern())
+	return fmt.Sprintf("\nuntil grep -qsa -- '%s' /proc/[0-9]*/cmdline; do sleep 0.01; done\necho started\n", m.pattern())
+}
+
+// flagged is command text that runs start, waits until a process named m
+// runs, writes "started" into the file "flag" (renamed into place, so it is
+// read whole), then runs after.
+func (m marker) flagged(start, after string) string {
+	return "{ " + start + m.started() + "} > flag.tmp; mv flag.tmp flag; " + after
 }
 
 // running lists the live processes (not zombies) named by the marker.
@@ -91,16 +99,13 @@ func (m marker) killOnCleanup(t *testing.T) {
 	})
 }
 
-// waitGone waits, bounded, until no marked process runs; the call's
-// return already guarantees it except after a cancellation or a kill of
-// the plugin, where the stop happens behind it.
+// waitGone waits until no marked process runs; the call's return already
+// guarantees it except after a cancellation over gRPC or a kill of the
+// plugin, where the stop happens behind it.
 func (m marker) waitGone(t *testing.T) {
 	t.Helper()
-	for i := 0; len(m.running(t)) > 0; i++ {
-		if i == 500 {
-			t.Fatalf("still running 10s later: %v", m.running(t))
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !proctest.Await(func() bool { return len(m.running(t)) == 0 }) {
+		t.Fatalf("still running %s later: %v", proctest.Patience, m.running(t))
 	}
 }
 
@@ -114,60 +119,54 @@ func havePython(t *testing.T, how string) {
 
 // TestNothingOutlivesTheCall runs commands that leave processes behind, in
 // and out of their process group, and checks that once the call has
-// returned none of them runs: when the shell exits, and on timeout.
+// returned none of them runs: when the shell exits, and when the call is
+// cancelled. A cancellation comes once the process to escape runs, so
+// every case tests its escape whatever the machine's speed; a timeout
+// stops the command as a cancellation does (TestTimeoutStopsTheCommand).
 func TestNothingOutlivesTheCall(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
 	tests := map[string]struct {
-		escape   string
-		after    string // command text after the escape has started
-		timeout  int
+		escape string
+		setup  string // command text before the escape
+		after  string // command text once the escape runs
+		cancel bool   // cancel the call once the escape runs
+		// wantHead starts the result, which is an error when cancelled.
 		wantHead string
-		isError  bool
 	}{
-		"background job, shell exits":            {escape: "background", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
-		"background job, timeout":                {escape: "background", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s (timeout_seconds): the command and every process it started were stopped.", isError: true},
-		"SIGTERM ignored, timeout":               {escape: "background ignoring SIGTERM", after: "trap '' TERM; sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
-		"subshell pipeline, timeout":             {escape: "background", after: "(sleep 30 | cat) & while :; do sleep 0.1; done", timeout: 1, wantHead: "timed out after 1s", isError: true},
-		"nohup, shell exits":                     {escape: "background", after: "nohup sleep 60 >/dev/null 2>&1 & exit 4", timeout: 60, wantHead: "exit 4 in T (non-zero exit status: the command failed)"},
-		"setsid daemon, shell exits":             {escape: "setsid", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
-		"setsid daemon, timeout":                 {escape: "setsid", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
-		"setsid holding the output, shell exits": {escape: "setsid holding the output", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
-		"double fork, shell exits":               {escape: "double fork", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
-		"double fork, timeout":                   {escape: "double fork", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
-		"python setsid and fork, shell exits":    {escape: "python", after: "exit 0", timeout: 60, wantHead: "exit 0 in T"},
-		"python setsid and fork, timeout":        {escape: "python", after: "sleep 30", timeout: 1, wantHead: "timed out after 1s", isError: true},
+		"background job, shell exits":            {escape: "background", after: "exit 0", wantHead: "exit 0 in T"},
+		"background job, cancelled":              {escape: "background", after: "sleep 30", cancel: true},
+		"SIGTERM ignored, cancelled":             {escape: "background ignoring SIGTERM", setup: "trap '' TERM; ", after: "sleep 30", cancel: true},
+		"subshell pipeline, cancelled":           {escape: "background", setup: "(sleep 30 | cat) & ", after: "while :; do sleep 0.1; done", cancel: true},
+		"nohup, shell exits":                     {escape: "background", after: "nohup sleep 60 >/dev/null 2>&1 & exit 4", wantHead: "exit 4 in T (non-zero exit status: the command failed)"},
+		"setsid daemon, shell exits":             {escape: "setsid", after: "exit 0", wantHead: "exit 0 in T"},
+		"setsid daemon, cancelled":               {escape: "setsid", after: "sleep 30", cancel: true},
+		"setsid holding the output, shell exits": {escape: "setsid holding the output", after: "exit 0", wantHead: "exit 0 in T"},
+		"double fork, shell exits":               {escape: "double fork", after: "exit 0", wantHead: "exit 0 in T"},
+		"double fork, cancelled":                 {escape: "double fork", after: "sleep 30", cancel: true},
+		"python setsid and fork, shell exits":    {escape: "python", after: "exit 0", wantHead: "exit 0 in T"},
+		"python setsid and fork, cancelled":      {escape: "python", after: "sleep 30", cancel: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			havePython(t, tc.escape)
+			e := newEnv(t)
 			m := newMarker()
 			m.killOnCleanup(t)
-			// A timeout must outlast the escape's start (python3 alone can
-			// take seconds on a slow machine): it grows until the escape had
-			// started when the call timed out, so the test holds there too.
-			timeouts := []int{tc.timeout}
-			if tc.timeout < 60 {
-				timeouts = append(timeouts, 4*tc.timeout, 16*tc.timeout)
-			}
-			var text string
 			var res *sdk.Result
-			wantHead := tc.wantHead
-			for _, timeout := range timeouts {
-				res = e.run(t, map[string]any{"command": m.escape(tc.escape) + m.started() + tc.after, "timeout_seconds": timeout})
-				text = normalize(res.Text())
-				wantHead = strings.Replace(tc.wantHead, fmt.Sprintf("after %ds", tc.timeout), fmt.Sprintf("after %ds", timeout), 1)
-				if section(text, "stdout") == "started" {
-					break
-				}
-				t.Logf("the escape had not started within %ds; trying a longer timeout", timeout)
+			wantHead, wantOut := tc.wantHead, "started"
+			if tc.cancel {
+				res = e.cancelWhenFlagged(t, m.flagged(tc.setup+m.escape(tc.escape), tc.after))
+				wantHead, wantOut = cancelledHead, ""
+			} else {
+				res = e.run(t, map[string]any{"command": tc.setup + m.escape(tc.escape) + m.started() + tc.after, "timeout_seconds": 60})
 			}
-			if section(text, "stdout") != "started" {
-				t.Fatalf("the process to escape did not start:\n%s", text)
+			text := normalize(res.Text())
+			if got := section(text, "stdout"); got != wantOut {
+				t.Fatalf("stdout %q, want %q:\n%s", got, wantOut, text)
 			}
-			if !strings.HasPrefix(text, wantHead) || res.IsError != tc.isError {
-				t.Errorf("got error=%t\n%s\nwant error=%t, starting with\n%s", res.IsError, text, tc.isError, wantHead)
+			if !strings.HasPrefix(text, wantHead) || res.IsError != tc.cancel {
+				t.Errorf("got error=%t\n%s\nwant error=%t, starting with\n%s", res.IsError, text, tc.cancel, wantHead)
 			}
 			if left := m.running(t); len(left) > 0 {
 				t.Errorf("still running after the call: %v", left)
@@ -176,24 +175,58 @@ func TestNothingOutlivesTheCall(t *testing.T) {
 	}
 }
 
-// waitFile waits for path to hold a complete line and returns its content.
-func waitFile(t *testing.T, path string, done <-chan struct{}) string {
-	t.Helper()
-	for {
-		if b, err := os.ReadFile(path); err == nil && bytes.HasSuffix(b, []byte("\n")) {
-			return string(b)
-		}
-		select {
-		case <-done:
-			t.Fatalf("the call ended before %s was written", path)
-		case <-time.After(20 * time.Millisecond):
-		}
+// cancelledHead is a cancelled call's first line, its duration normalised.
+const cancelledHead = "cancelled after T: the command and every process it started were stopped. Output until then is below."
+
+// TestTimeoutStopsTheCommand: the command never ends on its own, so the timeout fires
+// however slow the machine; the result says so, and what the command
+// started has ended with the call.
+func TestTimeoutStopsTheCommand(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	m := newMarker()
+	m.killOnCleanup(t)
+	res := e.run(t, map[string]any{"command": fmt.Sprintf("(exec -a %s sleep 300) & wait", m.quoted()), "timeout_seconds": 1})
+	want := "timed out after 1s (timeout_seconds): the command and every process it started were stopped. Output until then is below; if the command needs longer, raise timeout_seconds (at most 1800).\n(no output)"
+	if diff := cmp.Diff(want, res.Text()); diff != "" || !res.IsError {
+		t.Errorf("error=%t, want an error result; text (-want +got):\n%s", res.IsError, diff)
+	}
+	if left := m.running(t); len(left) > 0 {
+		t.Errorf("still running after the call: %v", left)
 	}
 }
 
+// waitFile waits for path to hold a complete line and returns its content.
+func waitFile(t *testing.T, path string, done <-chan struct{}) string {
+	t.Helper()
+	var b []byte
+	ended := false
+	written := func() bool {
+		var err error
+		b, err = os.ReadFile(path)
+		return err == nil && bytes.HasSuffix(b, []byte("\n"))
+	}
+	proctest.Await(func() bool {
+		select {
+		case <-done:
+			ended = true
+		default:
+		}
+		return written() || ended
+	})
+	switch {
+	case written():
+		return string(b)
+	case ended:
+		t.Fatalf("the call ended before %s was written", path)
+	default:
+		t.Fatalf("%s was not written within %s", path, proctest.Patience)
+	}
+	return ""
+}
+
 // cancelCommand starts processes named m every way it can, writes
-// "started" into the file "flag" once they run (renamed into place, so it
-// is read whole), then waits.
+// "started" into the file "flag" once they run, then waits.
 func cancelCommand(m marker) string {
 	var b strings.Builder
 	for _, how := range []string{"background", "setsid", "double fork"} {
@@ -202,8 +235,37 @@ func cancelCommand(m marker) string {
 	if _, err := exec.LookPath("python3"); err == nil {
 		b.WriteString(m.escape("python"))
 	}
-	b.WriteString(m.started())
-	return "{ " + b.String() + "} > flag.tmp; mv flag.tmp flag; sleep 30; wait"
+	return m.flagged(b.String(), "sleep 30; wait")
+}
+
+// cancelWhenFlagged runs command in-process, where the call returns only
+// once everything the command started is stopped, and cancels the call
+// once the command has written "started" into the file "flag".
+func (e *env) cancelWhenFlagged(t *testing.T, command string) *sdk.Result {
+	t.Helper()
+	box := shell.New()
+	if _, err := box.Describe(context.Background(), sdk.Host{Roots: []string{e.root}}); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := json.Marshal(map[string]any{"command": command})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	var res *sdk.Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = box.Call(ctx, &sdk.Call{Tool: "run_command", Arguments: args}, nil)
+	}()
+	if got := waitFile(t, filepath.Join(e.root, "flag"), done); got != "started\n" {
+		t.Fatalf("flag: %q", got)
+	}
+	cancel()
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func TestCancelOverGRPC(t *testing.T) {
@@ -239,31 +301,12 @@ func TestCancelOverGRPC(t *testing.T) {
 func TestCancelInProcess(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	box := shell.New()
-	if _, err := box.Describe(context.Background(), sdk.Host{Roots: []string{e.root}}); err != nil {
-		t.Fatal(err)
-	}
 	m := newMarker()
 	m.killOnCleanup(t)
-	args, _ := json.Marshal(map[string]any{"command": "echo partial; " + cancelCommand(m)})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan struct{})
-	var res *sdk.Result
-	var err error
-	go func() {
-		defer close(done)
-		res, err = box.Call(ctx, &sdk.Call{Tool: "run_command", Arguments: args}, nil)
-	}()
-	waitFile(t, filepath.Join(e.root, "flag"), done)
-	cancel()
-	<-done
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := e.cancelWhenFlagged(t, "echo partial; "+cancelCommand(m))
 	text := normalize(res.Text())
-	if !res.IsError || !strings.HasPrefix(text, "cancelled after ") || section(text, "stdout") != "partial" {
-		t.Errorf("got error=%t\n%s\nwant a cancelled error result with the output so far", res.IsError, text)
+	if want := cancelledHead + "\n--- stdout ---\npartial"; !res.IsError || text != want {
+		t.Errorf("got error=%t\n%s\nwant a cancelled error result with the output so far:\n%s", res.IsError, text, want)
 	}
 	if left := m.running(t); len(left) > 0 {
 		t.Errorf("still running after the call: %v", left)

@@ -53,9 +53,9 @@ func (e *env) run(t *testing.T, args map[string]any) *sdk.Result {
 }
 
 // tookRe matches the varying duration in a status line.
-var tookRe = regexp.MustCompile(`in \d+\.\ds\b`)
+var tookRe = regexp.MustCompile(`\b(in|after) \d+\.\ds\b`)
 
-func normalize(s string) string { return tookRe.ReplaceAllString(s, "in T") }
+func normalize(s string) string { return tookRe.ReplaceAllString(s, "$1 T") }
 
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
@@ -63,7 +63,7 @@ func TestRunCommand(t *testing.T) {
 	tests := map[string]struct {
 		args    map[string]any
 		want    string // the result text, durations normalised
-		wantErr string // a substring of an error result
+		wantErr string // the whole text of an error result
 	}{
 		"stdout and stderr": {
 			args: map[string]any{"command": "echo out; echo err >&2; echo more"},
@@ -115,28 +115,46 @@ func TestRunCommand(t *testing.T) {
 			args: map[string]any{"command": "pwd -P", "cwd": filepath.Join(e.root, "sub")},
 			want: "exit 0 in T\n--- stdout ---\n" + filepath.Join(e.root, "sub"),
 		},
-		"cwd outside":             {args: map[string]any{"command": "pwd", "cwd": ".."}, wantErr: "outside the served folders"},
-		"cwd absolute outside":    {args: map[string]any{"command": "pwd", "cwd": "/"}, wantErr: "outside the served folders"},
-		"cwd through a symlink":   {args: map[string]any{"command": "pwd", "cwd": "out-link"}, wantErr: "outside the served folders"},
-		"cwd missing":             {args: map[string]any{"command": "pwd", "cwd": "nope"}, wantErr: `cwd "nope" does not exist`},
-		"cwd is a file":           {args: map[string]any{"command": "pwd", "cwd": "file.txt"}, wantErr: `cwd "file.txt" is a file`},
-		"empty command":           {args: map[string]any{"command": "  "}, wantErr: "command is empty"},
-		"bad env name":            {args: map[string]any{"command": "true", "env": map[string]string{"1X": "v"}}, wantErr: `"1X" is not a valid variable name`},
-		"env value with NUL":      {args: map[string]any{"command": "true", "env": map[string]string{"X": "a\x00b"}}, wantErr: "the value of X contains a NUL byte"},
-		"timeout too long":        {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: "timeout_seconds is 1801; give 1 to 1800"},
-		"negative timeout":        {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: "timeout_seconds is -1"},
-		"output limit too large":  {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: "max_output_bytes is 2097152; give 256 to 1048576"},
-		"output limit too small":  {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: "max_output_bytes is 10"},
-		"unknown argument":        {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `unknown field "shell"`},
-		"command missing its arg": {args: map[string]any{"cwd": "sub"}, wantErr: "command is empty"},
+		"cwd outside": {
+			args:    map[string]any{"command": "pwd", "cwd": ".."},
+			wantErr: `cwd: path ".." is outside the served folders (` + e.root + `); commands run only inside the served folders`,
+		},
+		"cwd absolute outside": {
+			args:    map[string]any{"command": "pwd", "cwd": "/"},
+			wantErr: `cwd: path "/" is outside the served folders (` + e.root + `); commands run only inside the served folders`,
+		},
+		"cwd through a symlink": {
+			args: map[string]any{"command": "pwd", "cwd": "out-link"},
+			wantErr: `cwd: path "out-link" is outside the served folders (` + e.root + `); it resolves to "` + filepath.Join(filepath.Dir(e.root), "outside") +
+				`" through a symlink; commands run only inside the served folders`,
+		},
+		"cwd missing": {
+			args:    map[string]any{"command": "pwd", "cwd": "nope"},
+			wantErr: `cwd "nope" does not exist; create it first (mkdir -p within a command run from a parent folder) or pick another`,
+		},
+		"cwd is a file":           {args: map[string]any{"command": "pwd", "cwd": "file.txt"}, wantErr: `cwd "file.txt" is a file, not a directory`},
+		"empty command":           {args: map[string]any{"command": "  "}, wantErr: `command is empty; give a bash command line such as "go test ./..."`},
+		"command with a NUL byte": {args: map[string]any{"command": "echo a\x00b"}, wantErr: "command contains a NUL byte, which bash cannot take"},
+		"env value with NUL":      {args: map[string]any{"command": "true", "env": map[string]string{"X": "a\x00b"}}, wantErr: "env: the value of X contains a NUL byte"},
+		// The input schema rejects these before a host calls the plugin; the
+		// plugin checks them again for a caller that does not validate.
+		"bad env name": {
+			args:    map[string]any{"command": "true", "env": map[string]string{"1X": "v"}},
+			wantErr: `env: "1X" is not a valid variable name (letters, digits and _, not starting with a digit)`,
+		},
+		"timeout too long":       {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: "timeout_seconds is 1801; give 1 to 1800 (default 120)"},
+		"negative timeout":       {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: "timeout_seconds is -1; give 1 to 1800 (default 120)"},
+		"output limit too large": {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: "max_output_bytes is 2097152; give 256 to 1048576 (default 65536)"},
+		"output limit too small": {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: "max_output_bytes is 10; give 256 to 1048576 (default 65536)"},
+		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `arguments of run_command: json: unknown field "shell"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			res := e.run(t, tc.args)
 			if tc.wantErr != "" {
-				if !res.IsError || !strings.Contains(res.Text(), tc.wantErr) {
-					t.Fatalf("got error=%t %q, want an error containing %q", res.IsError, res.Text(), tc.wantErr)
+				if !res.IsError || res.Text() != tc.wantErr {
+					t.Fatalf("got error=%t %q, want the error %q", res.IsError, res.Text(), tc.wantErr)
 				}
 				return
 			}
