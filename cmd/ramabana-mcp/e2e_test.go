@@ -219,7 +219,7 @@ func (s *server) awaitPlugins(t *testing.T, dropped ...string) []int {
 		want = append(want, filepath.Base(binary)+" plugin serve "+name)
 	}
 	for _, m := range dropped {
-		want = append(want, host.PluginPrefix+m)
+		want = append(want, supervise.PluginPrefix+m)
 	}
 	slices.Sort(want)
 	var kids []int

@@ -72,7 +72,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// pluginPrefix is the host's plugin file name prefix (host.PluginPrefix),
+// pluginPrefix is the host's plugin file name prefix (supervise.PluginPrefix),
 // spelled out: a plugin author's contract, not an import.
 const pluginPrefix = "ramabana-plugin-"
 

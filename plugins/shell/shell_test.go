@@ -136,17 +136,18 @@ func TestRunCommand(t *testing.T) {
 		"empty command":           {args: map[string]any{"command": "  "}, wantErr: `command is empty; give a bash command line such as "go test ./..."`},
 		"command with a NUL byte": {args: map[string]any{"command": "echo a\x00b"}, wantErr: "command contains a NUL byte, which bash cannot take"},
 		"env value with NUL":      {args: map[string]any{"command": "true", "env": map[string]string{"X": "a\x00b"}}, wantErr: "env: the value of X contains a NUL byte"},
-		// The input schema rejects these before a host calls the plugin; the
-		// plugin checks them again for a caller that does not validate.
+		// The input schema rejects these before the plugin sees them (the
+		// plugin checks them again for a caller that does not validate):
+		// what a client gets is the host's message.
 		"bad env name": {
 			args:    map[string]any{"command": "true", "env": map[string]string{"1X": "v"}},
-			wantErr: `env: "1X" is not a valid variable name (letters, digits and _, not starting with a digit)`,
+			wantErr: `invalid arguments for run_command: validating root: validating /properties/env: validating /properties/env/propertyNames: pattern: "1X" does not match regular expression "^[A-Za-z_][A-Za-z0-9_]*$"`,
 		},
-		"timeout too long":       {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: "timeout_seconds is 1801; give 1 to 1800 (default 120)"},
-		"negative timeout":       {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: "timeout_seconds is -1; give 1 to 1800 (default 120)"},
-		"output limit too large": {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: "max_output_bytes is 2097152; give 256 to 1048576 (default 65536)"},
-		"output limit too small": {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: "max_output_bytes is 10; give 256 to 1048576 (default 65536)"},
-		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `arguments of run_command: json: unknown field "shell"`},
+		"timeout too long":       {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: `invalid arguments for run_command: validating root: validating /properties/timeout_seconds: maximum: 1801/1 is greater than 1800.000000`},
+		"negative timeout":       {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: `invalid arguments for run_command: validating root: validating /properties/timeout_seconds: minimum: -1/1 is less than 1.000000`},
+		"output limit too large": {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: `invalid arguments for run_command: validating root: validating /properties/max_output_bytes: maximum: 2097152/1 is greater than 1048576.000000`},
+		"output limit too small": {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: `invalid arguments for run_command: validating root: validating /properties/max_output_bytes: minimum: 10/1 is less than 256.000000`},
+		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `invalid arguments for run_command: validating root: unexpected additional properties ["shell"]`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
