@@ -1,0 +1,129 @@
+package launch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// testPlugin is internal/testplugin, built once; its name picks its mode.
+var testPlugin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "launch-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testPlugin = filepath.Join(dir, "testplugin")
+	if b, err := exec.Command("go", "build", "-o", testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build testplugin: %v\n%s", err, b)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// as is the test plugin under the file name that picks mode.
+func as(t *testing.T, mode string) Command {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ramabana-plugin-"+mode)
+	if err := os.Symlink(testPlugin, path); err != nil {
+		t.Fatal(err)
+	}
+	return Command{Name: mode, Path: path}
+}
+
+func opts() Options {
+	return Options{Env: Environ(os.Environ(), nil), StartTimeout: time.Minute}
+}
+
+// TestStartRefusesAndExplains: every way a binary can fail to be a plugin
+// the server would serve is one error naming the plugin and saying why,
+// and leaves no process behind.
+func TestStartRefusesAndExplains(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]string{
+		"nohandshake": `start plugin "nohandshake": no handshake: the plugin's first line was "hello, I am not a plugin"`,
+		"exits":       "(stderr: testplugin: giving up at once)",
+		"badcookie":   `start plugin "badcookie"`,
+		"nokind":      `plugin "nokind": group "nokind": tool "kindless": declares no kind`,
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			cmd := as(t, mode)
+			_, _, err := Start(context.Background(), cmd, sdk.Host{}, opts())
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("Start = %v, want an error containing %q", err, want)
+			}
+			if !proctest.Await(func() bool { return len(running(t, cmd.Path)) == 0 }) {
+				t.Errorf("the refused plugin is still running: %v", running(t, cmd.Path))
+			}
+		})
+	}
+}
+
+// TestStartAndStop: a started plugin is described, answers calls, sees only
+// the allow-listed environment plus a call token it removes, and Stop ends
+// its process.
+func TestStartAndStop(t *testing.T) {
+	t.Parallel()
+	o := opts()
+	o.Env = Environ(append(os.Environ(), "LAUNCH_TEST_SECRET=s3cret"), nil)
+	p, desc, err := Start(context.Background(), as(t, "echo"), sdk.Host{Roots: []string{t.TempDir()}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	if desc.Name != "echo" || p.Protocol() != 1 || p.Pid() == 0 {
+		t.Errorf("described %q over protocol %d, pid %d", desc.Name, p.Protocol(), p.Pid())
+	}
+	res, err := p.Group().Call(context.Background(), &sdk.Call{Tool: "env", Arguments: []byte(`{}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := res.Text(); strings.Contains(env, "LAUNCH_TEST_SECRET") || strings.Contains(env, "RAMABANA_PLUGIN_TOKEN") || !strings.Contains(env, "PATH=") {
+		t.Errorf("plugin environment:\n%s", env)
+	}
+	pid := p.Pid()
+	p.Stop()
+	if !p.Exited() || proctest.Alive(pid) {
+		t.Errorf("plugin %d still running after Stop", pid)
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	t.Parallel()
+	got := Environ([]string{"PATH=/bin", "OPENAI_API_KEY=k", "LC_ALL=C", "EXTRA=1", "junk"}, []string{"EXTRA"})
+	want := []string{"PATH=/bin", "LC_ALL=C", "EXTRA=1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Environ = %q, want %q", got, want)
+	}
+}
+
+// running lists the pids whose command line starts with path.
+func running(t *testing.T, path string) []int {
+	t.Helper()
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		if args := proctest.Args(pid); len(args) > 0 && args[0] == path {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
