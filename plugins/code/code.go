@@ -67,6 +67,18 @@ func resolveRead(r *roots.Roots, p string) (*roots.Target, error) {
 	return t, nil
 }
 
+// resultLimit is a max_results argument made a limit: def when left out
+// (0), at most most. A negative one is refused.
+func resultLimit(n, def, most int) (int, error) {
+	if n < 0 {
+		return 0, sdk.Failf("max_results must be at least 1 (got %d); leave it out for the default of %d", n, def)
+	}
+	if n == 0 {
+		n = def
+	}
+	return min(n, most), nil
+}
+
 // display is how a path is shown: relative to the first served folder when
 // inside it (so it can be passed back to any tool as is), absolute otherwise.
 func display(r *roots.Roots, abs string) string {

@@ -127,32 +127,55 @@ type symbolHit struct {
 type fileSymbols struct {
 	status readStatus
 	hits   []symbolHit
-	parsed bool
+}
+
+// symbolQuery is a validated find_symbol call, shared by the workers.
+type symbolQuery struct {
+	// name is the name path as given, for the totals line.
+	name     string
+	np       namePath
+	kind     string // a canonical kind; "" for any
+	depth    int
+	withBody bool
+	limit    int
+	// t is the directory or source file searched, shown as root.
+	t    *roots.Target
+	root string
+	// pre finds the files worth parsing: a file that declares the last
+	// name contains it.
+	pre *matcher
 }
 
 func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbolArgs) (*sdk.Result, error) {
+	q, err := newSymbolQuery(r, args)
+	if err != nil {
+		return nil, err
+	}
+	listing, sum, err := findSymbols(ctx, r, q)
+	if err != nil {
+		return nil, err
+	}
+	return sdk.TextResult(listing + sum.String()), nil
+}
+
+// newSymbolQuery applies find_symbol's defaults and bounds and resolves its
+// path. Its errors are tool failures that say what to change.
+func newSymbolQuery(r *roots.Roots, args findSymbolArgs) (*symbolQuery, error) {
 	np, err := parseNamePath(args.Name, args.Substring)
 	if err != nil {
 		return nil, err
 	}
-	kind := strings.ToLower(strings.TrimSpace(args.Kind))
-	if a, ok := kindAliases[kind]; ok {
-		kind = a
-	}
-	if kind != "" && !slices.Contains(allKinds, kind) {
-		return nil, sdk.Failf("kind %q is not one of %s", args.Kind, strings.Join(allKinds, ", "))
+	kind, err := canonicalKind(args.Kind)
+	if err != nil {
+		return nil, err
 	}
 	if args.Depth < 0 || args.Depth > maxSymbolDepth {
 		return nil, sdk.Failf("depth must be between 0 and %d (got %d)", maxSymbolDepth, args.Depth)
 	}
-	if args.MaxResults < 0 {
-		return nil, sdk.Failf("max_results must be at least 1 (got %d); leave it out for the default of %d", args.MaxResults, defaultSymbolResults)
+	limit, err := resultLimit(args.MaxResults, defaultSymbolResults, maxSymbolResults)
+	if err != nil {
+		return nil, err
 	}
-	limit := args.MaxResults
-	if limit == 0 {
-		limit = defaultSymbolResults
-	}
-	limit = min(limit, maxSymbolResults)
 	if args.Path == "" {
 		args.Path = "."
 	}
@@ -160,153 +183,169 @@ func (s *server) findSymbol(ctx context.Context, r *roots.Roots, args findSymbol
 	if err != nil {
 		return nil, err
 	}
-	shownRoot := display(r, t.Abs)
+	root := display(r, t.Abs)
 	fi, err := t.Stat()
 	switch {
 	case os.IsNotExist(err):
-		return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
+		return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", root)
 	case err != nil:
-		return nil, sdk.Failf("cannot read %s: %v", shownRoot, unwrapPath(err))
+		return nil, sdk.Failf("cannot read %s: %v", root, unwrapPath(err))
 	case !fi.IsDir() && languageFor(t.Abs) == nil:
-		return nil, sdk.Failf("%s: find_symbol reads %s; use search_code for other files", shownRoot, supportedExts())
+		return nil, sdk.Failf("%s: find_symbol reads %s; use search_code for other files", root, supportedExts())
 	}
-	// The last name occurs in any file that declares it: files without it
-	// are not parsed.
 	pre, err := newMatcher(np.last(), true, !np.substring)
 	if err != nil {
 		return nil, err
 	}
+	return &symbolQuery{name: args.Name, np: np, kind: kind, depth: args.Depth, withBody: args.IncludeBody,
+		limit: limit, t: t, root: root, pre: pre}, nil
+}
 
-	var (
-		b                    strings.Builder
-		skips                skipCounts
-		files, shown, parsed int
-		leftSyms, leftFiles  int
-		capped               bool
-	)
-	stats, err := scanOrdered(ctx, walkSpec{r: r, t: t, opts: defaultBudget(), accept: func(name string) bool { return languageFor(name) != nil }},
-		newWorkerState,
+// canonicalKind is the kind argument as one of allKinds, "" for any kind.
+func canonicalKind(arg string) (string, error) {
+	kind := strings.ToLower(strings.TrimSpace(arg))
+	if a, ok := kindAliases[kind]; ok {
+		kind = a
+	}
+	if kind != "" && !slices.Contains(allKinds, kind) {
+		return "", sdk.Failf("kind %q is not one of %s", arg, strings.Join(allKinds, ", "))
+	}
+	return kind, nil
+}
+
+// findSymbols scans q's tree and returns the listing of the symbols shown,
+// ready for the totals line to follow, and what that line reports. The
+// listing stops at q.limit symbols or maxSymbolOutput; the rest is counted.
+func findSymbols(ctx context.Context, r *roots.Roots, q *symbolQuery) (string, symbolSummary, error) {
+	var b strings.Builder
+	sum := symbolSummary{name: q.name, np: q.np, kind: q.kind, root: q.root, limit: q.limit}
+	spec := walkSpec{r: r, t: q.t, opts: defaultBudget(), accept: func(name string) bool { return languageFor(name) != nil }}
+	stats, err := scanOrdered(ctx, spec, newWorkerState,
 		func(ctx context.Context, st *workerState, job fileJob) fileSymbols {
-			return findInFile(ctx, st, job.t, np, kind, args.IncludeBody, pre, limit)
+			return findInFile(ctx, st, job.t, q)
 		},
 		func(job fileJob, fs fileSymbols) int {
-			if fs.status != readOK {
-				skips.add(fs.status)
-				return noLimit
-			}
-			files++
-			if fs.parsed {
-				parsed++
-			}
-			if len(fs.hits) == 0 {
-				return noLimit
-			}
-			if capped {
-				leftSyms += len(fs.hits)
-				leftFiles++
-				return noLimit
-			}
-			k := min(len(fs.hits), limit-shown)
+			sep := q.withBody && sum.shown > 0
+			k := sum.take(fs.status, len(fs.hits), len(fs.hits), q.limit)
 			for _, h := range fs.hits[:k] {
-				if args.IncludeBody && shown > 0 {
+				if sep {
 					b.WriteByte('\n')
 				}
-				writeHit(&b, job.shown, h, args.Depth, args.IncludeBody)
-				shown++
+				writeHit(&b, job.shown, h, q.depth, q.withBody)
+				sep = q.withBody
 			}
-			if k < len(fs.hits) {
-				leftSyms += len(fs.hits) - k
-				leftFiles++
-			}
-			if shown >= limit || b.Len() >= maxSymbolOutput {
-				capped = true
+			if k > 0 && (sum.shown >= q.limit || b.Len() >= maxSymbolOutput) {
+				sum.capped = true
 				return job.idx
 			}
 			return noLimit
 		})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, sdk.Failf("cannot search %s: %v", shownRoot, unwrapPath(err))
+		return "", symbolSummary{}, scanError(ctx, q.root, err)
 	}
+	sum.unsearched = stats.cut
+	sum.outputFull = b.Len() >= maxSymbolOutput
+	// With bodies, a blank line ends every entry, the last one included.
+	if q.withBody && sum.shown > 0 {
+		b.WriteByte('\n')
+	}
+	return b.String(), sum, nil
+}
 
-	what := fmt.Sprintf("name path %q", args.Name)
-	if len(np.parts) == 1 {
-		what = fmt.Sprintf("name %q", args.Name)
-	}
-	if np.substring {
-		what += " (substring)"
-	}
-	if kind != "" {
-		what += " of kind " + kind
-	}
+// symbolSummary is what find_symbol's totals line reports.
+type symbolSummary struct {
+	scanTally
+	// name, np and kind are what was looked for; root where.
+	name  string
+	np    namePath
+	kind  string
+	root  string
+	limit int
+	// outputFull is true when the scan stopped at maxSymbolOutput rather
+	// than at limit.
+	outputFull bool
+}
+
+// String is the totals line, in parentheses, without a line end.
+func (s symbolSummary) String() string {
 	var totals string
 	switch {
-	case shown == 0:
-		totals = fmt.Sprintf("(no symbol matches %s in %s under %s", what, plural(files, "source file", "source files"), shownRoot)
-		var hints []string
-		if !np.substring {
-			hints = append(hints, "substring: true")
+	case s.shown == 0:
+		totals = s.noMatch()
+	case s.capped && (s.left > 0 || s.unsearched):
+		totals = fmt.Sprintf("(%s shown; max_results=%d reached", plural(s.shown, "symbol", "symbols"), s.limit)
+		if s.outputFull {
+			totals = fmt.Sprintf("(%s shown; output limit of %d KiB reached", plural(s.shown, "symbol", "symbols"), maxSymbolOutput>>10)
 		}
-		if kind != "" {
-			hints = append(hints, "no kind")
+		if s.left > 0 {
+			totals += fmt.Sprintf(": %s in %s left out", plural(s.left, "more symbol", "more symbols"), plural(s.leftFiles, "file", "files"))
 		}
-		if len(np.parts) > 1 {
-			hints = append(hints, fmt.Sprintf("just %q", np.last()))
-		}
-		if len(hints) > 0 {
-			totals += "; try " + strings.Join(hints, ", or ")
-		}
-		totals += "; search_code finds text anywhere"
-	case capped && (leftSyms > 0 || stats.cut):
-		totals = fmt.Sprintf("(%s shown; max_results=%d reached", plural(shown, "symbol", "symbols"), limit)
-		if b.Len() >= maxSymbolOutput {
-			totals = fmt.Sprintf("(%s shown; output limit of %d KiB reached", plural(shown, "symbol", "symbols"), maxSymbolOutput>>10)
-		}
-		if leftSyms > 0 {
-			totals += fmt.Sprintf(": %s in %s left out", plural(leftSyms, "more symbol", "more symbols"), plural(leftFiles, "file", "files"))
-		}
-		if stats.cut {
+		if s.unsearched {
 			totals += ", and later files were not searched"
 		}
 		totals += "; narrow name, kind or path, or raise max_results"
 	default:
-		totals = fmt.Sprintf("(%s in %s searched", plural(shown, "symbol", "symbols"), plural(files, "source file", "source files"))
+		totals = fmt.Sprintf("(%s in %s searched", plural(s.shown, "symbol", "symbols"), plural(s.read, "source file", "source files"))
 	}
-	if sk := skips.String(); sk != "" {
+	if sk := s.skips.String(); sk != "" {
 		totals += "; " + sk
 	}
-	totals += ")"
-	if args.IncludeBody && shown > 0 {
-		b.WriteByte('\n')
-	}
-	b.WriteString(totals)
-	return sdk.TextResult(b.String()), nil
+	return totals + ")"
 }
 
-// findInFile parses one file, if the name occurs in it, and returns the
-// symbols that match (at most limit of them, in order).
-func findInFile(ctx context.Context, st *workerState, t *roots.Target, np namePath, kind string, withBody bool, pre *matcher, limit int) fileSymbols {
+// noMatch is the open totals line of a search that found nothing, with
+// the ways to widen it that the query leaves.
+func (s symbolSummary) noMatch() string {
+	what := fmt.Sprintf("name path %q", s.name)
+	if len(s.np.parts) == 1 {
+		what = fmt.Sprintf("name %q", s.name)
+	}
+	if s.np.substring {
+		what += " (substring)"
+	}
+	if s.kind != "" {
+		what += " of kind " + s.kind
+	}
+	totals := fmt.Sprintf("(no symbol matches %s in %s under %s", what, plural(s.read, "source file", "source files"), s.root)
+	var hints []string
+	if !s.np.substring {
+		hints = append(hints, "substring: true")
+	}
+	if s.kind != "" {
+		hints = append(hints, "no kind")
+	}
+	if len(s.np.parts) > 1 {
+		hints = append(hints, fmt.Sprintf("just %q", s.np.last()))
+	}
+	if len(hints) > 0 {
+		totals += "; try " + strings.Join(hints, ", or ")
+	}
+	return totals + "; search_code finds text anywhere"
+}
+
+// findInFile parses one file, if the last name occurs in it, and returns
+// the symbols that match, in order; with q.withBody the first q.limit of
+// them carry their bodies.
+func findInFile(ctx context.Context, st *workerState, t *roots.Target, q *symbolQuery) fileSymbols {
 	src, status := st.readFile(t)
 	if status != readOK {
 		return fileSymbols{status: status}
 	}
-	if !pre.contains(src, &st.folded) {
+	if !q.pre.contains(src, &st.folded) {
 		return fileSymbols{}
 	}
 	l := languageFor(t.Abs)
-	syms, err := st.parser(l).symbols(ctx, l, src, withBody)
+	syms, err := st.parser(l).symbols(ctx, l, src, q.withBody)
 	if err != nil {
 		return fileSymbols{status: readFailed}
 	}
-	fs := fileSymbols{parsed: true}
+	var fs fileSymbols
 	var visit func(ss []*Symbol)
 	visit = func(ss []*Symbol) {
 		for _, s := range ss {
-			if (kind == "" || s.Kind == kind) && np.matches(s) {
+			if (q.kind == "" || s.Kind == q.kind) && q.np.matches(s) {
 				h := symbolHit{sym: s}
-				if withBody && len(fs.hits) < limit {
+				if q.withBody && len(fs.hits) < q.limit {
 					h.body, h.bodyStart, h.bodyCut = bodyOf(src, s)
 				}
 				fs.hits = append(fs.hits, h)

@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
@@ -337,6 +338,58 @@ func (c skipCounts) String() string {
 		return ""
 	}
 	return "skipped " + strings.Join(parts, ", ")
+}
+
+// scanTally counts, for a totals line, what a scan capped at a number of
+// hits (matches, symbols) read, showed and left out. Its collector feeds
+// it every file in walk order.
+type scanTally struct {
+	skips skipCounts
+	// read counts the files read; shown the hits shown.
+	read, shown int
+	// left counts the hits not shown, in leftFiles files.
+	left, leftFiles int
+	// capped is set by the collector once it shows no more; later files
+	// are only counted.
+	capped bool
+	// unsearched is true when files past the cap were not read at all
+	// (scanStats.cut).
+	unsearched bool
+}
+
+// take counts one file with total hits, of which avail are at hand to
+// show, and returns how many of those to show within limit: 0 for a file
+// not read, without hits, or past the cap.
+func (t *scanTally) take(status readStatus, total, avail, limit int) int {
+	if status != readOK {
+		t.skips.add(status)
+		return 0
+	}
+	t.read++
+	if total == 0 {
+		return 0
+	}
+	if t.capped {
+		t.left += total
+		t.leftFiles++
+		return 0
+	}
+	k := min(avail, limit-t.shown)
+	t.shown += k
+	if total > k {
+		t.left += total - k
+		t.leftFiles++
+	}
+	return k
+}
+
+// scanError is a handler's error for a scan of root that failed: the
+// call's own end when ctx is done, else a failure naming root.
+func scanError(ctx context.Context, root string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return sdk.Failf("cannot search %s: %v", root, unwrapPath(err))
 }
 
 // defaultBudget is the walk budget of the tools that take no budget

@@ -74,15 +74,39 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 })
 
-// searchQuery is a validated search, shared by the workers.
+// searchQuery is a validated search_code call, shared by the workers.
 type searchQuery struct {
 	m *matcher
 	// limit is the most matches a file can show: max_results.
 	limit   int
 	context int
+	// pattern, literal and caseSensitive are as given, for the totals line.
+	pattern       string
+	literal       bool
+	caseSensitive bool
+	glob          string
+	opts          ignore.Options
+	// t is the directory or file searched, shown as root.
+	t    *roots.Target
+	root string
 }
 
 func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs) (*sdk.Result, error) {
+	q, err := newSearchQuery(r, args)
+	if err != nil {
+		return nil, err
+	}
+	listing, sum, err := searchTree(ctx, r, q)
+	if err != nil {
+		return nil, err
+	}
+	return sdk.TextResult(listing + sum.String()), nil
+}
+
+// newSearchQuery applies search_code's defaults and bounds, compiles its
+// pattern and resolves its path. Its errors are tool failures that say what
+// to change.
+func newSearchQuery(r *roots.Roots, args searchArgs) (*searchQuery, error) {
 	caseSensitive := args.CaseSensitive == nil || *args.CaseSensitive
 	m, err := newMatcher(args.Pattern, args.Literal, caseSensitive)
 	if err != nil {
@@ -91,14 +115,10 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 	if args.ContextLines < 0 || args.ContextLines > maxContextLines {
 		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContextLines, args.ContextLines)
 	}
-	if args.MaxResults < 0 {
-		return nil, sdk.Failf("max_results must be at least 1 (got %d); leave it out for the default of %d", args.MaxResults, defaultSearchResults)
+	limit, err := resultLimit(args.MaxResults, defaultSearchResults, maxSearchResults)
+	if err != nil {
+		return nil, err
 	}
-	limit := args.MaxResults
-	if limit == 0 {
-		limit = defaultSearchResults
-	}
-	limit = min(limit, maxSearchResults)
 	if args.Glob != "" && !doublestar.ValidatePattern(args.Glob) {
 		return nil, sdk.Failf("glob %q is not a valid pattern (check its brackets and braces)", args.Glob)
 	}
@@ -113,114 +133,129 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 	if err != nil {
 		return nil, err
 	}
-	shownRoot := display(r, t.Abs)
+	root := display(r, t.Abs)
 	if _, err := t.Stat(); err != nil {
 		if os.IsNotExist(err) {
-			return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", shownRoot)
+			return nil, sdk.Failf("%s does not exist; give a directory or file inside the served folders", root)
 		}
-		return nil, sdk.Failf("cannot search %s: %v", shownRoot, unwrapPath(err))
+		return nil, sdk.Failf("cannot search %s: %v", root, unwrapPath(err))
 	}
+	return &searchQuery{m: m, limit: limit, context: args.ContextLines,
+		pattern: args.Pattern, literal: args.Literal, caseSensitive: caseSensitive,
+		glob: args.Glob, opts: opts, t: t, root: root}, nil
+}
 
-	q := &searchQuery{m: m, limit: limit, context: args.ContextLines}
-	var (
-		b                           strings.Builder
-		skips                       skipCounts
-		searched, shown, shownFiles int
-		leftMatches, leftFiles      int
-		capped, outputFull          bool
-		lastShown                   string
-	)
-	stats, err := scanOrdered(ctx, walkSpec{r: r, t: t, glob: args.Glob, opts: opts}, newWorkerState,
+// searchTree searches q's tree and returns the matching lines shown, ready
+// for the totals line to follow, and what that line reports. The lines
+// stop at q.limit matches or maxSearchOutput; lookahead files past that are
+// still searched, so that the totals can say how much was left out.
+func searchTree(ctx context.Context, r *roots.Roots, q *searchQuery) (string, searchSummary, error) {
+	var b strings.Builder
+	sum := searchSummary{root: q.root, pattern: q.pattern, literal: q.literal, ignoreCase: !q.caseSensitive, glob: q.glob, limit: q.limit}
+	stats, err := scanOrdered(ctx, walkSpec{r: r, t: q.t, glob: q.glob, opts: q.opts}, newWorkerState,
 		func(_ context.Context, st *workerState, job fileJob) fileHits {
 			return q.searchFile(st, job.t)
 		},
 		func(job fileJob, fh fileHits) int {
-			if fh.status != readOK {
-				skips.add(fh.status)
+			sepBefore := sum.shown > 0
+			k := sum.take(fh.status, fh.total, len(fh.matches), q.limit)
+			if k == 0 {
 				return noLimit
 			}
-			searched++
-			if fh.total == 0 {
-				return noLimit
-			}
-			if capped {
-				leftMatches += fh.total
-				leftFiles++
-				return noLimit
-			}
-			k := min(len(fh.matches), limit-shown)
-			fh.render(&b, job.shown, k, q.context, shown > 0)
-			shown += k
-			shownFiles++
-			if fh.total > k {
-				leftMatches += fh.total - k
-				leftFiles++
-			}
-			outputFull = b.Len() >= maxSearchOutput
-			if shown >= limit || outputFull {
-				capped, lastShown = true, job.shown
+			fh.render(&b, job.shown, k, q.context, sepBefore)
+			sum.shownFiles++
+			sum.outputFull = b.Len() >= maxSearchOutput
+			if sum.shown >= q.limit || sum.outputFull {
+				sum.capped, sum.lastShown = true, job.shown
 				return job.idx + lookahead
 			}
 			return noLimit
 		})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, sdk.Failf("cannot search %s: %v", shownRoot, unwrapPath(err))
+		return "", searchSummary{}, scanError(ctx, q.root, err)
 	}
+	sum.unsearched, sum.stopped = stats.cut, stats.stopped
+	return b.String(), sum, nil
+}
 
+// searchSummary is what search_code's totals line reports.
+type searchSummary struct {
+	scanTally
+	// root, pattern, literal, ignoreCase and glob are the search made.
+	root       string
+	pattern    string
+	literal    bool
+	ignoreCase bool
+	glob       string
+	limit      int
+	// shownFiles counts the files with matches shown.
+	shownFiles int
+	// outputFull is true when the output reached maxSearchOutput; the cap
+	// came from it rather than from limit.
+	outputFull bool
+	// lastShown is the last file with matches shown, once capped.
+	lastShown string
+	// stopped is set when the walk ran out of its budget.
+	stopped *ignore.LimitError
+}
+
+// String is the totals line, in parentheses, without a line end.
+func (s searchSummary) String() string {
 	var totals string
-	skipped := skips.String()
+	skipped := s.skips.String()
 	switch {
-	case searched == 0 && skipped == "":
+	case s.read == 0 && skipped == "":
 		what := "it is empty, or everything in it is ignored by git"
-		if args.Glob != "" {
-			what = fmt.Sprintf("nothing in it matches glob %q that git does not ignore", args.Glob)
+		if s.glob != "" {
+			what = fmt.Sprintf("nothing in it matches glob %q that git does not ignore", s.glob)
 		}
-		totals = fmt.Sprintf("(no files searched under %s: %s)", shownRoot, what)
-	case shown == 0:
-		totals = fmt.Sprintf("(no matches for %s in %s searched", describePattern(args.Pattern, args.Literal), plural(searched, "file", "files"))
-		if !caseSensitive {
+		totals = fmt.Sprintf("(no files searched under %s: %s)", s.root, what)
+	case s.shown == 0:
+		totals = fmt.Sprintf("(no matches for %s in %s searched", describePattern(s.pattern, s.literal), plural(s.read, "file", "files"))
+		if s.ignoreCase {
 			totals += ", ignoring case"
 		}
+	case s.capped && (s.left > 0 || s.unsearched):
+		totals = s.capNote()
 	default:
 		totals = fmt.Sprintf("(%s in %s; %s searched",
-			plural(shown, "match", "matches"), plural(shownFiles, "file", "files"), plural(searched, "file", "files"))
-		if capped && shown > 0 && (leftMatches > 0 || stats.cut) {
-			reason := fmt.Sprintf("max_results=%d reached", limit)
-			if outputFull {
-				reason = fmt.Sprintf("output limit of %d KiB reached", maxSearchOutput>>10)
-			}
-			totals = fmt.Sprintf("(%s shown in %s; %s searched; %s",
-				plural(shown, "match", "matches"), plural(shownFiles, "file", "files"), plural(searched, "file", "files"), reason)
-			switch {
-			case leftMatches > 0 && stats.cut:
-				totals += fmt.Sprintf(": at least %s in %s left out, and files after those were not searched",
-					plural(leftMatches, "more match", "more matches"), plural(leftFiles, "file", "files"))
-			case leftMatches > 0:
-				totals += fmt.Sprintf(": %s in %s left out",
-					plural(leftMatches, "more match", "more matches"), plural(leftFiles, "file", "files"))
-			default:
-				totals += fmt.Sprintf(" at %s; files after it were not searched and may hold more", lastShown)
-			}
-			totals += "; narrow pattern, path or glob, or raise max_results"
-		}
+			plural(s.shown, "match", "matches"), plural(s.shownFiles, "file", "files"), plural(s.read, "file", "files"))
 	}
 	if skipped != "" {
-		if searched == 0 && shown == 0 {
-			totals = fmt.Sprintf("(no files searched under %s", shownRoot)
+		if s.read == 0 && s.shown == 0 {
+			totals = fmt.Sprintf("(no files searched under %s", s.root)
 		}
 		totals += "; " + skipped
 	}
-	if stats.stopped != nil {
-		totals = strings.TrimSuffix(totals, ")") + "; " + stats.stopped.Note()
+	if s.stopped != nil {
+		totals = strings.TrimSuffix(totals, ")") + "; " + s.stopped.Note()
 	}
-	if strings.HasPrefix(totals, "(") && !strings.HasSuffix(totals, ")") {
+	if !strings.HasSuffix(totals, ")") {
 		totals += ")"
 	}
-	b.WriteString(totals)
-	return sdk.TextResult(b.String()), nil
+	return totals
+}
+
+// capNote is the open totals line of a search stopped at its cap with
+// more left: what was shown, why it stopped and what was left out.
+func (s searchSummary) capNote() string {
+	reason := fmt.Sprintf("max_results=%d reached", s.limit)
+	if s.outputFull {
+		reason = fmt.Sprintf("output limit of %d KiB reached", maxSearchOutput>>10)
+	}
+	totals := fmt.Sprintf("(%s shown in %s; %s searched; %s",
+		plural(s.shown, "match", "matches"), plural(s.shownFiles, "file", "files"), plural(s.read, "file", "files"), reason)
+	switch {
+	case s.left > 0 && s.unsearched:
+		totals += fmt.Sprintf(": at least %s in %s left out, and files after those were not searched",
+			plural(s.left, "more match", "more matches"), plural(s.leftFiles, "file", "files"))
+	case s.left > 0:
+		totals += fmt.Sprintf(": %s in %s left out",
+			plural(s.left, "more match", "more matches"), plural(s.leftFiles, "file", "files"))
+	default:
+		totals += fmt.Sprintf(" at %s; files after it were not searched and may hold more", s.lastShown)
+	}
+	return totals + "; narrow pattern, path or glob, or raise max_results"
 }
 
 // fileHits is what one file gave: its matching lines (the first limit of
