@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -57,14 +58,6 @@ var findSymbolSchema = sdk.SchemaFor[findSymbolArgs](func(p map[string]*jsonsche
 	sdk.IntDefault(p["depth"], 0, 0, maxSymbolDepth)
 	sdk.IntDefault(p["max_results"], defaultSymbolResults, 1, maxSymbolResults)
 })
-
-// kindAliases are names a model may use for a kind.
-var kindAliases = map[string]string{
-	"func": kindFunction, "def": kindFunction, "fn": kindFunction,
-	"const": kindConstant, "var": kindVariable, "let": kindVariable,
-	"property": kindField, "attribute": kindField, "member": kindField,
-	"module": kindNamespace, "enummember": kindEnumMember, "type_alias": kindType,
-}
 
 // namePath is a parsed name or name path.
 type namePath struct {
@@ -202,11 +195,11 @@ func newSymbolQuery(r *roots.Roots, args findSymbolArgs) (*symbolQuery, error) {
 }
 
 // canonicalKind is the kind argument as one of allKinds, "" for any kind.
+// The input schema's enum admits exactly allKinds, so through the host the
+// error below is never met; aliases ("const", "func") were dropped when the
+// schema, the stricter rule, turned out to refuse them first.
 func canonicalKind(arg string) (string, error) {
 	kind := strings.ToLower(strings.TrimSpace(arg))
-	if a, ok := kindAliases[kind]; ok {
-		kind = a
-	}
 	if kind != "" && !slices.Contains(allKinds, kind) {
 		return "", sdk.Failf("kind %q is not one of %s", arg, strings.Join(allKinds, ", "))
 	}
@@ -273,19 +266,19 @@ func (s symbolSummary) String() string {
 	case s.shown == 0:
 		totals = s.noMatch()
 	case s.capped && (s.left > 0 || s.unsearched):
-		totals = fmt.Sprintf("(%s shown; max_results=%d reached", plural(s.shown, "symbol", "symbols"), s.limit)
+		totals = fmt.Sprintf("(%s shown; max_results=%d reached", wording.CountOf(s.shown, "symbol", "symbols"), s.limit)
 		if s.outputFull {
-			totals = fmt.Sprintf("(%s shown; output limit of %d KiB reached", plural(s.shown, "symbol", "symbols"), maxSymbolOutput>>10)
+			totals = fmt.Sprintf("(%s shown; output limit of %d KiB reached", wording.CountOf(s.shown, "symbol", "symbols"), maxSymbolOutput>>10)
 		}
 		if s.left > 0 {
-			totals += fmt.Sprintf(": %s in %s left out", plural(s.left, "more symbol", "more symbols"), plural(s.leftFiles, "file", "files"))
+			totals += fmt.Sprintf(": %s in %s left out", wording.CountOf(s.left, "more symbol", "more symbols"), wording.CountOf(s.leftFiles, "file", "files"))
 		}
 		if s.unsearched {
 			totals += ", and later files were not searched"
 		}
 		totals += "; narrow name, kind or path, or raise max_results"
 	default:
-		totals = fmt.Sprintf("(%s in %s searched", plural(s.shown, "symbol", "symbols"), plural(s.read, "source file", "source files"))
+		totals = fmt.Sprintf("(%s in %s searched", wording.CountOf(s.shown, "symbol", "symbols"), wording.CountOf(s.read, "source file", "source files"))
 	}
 	if sk := s.skips.String(); sk != "" {
 		totals += "; " + sk
@@ -306,7 +299,7 @@ func (s symbolSummary) noMatch() string {
 	if s.kind != "" {
 		what += " of kind " + s.kind
 	}
-	totals := fmt.Sprintf("(no symbol matches %s in %s under %s", what, plural(s.read, "source file", "source files"), s.root)
+	totals := fmt.Sprintf("(no symbol matches %s in %s under %s", what, wording.CountOf(s.read, "source file", "source files"), s.root)
 	var hints []string
 	if !s.np.substring {
 		hints = append(hints, "substring: true")
@@ -407,7 +400,7 @@ func writeHit(b *strings.Builder, shown string, h symbolHit, depth int, withBody
 	if withBody {
 		b.WriteString(h.body)
 		if h.bodyCut > 0 {
-			fmt.Fprintf(b, "… (%s; view_file %s from line %d)\n", plural(h.bodyCut, "more line", "more lines"), shown, h.bodyStart+maxBodyLines)
+			fmt.Fprintf(b, "… (%s; view_file %s from line %d)\n", wording.CountOf(h.bodyCut, "more line", "more lines"), shown, h.bodyStart+maxBodyLines)
 		}
 	}
 }
@@ -418,7 +411,7 @@ func writeMembers(b *strings.Builder, syms []*Symbol, level, depth int) {
 		b.WriteString(strings.Repeat("  ", level))
 		writeSymbolLine(b, s, s.Name)
 		if len(s.Children) > 0 && level >= depth {
-			fmt.Fprintf(b, " [+%s]", plural(len(s.Children), "member", "members"))
+			fmt.Fprintf(b, " [+%s]", wording.CountOf(len(s.Children), "member", "members"))
 		}
 		b.WriteByte('\n')
 		if level < depth {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -161,7 +162,7 @@ func outlineFile(ctx context.Context, st *workerState, l *language, t *roots.Tar
 	if len(src) > 0 && src[len(src)-1] != '\n' {
 		lines++
 	}
-	fmt.Fprintf(b, "%s (%s, %s)\n", shown, l.name, plural(lines, "line", "lines"))
+	fmt.Fprintf(b, "%s (%s, %s)\n", shown, l.name, wording.CountOf(lines, "line", "lines"))
 	if len(syms) == 0 {
 		b.WriteString("(no symbols)\n")
 		return nil
@@ -190,7 +191,7 @@ func writeSymbols(b *strings.Builder, syms []*Symbol, level, depth int, budget *
 		}
 		writeSymbolLine(b, s, name)
 		if len(s.Children) > 0 && level+1 >= depth {
-			fmt.Fprintf(b, " [+%s]", plural(len(s.Children), "member", "members"))
+			fmt.Fprintf(b, " [+%s]", wording.CountOf(len(s.Children), "member", "members"))
 		}
 		b.WriteByte('\n')
 		if level+1 < depth {

@@ -16,6 +16,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -326,13 +327,13 @@ func (c *skipCounts) add(s readStatus) {
 func (c skipCounts) String() string {
 	var parts []string
 	if c.binary > 0 {
-		parts = append(parts, plural(c.binary, "binary file", "binary files"))
+		parts = append(parts, wording.CountOf(c.binary, "binary file", "binary files"))
 	}
 	if c.large > 0 {
-		parts = append(parts, plural(c.large, "file", "files")+" over 2 MiB")
+		parts = append(parts, wording.CountOf(c.large, "file", "files")+" over 2 MiB")
 	}
 	if c.failed > 0 {
-		parts = append(parts, plural(c.failed, "unreadable file", "unreadable files"))
+		parts = append(parts, wording.CountOf(c.failed, "unreadable file", "unreadable files"))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -211,7 +212,7 @@ func (s searchSummary) String() string {
 		}
 		totals = fmt.Sprintf("(no files searched under %s: %s)", s.root, what)
 	case s.shown == 0:
-		totals = fmt.Sprintf("(no matches for %s in %s searched", describePattern(s.pattern, s.literal), plural(s.read, "file", "files"))
+		totals = fmt.Sprintf("(no matches for %s in %s searched", describePattern(s.pattern, s.literal), wording.CountOf(s.read, "file", "files"))
 		if s.ignoreCase {
 			totals += ", ignoring case"
 		}
@@ -219,7 +220,7 @@ func (s searchSummary) String() string {
 		totals = s.capNote()
 	default:
 		totals = fmt.Sprintf("(%s in %s; %s searched",
-			plural(s.shown, "match", "matches"), plural(s.shownFiles, "file", "files"), plural(s.read, "file", "files"))
+			wording.CountOf(s.shown, "match", "matches"), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"))
 	}
 	if skipped != "" {
 		if s.read == 0 && s.shown == 0 {
@@ -244,14 +245,14 @@ func (s searchSummary) capNote() string {
 		reason = fmt.Sprintf("output limit of %d KiB reached", maxSearchOutput>>10)
 	}
 	totals := fmt.Sprintf("(%s shown in %s; %s searched; %s",
-		plural(s.shown, "match", "matches"), plural(s.shownFiles, "file", "files"), plural(s.read, "file", "files"), reason)
+		wording.CountOf(s.shown, "match", "matches"), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"), reason)
 	switch {
 	case s.left > 0 && s.unsearched:
 		totals += fmt.Sprintf(": at least %s in %s left out, and files after those were not searched",
-			plural(s.left, "more match", "more matches"), plural(s.leftFiles, "file", "files"))
+			wording.CountOf(s.left, "more match", "more matches"), wording.CountOf(s.leftFiles, "file", "files"))
 	case s.left > 0:
 		totals += fmt.Sprintf(": %s in %s left out",
-			plural(s.left, "more match", "more matches"), plural(s.leftFiles, "file", "files"))
+			wording.CountOf(s.left, "more match", "more matches"), wording.CountOf(s.leftFiles, "file", "files"))
 	default:
 		totals += fmt.Sprintf(" at %s; files after it were not searched and may hold more", s.lastShown)
 	}
@@ -398,13 +399,6 @@ func lineText(line []byte) string {
 		s += fmt.Sprintf("… (+%d bytes)", cut)
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // unwrapPath drops the path an *fs.PathError repeats, since messages name

@@ -176,8 +176,8 @@ func TestFindSymbol(t *testing.T) {
 			args: map[string]any{"name": "name", "kind": "field"},
 			want: "sample.ts:3 field Shape/name: name: string\nsample.ts:15 field Polygon/name: name = \"polygon\"\n(2 symbols in 5 source files searched)",
 		},
-		"kind alias": {
-			args: map[string]any{"name": "MAX_ITEMS", "kind": "const"},
+		"kind": {
+			args: map[string]any{"name": "MAX_ITEMS", "kind": "constant"},
 			want: "sample.js:4 constant MAX_ITEMS: export const MAX_ITEMS = 10\n(1 symbol in 5 source files searched)",
 		},
 		"substring ignores case": {
