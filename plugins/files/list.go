@@ -53,7 +53,35 @@ var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 })
 
+// listQuery is a validated list_files call.
+type listQuery struct {
+	// t is the directory listed, shown as root.
+	t    *roots.Target
+	root string
+	glob string
+	// baseNames is true for a glob without '/', which also matches base
+	// names.
+	baseNames bool
+	limit     int
+	opts      ignore.Options
+}
+
 func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (*sdk.Result, error) {
+	q, err := newListQuery(r, args)
+	if err != nil {
+		return nil, err
+	}
+	listing, sum, err := listTree(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return sdk.TextResult(sum.render(listing)), nil
+}
+
+// newListQuery applies list_files's defaults and bounds and resolves its
+// path to a directory. Its errors are tool failures that say what to
+// change.
+func newListQuery(r *roots.Roots, args listArgs) (*listQuery, error) {
 	if args.Path == "" {
 		args.Path = "."
 	}
@@ -65,12 +93,9 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 		limit = defaultMaxResults
 	}
 	limit = min(limit, maxMaxResults)
-	glob := args.Glob
-	if glob != "" && !doublestar.ValidatePattern(glob) {
-		return nil, sdk.Failf("glob %q is not a valid pattern (check its brackets and braces)", glob)
+	if args.Glob != "" && !doublestar.ValidatePattern(args.Glob) {
+		return nil, sdk.Failf("glob %q is not a valid pattern (check its brackets and braces)", args.Glob)
 	}
-	baseNames := glob != "" && !strings.Contains(glob, "/")
-
 	opts := ignore.Options{MaxDepth: args.Depth}
 	if err := ignore.Budget(&opts, args.MaxFiles, args.MaxSeconds); err != nil {
 		return nil, sdk.Failf("%v", err)
@@ -89,71 +114,102 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 	case !fi.IsDir():
 		return nil, sdk.Failf("%s is a file, not a directory; use view_file to read it", display)
 	}
+	opts.Skip = roots.PseudoDirs(t.Abs)
+	return &listQuery{t: t, root: display, glob: args.Glob, baseNames: args.Glob != "" && !strings.Contains(args.Glob, "/"),
+		limit: limit, opts: opts}, nil
+}
+
+// matches reports whether the glob, if any, selects the entry at rel.
+func (q *listQuery) matches(rel string) bool {
+	return q.glob == "" || doublestar.MatchUnvalidated(q.glob, rel) ||
+		q.baseNames && doublestar.MatchUnvalidated(q.glob, path.Base(rel))
+}
+
+// listTree walks q's directory and returns the entries shown, one a line
+// (directories ending in '/'), and what the notes after them report.
+// Entries past q.limit are counted, up to maxCounted.
+func listTree(ctx context.Context, q *listQuery) (string, listSummary, error) {
 	// The walk reads through the served folder's root (or, outside the
 	// roots, a root on the directory itself), never by absolute name.
-	fsys, name, closeFS, err := t.FS()
+	fsys, name, closeFS, err := q.t.FS()
 	if err != nil {
-		return nil, sdk.Failf("cannot list %s: %v", display, unwrapPath(err))
+		return "", listSummary{}, sdk.Failf("cannot list %s: %v", q.root, unwrapPath(err))
 	}
 	defer closeFS()
-	opts.Skip = roots.PseudoDirs(t.Abs)
-
 	var b strings.Builder
-	shown, more, seen := 0, 0, 0
-	err = ignore.Walk(fsys, name, opts, func(rel string, d fs.DirEntry) error {
+	sum := listSummary{root: q.root, glob: q.glob}
+	seen := 0
+	err = ignore.Walk(fsys, name, q.opts, func(rel string, d fs.DirEntry) error {
 		if seen++; seen%1024 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if glob != "" && !doublestar.MatchUnvalidated(glob, rel) &&
-			(!baseNames || !doublestar.MatchUnvalidated(glob, path.Base(rel))) {
+		if !q.matches(rel) {
 			return nil
 		}
-		if shown == limit {
-			if more++; more >= maxCounted {
+		if sum.shown == q.limit {
+			if sum.more++; sum.more >= maxCounted {
 				return filepath.SkipAll
 			}
 			return nil
 		}
-		if shown > 0 {
+		if sum.shown > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(rel)
 		if d.IsDir() {
 			b.WriteByte('/')
 		}
-		shown++
+		sum.shown++
 		return nil
 	})
-	var stopped *ignore.LimitError
-	if errors.As(err, &stopped) {
+	if errors.As(err, &sum.stopped) {
 		err = nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return "", listSummary{}, ctx.Err()
 		}
-		return nil, sdk.Failf("cannot list %s: %v", display, unwrapPath(err))
+		return "", listSummary{}, sdk.Failf("cannot list %s: %v", q.root, unwrapPath(err))
+	}
+	return b.String(), sum, nil
+}
+
+// listSummary is what list_files says after the entries: that there are
+// none, how many were left out, and whether the walk ran out of budget.
+type listSummary struct {
+	// root is the directory listed; glob the filter, "" for none.
+	root, glob string
+	// shown counts the entries listed; more those left out, up to
+	// maxCounted.
+	shown, more int
+	// stopped is set when the walk ran out of its budget.
+	stopped *ignore.LimitError
+}
+
+// render is the tool's text: listing, the entries shown, followed by the
+// notes, each on a line of its own.
+func (s listSummary) render(listing string) string {
+	var lines []string
+	if listing != "" {
+		lines = append(lines, listing)
 	}
 	switch {
-	case shown == 0 && glob != "":
-		fmt.Fprintf(&b, "(nothing in %s matches glob %q)", display, glob)
-	case shown == 0:
-		fmt.Fprintf(&b, "(%s has no entries that git does not ignore)", display)
-	case more > 0:
+	case s.shown == 0 && s.glob != "":
+		lines = append(lines, fmt.Sprintf("(nothing in %s matches glob %q)", s.root, s.glob))
+	case s.shown == 0:
+		lines = append(lines, fmt.Sprintf("(%s has no entries that git does not ignore)", s.root))
+	case s.more > 0:
 		entries, atLeast := "entries", ""
-		if shown == 1 {
+		if s.shown == 1 {
 			entries = "entry"
 		}
-		if more >= maxCounted {
+		if s.more >= maxCounted {
 			atLeast = "at least "
 		}
-		fmt.Fprintf(&b, "\n(%d %s shown; %s%d more left out: narrow path or glob, or set depth or max_results)", shown, entries, atLeast, more)
+		lines = append(lines, fmt.Sprintf("(%d %s shown; %s%d more left out: narrow path or glob, or set depth or max_results)", s.shown, entries, atLeast, s.more))
 	}
-	if stopped != nil {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "(%s)", stopped.Note())
+	if s.stopped != nil {
+		lines = append(lines, fmt.Sprintf("(%s)", s.stopped.Note()))
 	}
-	return sdk.TextResult(b.String()), nil
+	return strings.Join(lines, "\n")
 }

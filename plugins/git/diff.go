@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,20 +54,70 @@ var diffSchema = schemaFor[diffArgs](func(p map[string]*jsonschema.Schema) {
 	p["stat"].Default = []byte("false")
 })
 
+// diffQuery is a validated git_diff call.
+type diffQuery struct {
+	// what names what is compared, for the note on no differences.
+	what string
+	// opts are "diff" and its options; tail the revisions and paths. The
+	// output format goes between them.
+	opts, tail []string
+	context    int
+	stat       bool
+}
+
+// args is the git command line that prints the diff in format.
+func (q diffQuery) args(format ...string) []string {
+	return append(append(slices.Clip(q.opts), format...), q.tail...)
+}
+
 func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result, error) {
+	q, err := rp.newDiffQuery(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	body, sum, err := rp.runDiff(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return sdk.TextResult(sum.render(body)), nil
+}
+
+// newDiffQuery applies git_diff's defaults and bounds and verifies its refs
+// and paths. Its errors are tool failures that say what to change.
+func (rp *repo) newDiffQuery(ctx context.Context, args diffArgs) (diffQuery, error) {
 	n := defaultContext
 	if args.ContextLines != nil {
 		n = *args.ContextLines
 	}
 	if n < 0 || n > maxContext {
-		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContext, n)
+		return diffQuery{}, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContext, n)
 	}
 	if args.Ref2 != "" && args.Ref == "" {
-		return nil, sdk.Failf("ref2 needs ref: the diff goes from ref to ref2")
+		return diffQuery{}, sdk.Failf("ref2 needs ref: the diff goes from ref to ref2")
 	}
 	if args.Ref2 != "" && args.Staged {
-		return nil, sdk.Failf("staged compares the index; it cannot be combined with ref2, which compares two commits")
+		return diffQuery{}, sdk.Failf("staged compares the index; it cannot be combined with ref2, which compares two commits")
 	}
+	revs, what, err := rp.diffRevs(ctx, args)
+	if err != nil {
+		return diffQuery{}, err
+	}
+	paths, err := rp.paths(args.Paths)
+	if err != nil {
+		return diffQuery{}, err
+	}
+	opts := append([]string{"diff", "--no-color", "--no-ext-diff"}, rp.diffGuards()...)
+	if args.Staged {
+		opts = append(opts, "--cached")
+	}
+	tail := append(append([]string{"--end-of-options"}, revs...), "--")
+	tail = append(tail, paths...)
+	return diffQuery{what: what, opts: opts, tail: tail, context: n, stat: args.Stat}, nil
+}
+
+// diffRevs verifies ref and ref2 and returns them as git's revision
+// arguments, with the words that name what they compare.
+func (rp *repo) diffRevs(ctx context.Context, args diffArgs) ([]string, string, error) {
 	var revs []string
 	what := "the work tree and the index (unstaged changes; use staged: true for staged ones)"
 	if args.Staged {
@@ -75,11 +126,11 @@ func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result
 	if args.Ref != "" {
 		a, b, sep, err := rp.verifyRange(ctx, "ref", args.Ref, "tree")
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		switch {
 		case sep != "" && args.Ref2 != "":
-			return nil, sdk.Failf("ref %q is already a range; leave ref2 empty", args.Ref)
+			return nil, "", sdk.Failf("ref %q is already a range; leave ref2 empty", args.Ref)
 		case sep == "...":
 			what = fmt.Sprintf("%s and where it branched from %s", orHEAD(b), orHEAD(a))
 		case sep == "..":
@@ -93,85 +144,113 @@ func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result
 	}
 	if args.Ref2 != "" {
 		if _, err := rp.verify(ctx, "ref2", args.Ref2, "tree"); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		revs = append(revs, args.Ref2)
 		what = fmt.Sprintf("%s and %s", args.Ref, args.Ref2)
 	}
-	paths, err := rp.paths(args.Paths)
-	if err != nil {
-		return nil, err
-	}
-	opts := append([]string{"diff", "--no-color", "--no-ext-diff"}, rp.diffGuards()...)
-	if args.Staged {
-		opts = append(opts, "--cached")
-	}
-	tail := append(append([]string{"--end-of-options"}, revs...), "--")
-	tail = append(tail, paths...)
-	if args.Stat {
-		out, err := rp.git(ctx, run{limit: maxOutput + 1}, append(append(opts, "--stat=200"), tail...)...)
-		if err != nil {
-			return nil, err
-		}
-		if !out.ok() {
-			return nil, out.failure("git diff")
-		}
-		if len(out.stdout) == 0 {
-			return sdk.TextResult("no differences between " + what), nil
-		}
-		text, cut := cutText(string(out.stdout), maxOutput)
-		if cut || out.cut {
-			text = addNote(text, "summary cut at 100 KiB; narrow it with paths")
-		}
-		return sdk.TextResult(strings.TrimSuffix(text, "\n")), nil
-	}
+	return revs, what, nil
+}
+
+// runDiff runs git diff for q and returns its output, cut to maxOutput,
+// and what the note after it reports. A patch is cut at a file boundary
+// where one fits; numstat then lists every file, for the note to name
+// those left out.
+func (rp *repo) runDiff(ctx context.Context, q diffQuery) (string, diffSummary, error) {
 	// -U implies a patch, so it is left out of --stat and --numstat.
-	out, err := rp.git(ctx, run{limit: maxOutput + 1}, append(append(opts, "-U"+strconv.Itoa(n)), tail...)...)
+	format := "-U" + strconv.Itoa(q.context)
+	if q.stat {
+		format = "--stat=200"
+	}
+	out, err := rp.git(ctx, run{limit: maxOutput + 1}, q.args(format)...)
 	if err != nil {
-		return nil, err
+		return "", diffSummary{}, err
 	}
 	if !out.ok() {
-		return nil, out.failure("git diff")
+		return "", diffSummary{}, out.failure("git diff")
 	}
-	if len(out.stdout) == 0 {
-		return sdk.TextResult("no differences between " + what), nil
-	}
-	if !out.cut && len(out.stdout) <= maxOutput {
-		return sdk.TextResult(strings.TrimSuffix(string(out.stdout), "\n")), nil
-	}
-	// Cut: end at a file boundary when at least one file fits, and say
-	// which files were left out.
+	sum := diffSummary{what: q.what, empty: len(out.stdout) == 0, stat: q.stat}
 	full := string(out.stdout)
-	text, partial := full[:maxOutput], false
+	if q.stat {
+		text, cut := cutText(full, maxOutput)
+		sum.cut = cut || out.cut
+		return text, sum, nil
+	}
+	if sum.empty || !out.cut && len(full) <= maxOutput {
+		return full, sum, nil
+	}
+	text := full[:maxOutput]
 	if i := strings.LastIndex(text, "\ndiff --"); i > 0 {
 		text = text[:i+1]
 	} else {
 		text, _ = cutText(full, maxOutput)
-		partial = true
+		sum.partial = true
 	}
-	shown := strings.Count(text, "\ndiff --")
+	sum.cut = true
+	sum.shown = strings.Count(text, "\ndiff --")
 	if strings.HasPrefix(text, "diff --") {
-		shown++
+		sum.shown++
 	}
-	stat, err := rp.git(ctx, run{}, append(append(opts, "--numstat", "-z"), tail...)...)
+	stat, err := rp.git(ctx, run{}, q.args("--numstat", "-z")...)
 	if err != nil {
-		return nil, err
+		return "", diffSummary{}, err
 	}
-	files := parseNumstat(stat.stdout)
+	sum.files = parseNumstat(stat.stdout)
+	return text, sum, nil
+}
+
+// diffSummary is what git_diff says besides the diff: that there is none,
+// or what a cut left out.
+type diffSummary struct {
+	// what names what was compared.
+	what string
+	// empty is true when git printed nothing.
+	empty bool
+	// stat is true for a --stat summary, which is cut without a list.
+	stat bool
+	// cut is true when the output was cut at maxOutput.
+	cut bool
+	// partial is true when the first file's patch alone was over the cap
+	// and is shown in part.
+	partial bool
+	// shown counts the files whose patch is shown in full.
+	shown int
+	// files are all the files the cut patch changes, in order.
+	files []numstat
+}
+
+// render is the tool's text: the diff body, with its line end trimmed or
+// the note on the cut, or the note on no differences.
+func (d diffSummary) render(body string) string {
+	switch {
+	case d.empty:
+		return "no differences between " + d.what
+	case d.stat && d.cut:
+		return addNote(body, "summary cut at 100 KiB; narrow it with paths")
+	case d.cut:
+		return body + d.cutNote()
+	}
+	return strings.TrimSuffix(body, "\n")
+}
+
+// cutNote says how much of a cut patch is not shown, and lists the files
+// left out (at most maxCutFiles) with their line counts.
+func (d diffSummary) cutNote() string {
 	var note strings.Builder
 	note.WriteString("(diff cut at 100 KiB: ")
-	if partial {
-		fmt.Fprintf(&note, "the first file's diff alone is larger and is shown only in part; %d of %d files are not shown", max(len(files)-1, 0), len(files))
+	rest := d.files
+	if d.partial {
+		fmt.Fprintf(&note, "the first file's diff alone is larger and is shown only in part; %d of %d files are not shown", max(len(d.files)-1, 0), len(d.files))
+		if len(d.files) > 0 {
+			rest = d.files[1:]
+		}
 	} else {
-		fmt.Fprintf(&note, "%d of %d files are not shown", max(len(files)-shown, 0), len(files))
+		fmt.Fprintf(&note, "%d of %d files are not shown", max(len(d.files)-d.shown, 0), len(d.files))
+		if d.shown <= len(d.files) {
+			rest = d.files[d.shown:]
+		}
 	}
 	note.WriteString(". Narrow it with paths, context_lines: 0, or stat: true.")
-	rest := files
-	if !partial && shown <= len(files) {
-		rest = files[shown:]
-	} else if partial && len(files) > 0 {
-		rest = files[1:]
-	}
 	if len(rest) > 0 {
 		note.WriteString(" Not shown:")
 		for i, f := range rest {
@@ -183,7 +262,7 @@ func (s *server) diff(ctx context.Context, rp *repo, args diffArgs) (*sdk.Result
 		}
 	}
 	note.WriteString(")")
-	return sdk.TextResult(text + note.String()), nil
+	return note.String()
 }
 
 // verifyRange verifies ref, which may be a range "A..B" or "A...B" (an

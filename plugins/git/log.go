@@ -48,56 +48,86 @@ var logSchema = schemaFor[logArgs](func(p map[string]*jsonschema.Schema) {
 	p["ref"].Default = []byte(`"HEAD"`)
 })
 
+// logQuery is a validated git_log call.
+type logQuery struct {
+	count, skip int
+	ref         string
+	// path (as git names it) and since are the filters given, "" for none.
+	path, since string
+	// cmd is the git log command line.
+	cmd []string
+}
+
 func (s *server) log(ctx context.Context, rp *repo, args logArgs) (*sdk.Result, error) {
-	count := args.Count
-	if count == 0 {
-		count = defaultLogCount
-	}
-	if count < 1 || count > maxLogCount {
-		return nil, sdk.Failf("count must be between 1 and %d (got %d); page with skip for more", maxLogCount, count)
-	}
-	if args.Skip < 0 {
-		return nil, sdk.Failf("skip must be 0 or more (got %d)", args.Skip)
-	}
-	ref := args.Ref
-	if ref == "" {
-		ref = "HEAD"
-		if _, err := rp.verify(ctx, "ref", "HEAD", "commit"); err != nil {
-			return nil, sdk.Failf("%s has no commits yet", rp.display())
-		}
-	} else if _, _, _, err := rp.verifyRange(ctx, "ref", ref, "commit"); err != nil {
+	q, err := rp.newLogQuery(ctx, args)
+	if err != nil {
 		return nil, err
 	}
-	cmd := []string{"log", "--no-color", "-z", "--date=short",
-		"--format=tformat:%h%x1f%ad%x1f%an%x1f%D%x1f%s",
-		"-n", strconv.Itoa(count + 1)}
-	cmd = append(cmd, rp.diffGuards()...)
-	if args.Skip > 0 {
-		cmd = append(cmd, "--skip="+strconv.Itoa(args.Skip))
+	lines, err := rp.logLines(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	if args.Since != "" {
-		since, err := rp.since(ctx, args.Since)
-		if err != nil {
-			return nil, err
+	sum := logSummary{ref: q.ref, path: q.path, since: q.since, skip: q.skip, count: q.count}
+	return sdk.TextResult(sum.render(lines)), nil
+}
+
+// newLogQuery applies git_log's defaults and bounds, verifies its ref, date
+// and path, and builds the command that lists one commit more than count,
+// to tell whether there are more. Its errors are tool failures that say
+// what to change.
+func (rp *repo) newLogQuery(ctx context.Context, args logArgs) (logQuery, error) {
+	q := logQuery{count: args.Count, skip: args.Skip, ref: args.Ref, since: args.Since}
+	if q.count == 0 {
+		q.count = defaultLogCount
+	}
+	if q.count < 1 || q.count > maxLogCount {
+		return logQuery{}, sdk.Failf("count must be between 1 and %d (got %d); page with skip for more", maxLogCount, q.count)
+	}
+	if q.skip < 0 {
+		return logQuery{}, sdk.Failf("skip must be 0 or more (got %d)", q.skip)
+	}
+	if q.ref == "" {
+		q.ref = "HEAD"
+		if _, err := rp.verify(ctx, "ref", "HEAD", "commit"); err != nil {
+			return logQuery{}, sdk.Failf("%s has no commits yet", rp.display())
 		}
-		cmd = append(cmd, "--since="+since)
+	} else if _, _, _, err := rp.verifyRange(ctx, "ref", q.ref, "commit"); err != nil {
+		return logQuery{}, err
 	}
-	var path string
+	q.cmd = []string{"log", "--no-color", "-z", "--date=short",
+		"--format=tformat:%h%x1f%ad%x1f%an%x1f%D%x1f%s",
+		"-n", strconv.Itoa(q.count + 1)}
+	q.cmd = append(q.cmd, rp.diffGuards()...)
+	if q.skip > 0 {
+		q.cmd = append(q.cmd, "--skip="+strconv.Itoa(q.skip))
+	}
+	if q.since != "" {
+		since, err := rp.since(ctx, q.since)
+		if err != nil {
+			return logQuery{}, err
+		}
+		q.cmd = append(q.cmd, "--since="+since)
+	}
 	if args.Path != "" {
 		p, err := rp.path(args.Path)
 		if err != nil {
-			return nil, err
+			return logQuery{}, err
 		}
-		path = p
+		q.path = p
 		if fi, err := os.Stat(filepath.Join(rp.top, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() {
-			cmd = append(cmd, "--follow")
+			q.cmd = append(q.cmd, "--follow")
 		}
 	}
-	cmd = append(cmd, "--end-of-options", ref, "--")
-	if path != "" {
-		cmd = append(cmd, path)
+	q.cmd = append(q.cmd, "--end-of-options", q.ref, "--")
+	if q.path != "" {
+		q.cmd = append(q.cmd, q.path)
 	}
-	out, err := rp.git(ctx, run{}, cmd...)
+	return q, nil
+}
+
+// logLines runs q's git log and returns one line per commit, newest first.
+func (rp *repo) logLines(ctx context.Context, q logQuery) ([]string, error) {
+	out, err := rp.git(ctx, run{}, q.cmd...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,36 +146,51 @@ func (s *server) log(ctx context.Context, rp *repo, args logArgs) (*sdk.Result, 
 		}
 		lines = append(lines, line)
 	}
+	return lines, nil
+}
+
+// logSummary is what git_log says besides the commits: that none match,
+// or where the next page starts.
+type logSummary struct {
+	// ref, path, since and skip are the query, to name when nothing
+	// matches; path and since are "" when not given.
+	ref, path, since string
+	skip, count      int
+}
+
+// render is the tool's text for lines, the commits found (count of them
+// and one more when there are more).
+func (s logSummary) render(lines []string) string {
 	if len(lines) == 0 {
 		var filters []string
-		if args.Path != "" {
-			filters = append(filters, "path "+path)
+		if s.path != "" {
+			filters = append(filters, "path "+s.path)
 		}
-		if args.Since != "" {
-			filters = append(filters, "since "+args.Since)
+		if s.since != "" {
+			filters = append(filters, "since "+s.since)
 		}
-		if args.Skip > 0 {
-			filters = append(filters, fmt.Sprintf("skip %d", args.Skip))
+		if s.skip > 0 {
+			filters = append(filters, fmt.Sprintf("skip %d", s.skip))
 		}
-		msg := "no commits in " + ref
+		msg := "no commits in " + s.ref
 		if len(filters) > 0 {
 			msg += " match " + strings.Join(filters, ", ")
 		}
-		return sdk.TextResult(msg), nil
+		return msg
 	}
-	more := len(lines) > count
+	more := len(lines) > s.count
 	if more {
-		lines = lines[:count]
+		lines = lines[:s.count]
 	}
 	text, cut := cutText(strings.Join(lines, "\n"), maxOutput)
 	if cut {
 		shown := strings.Count(text, "\n")
-		return sdk.TextResult(addNote(text, fmt.Sprintf("cut at 100 KiB after %d commits; continue with skip=%d", shown, args.Skip+shown))), nil
+		return addNote(text, fmt.Sprintf("cut at 100 KiB after %d commits; continue with skip=%d", shown, s.skip+shown))
 	}
 	if more {
-		text = addNote(text, fmt.Sprintf("more commits; continue with skip=%d", args.Skip+count))
+		text = addNote(text, fmt.Sprintf("more commits; continue with skip=%d", s.skip+s.count))
 	}
-	return sdk.TextResult(text), nil
+	return text
 }
 
 // since checks a date for --since. git reads any text it cannot parse as
