@@ -157,13 +157,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
 		return nil, fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
 	}
-	if o.cfg == "" {
-		dir, err := os.UserConfigDir()
-		if err != nil {
-			return nil, fmt.Errorf("config dir: %w (set --cfg)", err)
-		}
-		o.cfg = filepath.Join(dir, "ramabana")
+	cfg, err := cliflag.ConfigDir(o.cfg)
+	if err != nil {
+		return nil, err
 	}
+	o.cfg = cfg
 	return o, nil
 }
 

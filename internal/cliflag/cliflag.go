@@ -2,7 +2,12 @@
 // server and its subcommands.
 package cliflag
 
-import "strings"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // List collects repeatable, comma-separated values.
 type List []string
@@ -17,4 +22,18 @@ func (l *List) Set(s string) error {
 		}
 	}
 	return nil
+}
+
+// ConfigDir is the --cfg value, or ramabana in the user's config dir when
+// it is empty: where the server and its subcommands find plugins and
+// mcp.json.
+func ConfigDir(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("config dir: %w (set --cfg)", err)
+	}
+	return filepath.Join(dir, "ramabana"), nil
 }

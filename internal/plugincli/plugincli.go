@@ -122,13 +122,11 @@ func parsePluginFlags(cmd string, args []string, stderr io.Writer) (*pluginOptio
 		o.args = append(o.args, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if o.cfg == "" {
-		dir, err := os.UserConfigDir()
-		if err != nil {
-			return nil, fmt.Errorf("config dir: %w (set --cfg)", err)
-		}
-		o.cfg = filepath.Join(dir, "ramabana")
+	cfg, err := cliflag.ConfigDir(o.cfg)
+	if err != nil {
+		return nil, err
 	}
+	o.cfg = cfg
 	return o, nil
 }
 
