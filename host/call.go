@@ -1,10 +1,15 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
+	"fmt"
 
+	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -46,4 +51,94 @@ func outcome(res *sdk.Result, err error) string {
 	default:
 		return "ok"
 	}
+}
+
+// AgentCall runs one of AgentTools through the same path as Call: schema
+// validation, the activity feed (as ctx's caller), the PII filter.
+func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	for _, e := range h.AgentTools() {
+		if e.Spec.Name == name {
+			return h.call(ctx, e, args, events)
+		}
+	}
+	return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
+}
+
+// Record records a call that does not go through the catalog (an upstream
+// server's tool called by the agent) in the activity feed.
+func (h *Host) Record(ctx context.Context, tool, group string, args json.RawMessage) func(*sdk.Result, error) {
+	p := h.activity.Start(tool, group, callerOf(ctx), args)
+	return p.Finish
+}
+
+// AddGroup serves an in-process group through the catalog, like a plugin:
+// its calls take the same path. The MCP server's tools follow.
+func (h *Host) AddGroup(name string, g sdk.Group) error {
+	d, err := g.Describe(context.Background(), h.launchConfig().Host)
+	if err != nil {
+		return fmt.Errorf("describe %s: %w", name, err)
+	}
+	if err := h.catalog.Add(name, d, g); err != nil {
+		return err
+	}
+	h.toolsChanged()
+	return nil
+}
+
+// Call runs a mounted tool: it validates the arguments against the tool's
+// schema, then calls its source. A bad argument is a tool error result
+// (the model can correct it); an unmounted tool is sdk.ErrUnknownTool; a plugin
+// that dies mid-call is an error wrapping supervise.ErrPluginDied.
+func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	e, ok := h.catalog.Get(name)
+	if ok {
+		ok, _ = h.policy.Mounted(e)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
+	}
+	return h.call(ctx, e, args, events)
+}
+
+// call is the one call path behind Call and AgentCall.
+func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	name := e.Spec.Name
+	ctx, done := h.callContext(ctx)
+	defer done()
+	id := newCallID()
+	if ce, ok := events.(interface{ SetCallID(string) }); ok {
+		ce.SetCallID(id) // its log lines name the call
+	}
+	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
+	if err := e.Validate(args); err != nil {
+		res := toolError("%v", err)
+		rec.Finish(res, nil)
+		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
+		return res, nil
+	}
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		args = json.RawMessage("{}") // absent arguments reach the plugin as the empty object
+	}
+	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
+	rec.Finish(res, err)
+	h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", outcome(res, err))
+	if err != nil {
+		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
+	}
+	if e.Spec.Kind == sdk.KindRead {
+		res = pii.FilterResult(h.cfg.PII, name, res)
+	}
+	return res, nil
+}
+
+// toolError is a result the host answers for a plugin, with a failure the
+// client's model can act on: IsError, and the message as its one text block.
+func toolError(format string, args ...any) *sdk.Result {
+	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
+}
+
+// FilterPII applies the --pii mode to a result from outside the catalog
+// (an upstream server's tool called by the agent), as to a read tool's.
+func (h *Host) FilterPII(tool string, res *sdk.Result) *sdk.Result {
+	return pii.FilterResult(h.cfg.PII, tool, res)
 }

@@ -1,8 +1,10 @@
 // Package host is the hub of the server: it starts the plugins (package
-// supervise) and registers their tools in one catalog (package catalog),
-// runs every call along one path, and exports the mounted tools, skills and
-// status over MCP. Transports carry the exported server (package
-// transport).
+// supervise, plugins.go) and registers their tools in one catalog (package
+// catalog), reloads them when their binaries change (reload.go), runs every
+// call along one path (call.go), and knows the skills and the status
+// (resources.go). Package mcpserver exports it over MCP, and package
+// transport carries that server to clients; subscribers learn of tool
+// changes through OnToolsChanged (watch.go).
 //
 // Every call takes one path: MCP client or agent → catalog entry → policy →
 // schema validation → activity feed → the entry's source (a plugin process,

@@ -1,9 +1,7 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,11 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -101,9 +96,9 @@ type Host struct {
 	calls       context.Context
 	cancelCalls context.CancelCauseFunc
 
-	exportMu sync.Mutex
-	server   *mcp.Server               // nil until NewMCPServer
-	exported map[string]*catalog.Entry // the tools the server has, by name
+	watchMu  sync.Mutex
+	watchers map[int]func() // OnToolsChanged subscribers, by id
+	watchID  int
 }
 
 // New checks the config and resolves the roots. It starts nothing.
@@ -197,155 +192,6 @@ func (h *Host) commandsAllowed() bool {
 // ShellGroup is the group whose tools run commands.
 const ShellGroup = "shell"
 
-// launchConfig is what every plugin is launched with.
-func (h *Host) launchConfig() supervise.Config {
-	return supervise.Config{
-		Host: sdk.Host{
-			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
-			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
-		},
-		Launch: launch.Options{
-			Env:          launch.Environ(os.Environ(), h.cfg.PluginEnv),
-			StartTimeout: h.cfg.StartTimeout,
-			Logger:       h.logger,
-			Verify:       h.cfg.Verify,
-		},
-		Logger: h.logger,
-	}
-}
-
-// startAll launches sources in parallel and registers them in name order,
-// so that which of two plugins declaring the same tool wins does not
-// depend on launch timing.
-//
-// A bundled group whose description the binary can give in-process
-// (Config.Describe) is registered at once from it, and its process is
-// launched in the background: the client gets its tools without waiting
-// for seven processes to start on two cores, and a call that comes before
-// the process is up waits for it. A background launch that fails takes
-// the group's tools away again.
-func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
-	cfg := h.launchConfig()
-	var wg sync.WaitGroup
-	results := make([]error, len(sources))
-	plugins := make([]*supervise.Plugin, len(sources))
-	early := make([]bool, len(sources))
-	for i, src := range sources {
-		if h.policy.OptOut[src.Name] && src.Bundled {
-			continue // a whole bundled plugin opted out is not started at all
-		}
-		plugins[i] = supervise.New(src, cfg)
-		if src.Bundled && h.cfg.Describe != nil {
-			if d, err := h.cfg.Describe(src.Name, cfg.Host); err == nil {
-				plugins[i].Presume(d)
-				early[i] = true
-				continue
-			}
-		}
-		wg.Go(func() { results[i] = plugins[i].Start(ctx) })
-	}
-	for i, p := range plugins {
-		if p != nil && early[i] && h.register(p, nil) {
-			h.launches.Go(func() { h.launchLate(p) })
-		}
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		for i, p := range plugins {
-			switch {
-			case p != nil && early[i]:
-				h.drop(p) // registered already: take its tools away too
-			case p != nil:
-				p.Stop()
-			}
-		}
-		return err
-	}
-	for i, p := range plugins {
-		if p != nil && !early[i] {
-			h.register(p, results[i])
-		}
-	}
-	return nil
-}
-
-// warmDelay is how long background launches wait, so that the client's
-// handshake and first tools/list do not compete with seven processes
-// starting; a call that comes sooner launches its plugin itself.
-const warmDelay = 200 * time.Millisecond
-
-// launchLate launches a plugin registered from its in-process description,
-// after warmDelay unless the host closes first.
-func (h *Host) launchLate(p *supervise.Plugin) {
-	select {
-	case <-time.After(warmDelay):
-	case <-h.closing:
-		return
-	}
-	if err := p.Start(context.Background()); err != nil && !p.Stopped() {
-		h.drop(p)
-		h.skip(p.Source(), err)
-		h.syncTools()
-	}
-}
-
-// register adds a launched plugin's tools to the catalog, or stops it:
-// when it failed to start, when its tools clash, or when none of its
-// groups can be mounted. It reports whether the plugin is served.
-func (h *Host) register(p *supervise.Plugin, err error) bool {
-	if err == nil && !h.policy.AnyGroupMounted(p.Description()) {
-		p.Stop()
-		h.mu.Lock()
-		h.idle[p.Name()] = p.Source()
-		h.mu.Unlock()
-		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
-		return false
-	}
-	if err == nil {
-		err = h.catalog.Add(p.Name(), p.Description(), p)
-	}
-	if err != nil {
-		p.Stop()
-		h.skip(p.Source(), err)
-		return false
-	}
-	h.mu.Lock()
-	h.plugins[p.Name()] = p
-	delete(h.skipped, p.Name())
-	h.mu.Unlock()
-	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.Source().String(), "pid", p.Pid())
-	return true
-}
-
-func (h *Host) skip(src supervise.Source, err error) {
-	h.mu.Lock()
-	h.skipped[src.Name] = err.Error()
-	h.mu.Unlock()
-	h.logger.Warn("plugin skipped", "plugin", src.Name, "source", src.String(), "error", err)
-}
-
-// Plugins returns the served plugins by name.
-func (h *Host) Plugins() map[string]*supervise.Plugin {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make(map[string]*supervise.Plugin, len(h.plugins))
-	for k, v := range h.plugins {
-		out[k] = v
-	}
-	return out
-}
-
-// Skipped returns the plugins that are not served, with why.
-func (h *Host) Skipped() map[string]string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := make(map[string]string, len(h.skipped))
-	for k, v := range h.skipped {
-		out[k] = v
-	}
-	return out
-}
-
 // Mounted returns the entries the client sees, sorted by group and name.
 func (h *Host) Mounted() []*catalog.Entry {
 	var out []*catalog.Entry
@@ -383,96 +229,6 @@ func (h *Host) AgentTools() []*catalog.Entry {
 
 // AgentGroup is the in-process group of the ask tool.
 const AgentGroup = "agent"
-
-// AgentCall runs one of AgentTools through the same path as Call: schema
-// validation, the activity feed (as ctx's caller), the PII filter.
-func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
-	for _, e := range h.AgentTools() {
-		if e.Spec.Name == name {
-			return h.call(ctx, e, args, events)
-		}
-	}
-	return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
-}
-
-// Record records a call that does not go through the catalog (an upstream
-// server's tool called by the agent) in the activity feed.
-func (h *Host) Record(ctx context.Context, tool, group string, args json.RawMessage) func(*sdk.Result, error) {
-	p := h.activity.Start(tool, group, callerOf(ctx), args)
-	return p.Finish
-}
-
-// AddGroup serves an in-process group through the catalog, like a plugin:
-// its calls take the same path. The MCP server's tools follow.
-func (h *Host) AddGroup(name string, g sdk.Group) error {
-	d, err := g.Describe(context.Background(), h.launchConfig().Host)
-	if err != nil {
-		return fmt.Errorf("describe %s: %w", name, err)
-	}
-	if err := h.catalog.Add(name, d, g); err != nil {
-		return err
-	}
-	h.syncTools()
-	return nil
-}
-
-// Call runs a mounted tool: it validates the arguments against the tool's
-// schema, then calls its source. A bad argument is a tool error result
-// (the model can correct it); an unmounted tool is sdk.ErrUnknownTool; a plugin
-// that dies mid-call is an error wrapping supervise.ErrPluginDied.
-func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
-	e, ok := h.catalog.Get(name)
-	if ok {
-		ok, _ = h.policy.Mounted(e)
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
-	}
-	return h.call(ctx, e, args, events)
-}
-
-// call is the one call path behind Call and AgentCall.
-func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
-	name := e.Spec.Name
-	ctx, done := h.callContext(ctx)
-	defer done()
-	id := newCallID()
-	if se, ok := events.(*sessionEvents); ok {
-		se.callID = id // its log lines name the call
-	}
-	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
-	if err := e.Validate(args); err != nil {
-		res := toolError("%v", err)
-		rec.Finish(res, nil)
-		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
-		return res, nil
-	}
-	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		args = json.RawMessage("{}") // absent arguments reach the plugin as the empty object
-	}
-	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
-	rec.Finish(res, err)
-	h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", outcome(res, err))
-	if err != nil {
-		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
-	}
-	if e.Spec.Kind == sdk.KindRead {
-		res = pii.FilterResult(h.cfg.PII, name, res)
-	}
-	return res, nil
-}
-
-// toolError is a result the host answers for a plugin, with a failure the
-// client's model can act on: IsError, and the message as its one text block.
-func toolError(format string, args ...any) *sdk.Result {
-	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
-}
-
-// FilterPII applies the --pii mode to a result from outside the catalog
-// (an upstream server's tool called by the agent), as to a read tool's.
-func (h *Host) FilterPII(tool string, res *sdk.Result) *sdk.Result {
-	return pii.FilterResult(h.cfg.PII, tool, res)
-}
 
 // Activity is the session's activity feed and changes ledger.
 func (h *Host) Activity() *activity.Log { return h.activity }

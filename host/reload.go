@@ -69,7 +69,7 @@ func (h *Host) Reload(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	err := h.startAll(ctx, start)
-	h.syncTools()
+	h.toolsChanged()
 	return err
 }
 

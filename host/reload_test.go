@@ -1,7 +1,8 @@
-package host
+package host_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
@@ -33,7 +37,7 @@ func copyFile(t *testing.T, src, dst string) {
 func TestHotReload(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	h, logs := startHost(t, Config{PluginDirs: []string{dir}})
+	h, logs := host.StartHost(t, host.Config{PluginDirs: []string{dir}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	watching := make(chan error, 1)
@@ -41,7 +45,7 @@ func TestHotReload(t *testing.T) {
 
 	changed := make(chan struct{}, 10)
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := h.NewMCPServer().Connect(ctx, st, nil)
+	ss, err := mcpserver.New(h, "test", slog.New(slog.DiscardHandler)).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,18 +70,42 @@ func TestHotReload(t *testing.T) {
 		}
 		return false
 	}
-	waitChange := func(what string) {
-		t.Helper()
-		select {
-		case <-changed:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no tools/list_changed after %s; logs:\n%s", what, logs)
+	// drain forgets the notifications of earlier changes (one change may
+	// send several), so that waitFor sees one sent after the next action.
+	drain := func() {
+		for {
+			select {
+			case <-changed:
+			default:
+				return
+			}
 		}
 	}
+	// waitFor waits for a tools/list_changed and for done to hold: a
+	// notification can come before the last tool of a change.
+	waitFor := func(what string, done func() bool) {
+		t.Helper()
+		notified := false
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for deadline := time.After(proctest.Patience); ; {
+			select {
+			case <-changed:
+				notified = true
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("after %s: notified %v, done %v; logs:\n%s", what, notified, done(), logs)
+			}
+			if notified && done() {
+				return
+			}
+		}
+	}
+	// pid is the echo plugin's pid, or 0 while its tools are away.
 	pid := func() int {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "pid", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || res.IsError || len(res.Content) == 0 {
+			return 0
 		}
 		n, _ := strconv.Atoi(res.Content[0].(*mcp.TextContent).Text)
 		return n
@@ -87,26 +115,20 @@ func TestHotReload(t *testing.T) {
 	}
 
 	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
-	copyFile(t, testPlugin, bin)
-	waitChange("install")
-	if !has("echo") {
-		t.Fatal("echo not served after install")
-	}
+	drain()
+	copyFile(t, host.TestPlugin(), bin)
+	waitFor("install", func() bool { return has("echo") && pid() != 0 })
 	first := pid()
 
-	copyFile(t, testPlugin, bin) // a new inode: a replaced binary
-	waitChange("replace")
-	if second := pid(); second == first || second == 0 {
-		t.Errorf("plugin not restarted after its binary was replaced: pid %d then %d", first, second)
-	}
+	drain()
+	copyFile(t, host.TestPlugin(), bin) // a new inode: a replaced binary
+	waitFor("replace, a new process", func() bool { p := pid(); return p != 0 && p != first })
 
+	drain()
 	if err := os.Remove(bin); err != nil {
 		t.Fatal(err)
 	}
-	waitChange("remove")
-	if has("echo") {
-		t.Error("echo still served after its binary was removed")
-	}
+	waitFor("remove", func() bool { return !has("echo") })
 	if len(h.Plugins()) != 0 {
 		t.Errorf("plugins still running: %v", h.Plugins())
 	}

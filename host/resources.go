@@ -2,25 +2,14 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
-)
-
-// Resource URIs.
-const (
-	SkillsURI   = "ramabana://skills"
-	SkillURI    = "skill://{name}"
-	StatusURI   = "ramabana://status"
-	skillPrefix = "skill://"
 )
 
 // skillRoots are the folders searched for skills, highest precedence
@@ -80,53 +69,26 @@ func firstLine(s string) string {
 	return s
 }
 
-// addResources serves the skills index, each skill, and the status.
-func (h *Host) addResources(s *mcp.Server) {
-	s.AddResource(&mcp.Resource{
-		URI: SkillsURI, Name: "skills", Title: "Skills",
-		Description: "Every skill this server knows, one line each: its name and when it applies. Read skill://{name} for one in full.",
-		MIMEType:    "text/markdown",
-	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return textResource(req.Params.URI, "text/markdown", h.Skills().Markdown()), nil
-	})
-	s.AddResourceTemplate(&mcp.ResourceTemplate{
-		URITemplate: SkillURI, Name: "skill", Title: "A skill",
-		Description: "One skill in full: its SKILL.md, front matter included.",
-		MIMEType:    "text/markdown",
-	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		name := strings.TrimPrefix(req.Params.URI, skillPrefix)
-		ix, tools := h.skillIndex()
-		sk, ok := ix.Get(name)
-		if !ok {
-			return nil, mcp.ResourceNotFoundError(req.Params.URI)
-		}
-		if sk.Source == skills.Plugin {
-			res, err := h.Call(ctx, tools[name], nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			return textResource(req.Params.URI, "text/markdown", res.Text()), nil
-		}
-		return textResource(req.Params.URI, "text/markdown", sk.Content), nil
-	})
-	s.AddResource(&mcp.Resource{
-		URI: StatusURI, Name: "status", Title: "Server status",
-		Description: "JSON: the served folders, the mounted groups and their tools, plugin health (pid, restarts, last error), skills, the transport, the command sandbox (Landlock, reaping, capabilities), and the ask agent's status when there is one.",
-		MIMEType:    "application/json",
-	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		b, err := json.MarshalIndent(h.Status(), "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		return textResource(req.Params.URI, "application/json", string(b)), nil
-	})
+// ReadSkill is the full text of the skill called name: its SKILL.md, or
+// what its plugin's skill tool returns (called through the one call path).
+// ok is false when there is no such skill.
+func (h *Host) ReadSkill(ctx context.Context, name string) (text string, ok bool, err error) {
+	ix, tools := h.skillIndex()
+	sk, ok := ix.Get(name)
+	if !ok {
+		return "", false, nil
+	}
+	if sk.Source != skills.Plugin {
+		return sk.Content, true, nil
+	}
+	res, err := h.Call(ctx, tools[name], nil, nil)
+	if err != nil {
+		return "", true, err
+	}
+	return res.Text(), true, nil
 }
 
-func textResource(uri, mime, text string) *mcp.ReadResourceResult {
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text}}}
-}
-
-// Status is the ramabana://status document.
+// Status is the server's status document (ramabana://status).
 type Status struct {
 	Version   string            `json:"version"`
 	Roots     []string          `json:"roots"`

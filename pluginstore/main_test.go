@@ -2,14 +2,13 @@ package pluginstore
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -18,24 +17,12 @@ import (
 var testPlugin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "pluginstore-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testPlugin = filepath.Join(dir, "testplugin")
-	if b, err := exec.Command("go", "build", "-o", testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build testplugin: %v\n%s", err, b)
-		os.Exit(1)
-	}
 	// go-plugin hands plugins the host's stdin; the SDK's plugins exit when
 	// a stdin pipe reaches EOF. Give them /dev/null, whatever runs the tests.
 	if devNull, err := os.Open(os.DevNull); err == nil {
 		os.Stdin = devNull
 	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	proctest.RunWithTestPlugin(m, "testplugin", func(path string) { testPlugin = path })
 }
 
 // describe launches binary for real with the server's launcher and

@@ -22,8 +22,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/supervise"
 )
@@ -283,9 +283,9 @@ func TestStdioReadOnlyByDefault(t *testing.T) {
 		if !tool.Annotations.ReadOnlyHint || *tool.Annotations.DestructiveHint {
 			t.Errorf("%s annotations = %+v, want read-only, not destructive", name, tool.Annotations)
 		}
-		meta, _ := tool.Meta[host.MetaKey].(map[string]any)
+		meta, _ := tool.Meta[mcpserver.MetaKey].(map[string]any)
 		if meta["task"] != "completion" {
-			t.Errorf("%s _meta.%s = %v, want task completion", name, host.MetaKey, tool.Meta)
+			t.Errorf("%s _meta.%s = %v, want task completion", name, mcpserver.MetaKey, tool.Meta)
 		}
 	}
 	for _, name := range writeTools {
@@ -621,15 +621,36 @@ func TestHotReloadThroughMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.session = cs
+	// drain forgets the notifications of earlier changes (one change may
+	// send several), so that wait sees one sent after the next action.
+	drain := func() {
+		for {
+			select {
+			case <-changed:
+			default:
+				return
+			}
+		}
+	}
+	// wait waits for a tools/list_changed and for the list to show echo as
+	// listed: a notification can come before the last tool of a change.
 	wait := func(what string, listed bool) {
 		t.Helper()
-		select {
-		case <-changed:
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no tools/list_changed after %s; stderr:\n%s", what, s.stderr)
-		}
-		if _, ok := tools(t, cs)["echo"]; ok != listed {
-			t.Fatalf("after %s, echo listed = %v", what, ok)
+		notified := false
+		tick := time.NewTicker(50 * time.Millisecond) // a re-check, in case the last notification came first
+		defer tick.Stop()
+		for deadline := time.After(proctest.Patience); ; {
+			select {
+			case <-changed:
+				notified = true
+			case <-tick.C:
+			case <-deadline:
+				_, ok := tools(t, cs)["echo"]
+				t.Fatalf("after %s: notified %v, echo listed = %v, want true and %v; stderr:\n%s", what, notified, ok, listed, s.stderr)
+			}
+			if _, ok := tools(t, cs)["echo"]; notified && ok == listed {
+				return
+			}
 		}
 	}
 	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
@@ -640,6 +661,7 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".echo.part"), b, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	drain()
 	if err := os.Rename(filepath.Join(dir, ".echo.part"), bin); err != nil {
 		t.Fatal(err)
 	}
@@ -647,6 +669,7 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	if res, err := call(t, cs, "echo", map[string]any{"text": "hot"}); err != nil || text(res) != "hot" {
 		t.Fatalf("echo after install = %v, %v", res, err)
 	}
+	drain()
 	if err := os.Remove(bin); err != nil {
 		t.Fatal(err)
 	}

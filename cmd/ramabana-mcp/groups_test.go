@@ -17,9 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
-
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/mcpserver"
 )
 
 // hints is what a tool's annotations must say.
@@ -154,7 +153,7 @@ func TestEveryGroupThroughMCP(t *testing.T) {
 			if got := (hints{a.ReadOnlyHint, *a.DestructiveHint, *a.OpenWorldHint}); got != tc.hints {
 				t.Errorf("annotations = %+v, want %+v", got, tc.hints)
 			}
-			if meta, _ := tool.Meta[host.MetaKey].(map[string]any); meta["task"] != "completion" {
+			if meta, _ := tool.Meta[mcpserver.MetaKey].(map[string]any); meta["task"] != "completion" {
 				t.Errorf("_meta = %v, want task completion", tool.Meta)
 			}
 			res, err := call(t, s.session, tc.tool, tc.args)

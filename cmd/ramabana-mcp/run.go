@@ -23,6 +23,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/internal/plugincli"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
+	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -225,7 +226,7 @@ func serve(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	server := h.NewMCPServer()
+	server := mcpserver.New(h, hostVersion(), logger)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watching := make(chan struct{})
 	go func() {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/mcpserver"
 )
 
 func writeSkill(t *testing.T, dir, name, description, body string) {
@@ -52,7 +53,7 @@ func TestSkillsAndStatusResources(t *testing.T) {
 	}
 	s := startStdioEnv(t, []string{"HOME=" + home}, root, "--cfg", cfg, "--plugins", pluginDir(t, "skill"))
 
-	index, err := readResource(t, s.session, host.SkillsURI)
+	index, err := readResource(t, s.session, mcpserver.SkillsURI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestSkillsAndStatusResources(t *testing.T) {
 	// until every plugin runs.
 	var st host.Status
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		text, err := readResource(t, s.session, host.StatusURI)
+		text, err := readResource(t, s.session, mcpserver.StatusURI)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,19 +18,7 @@ import (
 var testPlugin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "launch-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	testPlugin = filepath.Join(dir, "testplugin")
-	if b, err := exec.Command("go", "build", "-o", testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build testplugin: %v\n%s", err, b)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	proctest.RunWithTestPlugin(m, "testplugin", func(path string) { testPlugin = path })
 }
 
 // as is the test plugin under the file name that picks mode.

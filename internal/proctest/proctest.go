@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -112,4 +114,26 @@ func (o *Output) String() string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.b.String()
+}
+
+// RunWithTestPlugin is a TestMain body for packages that launch
+// internal/testplugin: it builds the plugin once into a temp dir as name
+// (its file name picks its mode), calls set with the binary's path, runs
+// the tests, removes the dir and exits with the tests' code.
+func RunWithTestPlugin(m *testing.M, name string, set func(path string)) {
+	dir, err := os.MkdirTemp("", "ramabana-testplugin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	path := filepath.Join(dir, name)
+	if out, err := exec.Command("go", "build", "-o", path, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build testplugin: %v\n%s", err, out)
+		_ = os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	set(path)
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
 }

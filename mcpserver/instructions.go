@@ -1,4 +1,4 @@
-package host
+package mcpserver
 
 // Instructions is sent to the client on initialize. It tells the client's
 // model how to read and edit through these tools.

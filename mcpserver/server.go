@@ -1,4 +1,10 @@
-package host
+// Package mcpserver exports a host over MCP: one tool per mounted catalog
+// entry (the plugin's own schema and description, annotations from the
+// entry, and _meta.mcp_server task tags), kept in step with the host as
+// plugins come and go; the skills and status resources; and progress
+// notifications for the calls that ask for them. Every tool call takes the
+// host's one call path.
+package mcpserver
 
 import (
 	"context"
@@ -11,24 +17,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // MetaKey is the _meta key of the task tags (001_fc2aff96529d39f8.txt).
 const MetaKey = "mcp_server"
 
-// NewMCPServer builds the MCP server over the host: one tool per mounted
-// catalog entry with the plugin's own schema and description, annotations
-// from the entry, and _meta.mcp_server task tags. A tool that is not
-// mounted is absent, and calling it is the SDK's unknown-tool error. The
-// host keeps the server's tools in step with the catalog as plugins come
-// and go (Reload), and the SDK tells clients with
-// notifications/tools/list_changed. Call it once.
-func (h *Host) NewMCPServer() *mcp.Server {
+// New builds the MCP server over h: one tool per mounted catalog entry. A
+// tool that is not mounted is absent, and calling it is the SDK's
+// unknown-tool error. The server's tools follow the host's as plugins come
+// and go (h.OnToolsChanged), and the SDK tells clients with
+// notifications/tools/list_changed. version is the server's version.
+func New(h *host.Host, version string, logger *slog.Logger) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:    "ramabana",
 		Title:   "Ramabana",
-		Version: h.cfg.Version,
+		Version: version,
 	}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		// Tools come and go with plugins: advertise list changes even
@@ -36,42 +41,48 @@ func (h *Host) NewMCPServer() *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		// The SDK logs every session's start and end at info; only its
 		// warnings are news to a user reading the host's log.
-		Logger: slog.New(minLevel{h.logger.Handler(), slog.LevelWarn}),
+		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
 	})
-	h.exportMu.Lock()
-	h.server, h.exported = s, map[string]*catalog.Entry{}
-	h.exportMu.Unlock()
-	h.syncTools()
-	h.addResources(s)
+	t := &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}}
+	t.sync()
+	h.OnToolsChanged(t.sync) // for the host's life, as the server's
+	addResources(s, h)
 	return s
 }
 
-// syncTools makes the MCP server's tools the mounted catalog entries:
-// removed and replaced entries go, new ones come.
-func (h *Host) syncTools() {
-	h.exportMu.Lock()
-	defer h.exportMu.Unlock()
-	if h.server == nil {
-		return
-	}
+// tools keeps an MCP server's tools in step with a host's mounted ones.
+type tools struct {
+	server *mcp.Server
+	host   *host.Host
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	exported map[string]*catalog.Entry // the tools the server has, by name
+}
+
+// sync makes the MCP server's tools the mounted catalog entries: removed
+// and replaced entries go, new ones come.
+func (t *tools) sync() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	want := map[string]*catalog.Entry{}
-	for _, e := range h.Mounted() {
+	for _, e := range t.host.Mounted() {
 		want[e.Spec.Name] = e
 	}
 	var gone []string
-	for name, e := range h.exported {
+	for name, e := range t.exported {
 		if want[name] != e {
 			gone = append(gone, name)
-			delete(h.exported, name)
+			delete(t.exported, name)
 		}
 	}
 	if len(gone) > 0 {
-		h.server.RemoveTools(gone...)
+		t.server.RemoveTools(gone...)
 	}
 	for name, e := range want {
-		if h.exported[name] == nil {
-			h.server.AddTool(mcpTool(e), h.toolHandler(name))
-			h.exported[name] = e
+		if t.exported[name] == nil {
+			t.server.AddTool(mcpTool(e), t.handler(name))
+			t.exported[name] = e
 		}
 	}
 }
@@ -119,13 +130,13 @@ func TaskMeta(s sdk.ToolSpec) map[string]any {
 	return m
 }
 
-// toolHandler calls the tool through the host's one call path and turns the
+// handler calls the tool through the host's one call path and turns the
 // outcome into an MCP result. A plugin failure is a tool error naming the
 // group, so the client's model sees it; only protocol faults are Go errors.
-func (h *Host) toolHandler(name string) mcp.ToolHandler {
+func (t *tools) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: h.logger}
-		res, err := h.Call(ctx, name, req.Params.Arguments, events)
+		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: t.logger}
+		res, err := t.host.Call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, err
 		}
@@ -175,6 +186,10 @@ type sessionEvents struct {
 	sent bool
 	last float64
 }
+
+// SetCallID names the call in the events' log lines; the host's call path
+// sets it before the call starts.
+func (e *sessionEvents) SetCallID(id string) { e.callID = id }
 
 func (e *sessionEvents) Progress(progress, total float64, message string) {
 	if e.token == nil || e.session == nil {

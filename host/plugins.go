@@ -1,0 +1,161 @@
+package host
+
+import (
+	"context"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/supervise"
+)
+
+// launchConfig is what every plugin is launched with.
+func (h *Host) launchConfig() supervise.Config {
+	return supervise.Config{
+		Host: sdk.Host{
+			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
+			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
+		},
+		Launch: launch.Options{
+			Env:          launch.Environ(os.Environ(), h.cfg.PluginEnv),
+			StartTimeout: h.cfg.StartTimeout,
+			Logger:       h.logger,
+			Verify:       h.cfg.Verify,
+		},
+		Logger: h.logger,
+	}
+}
+
+// startAll launches sources in parallel and registers them in name order,
+// so that which of two plugins declaring the same tool wins does not
+// depend on launch timing.
+//
+// A bundled group whose description the binary can give in-process
+// (Config.Describe) is registered at once from it, and its process is
+// launched in the background: the client gets its tools without waiting
+// for seven processes to start on two cores, and a call that comes before
+// the process is up waits for it. A background launch that fails takes
+// the group's tools away again.
+func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
+	cfg := h.launchConfig()
+	var wg sync.WaitGroup
+	results := make([]error, len(sources))
+	plugins := make([]*supervise.Plugin, len(sources))
+	early := make([]bool, len(sources))
+	for i, src := range sources {
+		if h.policy.OptOut[src.Name] && src.Bundled {
+			continue // a whole bundled plugin opted out is not started at all
+		}
+		plugins[i] = supervise.New(src, cfg)
+		if src.Bundled && h.cfg.Describe != nil {
+			if d, err := h.cfg.Describe(src.Name, cfg.Host); err == nil {
+				plugins[i].Presume(d)
+				early[i] = true
+				continue
+			}
+		}
+		wg.Go(func() { results[i] = plugins[i].Start(ctx) })
+	}
+	for i, p := range plugins {
+		if p != nil && early[i] && h.register(p, nil) {
+			h.launches.Go(func() { h.launchLate(p) })
+		}
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		for i, p := range plugins {
+			switch {
+			case p != nil && early[i]:
+				h.drop(p) // registered already: take its tools away too
+			case p != nil:
+				p.Stop()
+			}
+		}
+		return err
+	}
+	for i, p := range plugins {
+		if p != nil && !early[i] {
+			h.register(p, results[i])
+		}
+	}
+	return nil
+}
+
+// warmDelay is how long background launches wait, so that the client's
+// handshake and first tools/list do not compete with seven processes
+// starting; a call that comes sooner launches its plugin itself.
+const warmDelay = 200 * time.Millisecond
+
+// launchLate launches a plugin registered from its in-process description,
+// after warmDelay unless the host closes first.
+func (h *Host) launchLate(p *supervise.Plugin) {
+	select {
+	case <-time.After(warmDelay):
+	case <-h.closing:
+		return
+	}
+	if err := p.Start(context.Background()); err != nil && !p.Stopped() {
+		h.drop(p)
+		h.skip(p.Source(), err)
+		h.toolsChanged()
+	}
+}
+
+// register adds a launched plugin's tools to the catalog, or stops it:
+// when it failed to start, when its tools clash, or when none of its
+// groups can be mounted. It reports whether the plugin is served.
+func (h *Host) register(p *supervise.Plugin, err error) bool {
+	if err == nil && !h.policy.AnyGroupMounted(p.Description()) {
+		p.Stop()
+		h.mu.Lock()
+		h.idle[p.Name()] = p.Source()
+		h.mu.Unlock()
+		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
+		return false
+	}
+	if err == nil {
+		err = h.catalog.Add(p.Name(), p.Description(), p)
+	}
+	if err != nil {
+		p.Stop()
+		h.skip(p.Source(), err)
+		return false
+	}
+	h.mu.Lock()
+	h.plugins[p.Name()] = p
+	delete(h.skipped, p.Name())
+	h.mu.Unlock()
+	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.Source().String(), "pid", p.Pid())
+	return true
+}
+
+func (h *Host) skip(src supervise.Source, err error) {
+	h.mu.Lock()
+	h.skipped[src.Name] = err.Error()
+	h.mu.Unlock()
+	h.logger.Warn("plugin skipped", "plugin", src.Name, "source", src.String(), "error", err)
+}
+
+// Plugins returns the served plugins by name.
+func (h *Host) Plugins() map[string]*supervise.Plugin {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]*supervise.Plugin, len(h.plugins))
+	for k, v := range h.plugins {
+		out[k] = v
+	}
+	return out
+}
+
+// Skipped returns the plugins that are not served, with why.
+func (h *Host) Skipped() map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]string, len(h.skipped))
+	for k, v := range h.skipped {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/mcpserver"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
+)
+
+var obj = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
+
+// taskBox declares one tool of each task, in a default and a legacy group.
+func taskBox() *sdk.Toolbox {
+	ok := func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil }
+	tool := func(spec sdk.ToolSpec) sdk.Tool {
+		spec.InputSchema, spec.Kind = obj, sdk.KindRead
+		return sdk.Tool{Spec: spec, Handler: ok}
+	}
+	yes := true
+	box := sdk.NewToolbox("tasks", sdk.WithVersion("1"), sdk.WithDescription("tools of every task"))
+	box.AddGroup(sdk.GroupSpec{Name: "tasks"},
+		tool(sdk.ToolSpec{Name: "complete", Description: "A completion tool."}),
+		tool(sdk.ToolSpec{Name: "policies", Task: sdk.TaskContext, AsUserMessage: true}),
+		tool(sdk.ToolSpec{Name: "style", Task: sdk.TaskSkill, Mode: sdk.SkillAlwaysOn}),
+		tool(sdk.ToolSpec{Name: "grounded", Task: sdk.TaskEvaluation}),
+		tool(sdk.ToolSpec{Name: "audit", Task: sdk.TaskPostTool}),
+		tool(sdk.ToolSpec{Name: "ping", Task: sdk.TaskNone}),
+		tool(sdk.ToolSpec{Name: "fetch", Annotations: sdk.Annotations{OpenWorld: &yes}}),
+	)
+	box.AddGroup(sdk.GroupSpec{Name: "old", Mode: sdk.ModeLegacy, ReplacedBy: "complete"},
+		tool(sdk.ToolSpec{Name: "old_complete"}),
+	)
+	return box
+}
+
+// inProcessHost serves a group without a process, through the same catalog,
+// policy and export as plugins.
+func inProcessHost(t *testing.T, cfg host.Config, g sdk.Group) *mcp.ClientSession {
+	t.Helper()
+	cfg.Roots = []string{t.TempDir()}
+	h, err := host.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	client, desc := sdktest.Connect(t, g, sdk.Host{})
+	if err := h.AddGroup(desc.Name, client); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := mcpserver.New(h, "test", slog.New(slog.DiscardHandler)).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func TestExportedToolsCarryTaskMeta(t *testing.T) {
+	t.Parallel()
+	cs := inProcessHost(t, host.Config{Web: true}, taskBox())
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, tool := range res.Tools {
+		if tool.Name == "activity" || tool.Name == "changes" {
+			continue // the host's own session group
+		}
+		got[tool.Name] = tool.Meta[mcpserver.MetaKey]
+		if tool.Name == "fetch" && !*tool.Annotations.OpenWorldHint {
+			t.Errorf("fetch is not open-world")
+		}
+		if tool.Name == "old_complete" {
+			if diff := cmp.Diff(map[string]any{"replaced_by": "complete"}, tool.Meta["deprecated"]); diff != "" {
+				t.Errorf("legacy tool meta (-want +got):\n%s", diff)
+			}
+		}
+	}
+	want := map[string]any{
+		"complete":     map[string]any{"task": "completion"},
+		"policies":     map[string]any{"task": "context", "as_user_message": true},
+		"style":        map[string]any{"task": "skill", "mode": "always-on"},
+		"grounded":     map[string]any{"task": "evaluation"},
+		"audit":        map[string]any{"task": "post_tool"},
+		"ping":         map[string]any{"task": "none"},
+		"fetch":        map[string]any{"task": "completion"},
+		"old_complete": map[string]any{"task": "completion"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("_meta.mcp_server (-want +got):\n%s", diff)
+	}
+}
+
+func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
+	t.Parallel()
+	cs := inProcessHost(t, host.Config{Web: false}, taskBox())
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "fetch" {
+			t.Error("open-world tool mounted with --web=false")
+		}
+	}
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("calling a left-out tool: %v, want unknown tool", err)
+	}
+	p := catalog.Policy{Web: true, Agent: true}
+	if ok, why := p.Mounted(&catalog.Entry{Group: "old", GroupMode: sdk.ModeLegacy}); ok || !strings.Contains(why, "legacy") {
+		t.Errorf("legacy group with an agent: mounted=%v (%s)", ok, why)
+	}
+}
