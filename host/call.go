@@ -61,7 +61,7 @@ func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage,
 			return h.call(ctx, e, args, events)
 		}
 	}
-	return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
+	return nil, sdk.UnknownTool(name)
 }
 
 // Record records a call that does not go through the catalog (an upstream
@@ -95,7 +95,7 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 		ok, _ = h.policy.Mounted(e)
 	}
 	if !ok {
-		return nil, fmt.Errorf("%w %q", sdk.ErrUnknownTool, name)
+		return nil, sdk.UnknownTool(name)
 	}
 	return h.call(ctx, e, args, events)
 }

@@ -168,7 +168,7 @@ func (b *Toolbox) Host() Host {
 func (b *Toolbox) Call(ctx context.Context, call *Call, events Events) (*Result, error) {
 	t, ok := b.tools[call.Tool]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownTool, call.Tool)
+		return nil, UnknownTool(call.Tool)
 	}
 	if events == nil {
 		events = NoEvents

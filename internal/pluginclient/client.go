@@ -72,6 +72,9 @@ func (c *Client) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 		if errors.Is(err, io.EOF) {
 			return nil, ErrNoResult
 		}
+		if status.Code(err) == codes.NotFound {
+			return nil, sdk.UnknownTool(call.Tool) // the plugin has no such tool: the host's own wording
+		}
 		if err != nil {
 			return nil, fromStatus(err)
 		}

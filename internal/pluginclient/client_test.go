@@ -77,3 +77,17 @@ func TestCallDelivery(t *testing.T) {
 		t.Errorf("call to a stopped plugin: err = %v, want ErrNotDelivered and ErrUnavailable", err)
 	}
 }
+
+// TestUnknownToolWording: a plugin's NOT_FOUND is sdk.ErrUnknownTool in the
+// one wording the host uses, whatever the plugin's own message says.
+func TestUnknownToolWording(t *testing.T) {
+	t.Parallel()
+	box := sdk.NewToolbox("t")
+	box.AddGroup(sdk.GroupSpec{Name: "t"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "id", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("x"), nil }})
+	client, _ := unixPlugin(t, box)
+	_, err := client.Call(context.Background(), &sdk.Call{Tool: "nope"}, nil)
+	if !errors.Is(err, sdk.ErrUnknownTool) || err.Error() != `unknown tool "nope"` {
+		t.Errorf("err = %v, want sdk.ErrUnknownTool as `unknown tool \"nope\"`", err)
+	}
+}
