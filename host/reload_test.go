@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -70,35 +69,12 @@ func TestHotReload(t *testing.T) {
 		}
 		return false
 	}
-	// drain forgets the notifications of earlier changes (one change may
-	// send several), so that waitFor sees one sent after the next action.
-	drain := func() {
-		for {
-			select {
-			case <-changed:
-			default:
-				return
-			}
-		}
-	}
-	// waitFor waits for a tools/list_changed and for done to hold: a
-	// notification can come before the last tool of a change.
+	// waitFor waits for a tools/list_changed sent after the last drain and
+	// for done to hold: one change sends several notifications.
 	waitFor := func(what string, done func() bool) {
 		t.Helper()
-		notified := false
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for deadline := time.After(proctest.Patience); ; {
-			select {
-			case <-changed:
-				notified = true
-			case <-tick.C:
-			case <-deadline:
-				t.Fatalf("after %s: notified %v, done %v; logs:\n%s", what, notified, done(), logs)
-			}
-			if notified && done() {
-				return
-			}
+		if ok, notified := proctest.AwaitSignal(changed, done); !ok {
+			t.Fatalf("after %s: notified %v, done %v; logs:\n%s", what, notified, done(), logs)
 		}
 	}
 	// pid is the echo plugin's pid, or 0 while its tools are away.
@@ -115,16 +91,16 @@ func TestHotReload(t *testing.T) {
 	}
 
 	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
-	drain()
+	proctest.Drain(changed)
 	copyFile(t, host.TestPlugin(), bin)
 	waitFor("install", func() bool { return has("echo") && pid() != 0 })
 	first := pid()
 
-	drain()
+	proctest.Drain(changed)
 	copyFile(t, host.TestPlugin(), bin) // a new inode: a replaced binary
 	waitFor("replace, a new process", func() bool { p := pid(); return p != 0 && p != first })
 
-	drain()
+	proctest.Drain(changed)
 	if err := os.Remove(bin); err != nil {
 		t.Fatal(err)
 	}

@@ -621,36 +621,14 @@ func TestHotReloadThroughMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.session = cs
-	// drain forgets the notifications of earlier changes (one change may
-	// send several), so that wait sees one sent after the next action.
-	drain := func() {
-		for {
-			select {
-			case <-changed:
-			default:
-				return
-			}
-		}
-	}
-	// wait waits for a tools/list_changed and for the list to show echo as
-	// listed: a notification can come before the last tool of a change.
+	// wait waits for a tools/list_changed sent after the last drain and for
+	// the list to show echo as listed: one change sends several
+	// notifications.
 	wait := func(what string, listed bool) {
 		t.Helper()
-		notified := false
-		tick := time.NewTicker(50 * time.Millisecond) // a re-check, in case the last notification came first
-		defer tick.Stop()
-		for deadline := time.After(proctest.Patience); ; {
-			select {
-			case <-changed:
-				notified = true
-			case <-tick.C:
-			case <-deadline:
-				_, ok := tools(t, cs)["echo"]
-				t.Fatalf("after %s: notified %v, echo listed = %v, want true and %v; stderr:\n%s", what, notified, ok, listed, s.stderr)
-			}
-			if _, ok := tools(t, cs)["echo"]; notified && ok == listed {
-				return
-			}
+		isListed := func() bool { _, ok := tools(t, cs)["echo"]; return ok == listed }
+		if ok, notified := proctest.AwaitSignal(changed, isListed); !ok {
+			t.Fatalf("after %s: notified %v, echo listed = %v; stderr:\n%s", what, notified, !listed, s.stderr)
 		}
 	}
 	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
@@ -661,7 +639,7 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".echo.part"), b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	drain()
+	proctest.Drain(changed)
 	if err := os.Rename(filepath.Join(dir, ".echo.part"), bin); err != nil {
 		t.Fatal(err)
 	}
@@ -669,7 +647,7 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	if res, err := call(t, cs, "echo", map[string]any{"text": "hot"}); err != nil || text(res) != "hot" {
 		t.Fatalf("echo after install = %v, %v", res, err)
 	}
-	drain()
+	proctest.Drain(changed)
 	if err := os.Remove(bin); err != nil {
 		t.Fatal(err)
 	}

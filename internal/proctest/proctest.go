@@ -137,3 +137,37 @@ func RunWithTestPlugin(m *testing.M, name string, set func(path string)) {
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// Drain empties ch without blocking: what came before the next action is
+// forgotten.
+func Drain[T any](ch <-chan T) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}
+
+// AwaitSignal waits, for Patience at the most, until something has come on
+// ch and cond holds, re-checking cond every 50 ms (the last signal may come
+// before the state it announces is visible), and reports whether both
+// happened and whether anything came at all.
+func AwaitSignal[T any](ch <-chan T, cond func() bool) (ok, signalled bool) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(Patience)
+	for {
+		select {
+		case <-ch:
+			signalled = true
+		case <-tick.C:
+		case <-deadline:
+			return false, signalled
+		}
+		if signalled && cond() {
+			return true, true
+		}
+	}
+}
