@@ -96,16 +96,8 @@ type inspectResult struct {
 func (s *server) inspectTool() sdk.Tool {
 	spec := inspectSpec
 	spec.InputSchema = inspectSchema
-	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args inspectArgs) (*sdk.Result, error) {
-		r, err := s.roots.For(req.Host)
-		if err != nil {
-			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
-		}
-		res, err := s.inspectPython(ctx, r, req.Host.Commands, args)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.Name, err)
-		}
-		return res, nil
+	return roots.HostTool(&s.roots, spec, func(ctx context.Context, r *roots.Roots, host sdk.Host, args inspectArgs) (*sdk.Result, error) {
+		return s.inspectPython(ctx, r, host.Commands, args)
 	})
 }
 

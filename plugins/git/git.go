@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -67,13 +66,9 @@ type handler[In any] func(ctx context.Context, rp *repo, args In) (*sdk.Result, 
 func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
 	spec.InputSchema = schema
 	write := spec.Kind == sdk.KindWrite
-	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
-		r, err := s.roots.For(req.Host)
-		if err != nil {
-			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
-		}
+	return roots.HostTool(&s.roots, spec, func(ctx context.Context, r *roots.Roots, host sdk.Host, args In) (*sdk.Result, error) {
 		res, err := func() (*sdk.Result, error) {
-			rp, err := openRepo(ctx, r, args.repoPath(), write, req.Host.Commands)
+			rp, err := openRepo(ctx, r, args.repoPath(), write, host.Commands)
 			if err != nil {
 				return nil, err
 			}
@@ -87,7 +82,7 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 			return nil, sdk.Failf("%s", strings.ToValidUTF8(te.Msg, "\uFFFD"))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.Name, err)
+			return nil, err
 		}
 		// Protobuf strings must be UTF-8; git output need not be.
 		for i := range res.Content {

@@ -49,12 +49,24 @@ type Handler[In any] func(ctx context.Context, r *Roots, args In) (*sdk.Result, 
 // be resolved is a fault, and so is any error fn returns other than an
 // sdk.Failf failure; faults are prefixed with the tool's name.
 func TypedTool[In any](c *Cache, spec sdk.ToolSpec, fn Handler[In]) sdk.Tool {
+	return HostTool(c, spec, func(ctx context.Context, r *Roots, _ sdk.Host, args In) (*sdk.Result, error) {
+		return fn(ctx, r, args)
+	})
+}
+
+// HostHandler is a Handler that also gets the call's host context: for a
+// tool whose behaviour depends on what the user allowed (Host.Commands).
+type HostHandler[In any] func(ctx context.Context, r *Roots, host sdk.Host, args In) (*sdk.Result, error)
+
+// HostTool is TypedTool for a handler that needs the host context beside
+// the roots.
+func HostTool[In any](c *Cache, spec sdk.ToolSpec, fn HostHandler[In]) sdk.Tool {
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
 		r, err := c.For(req.Host)
 		if err != nil {
 			return nil, fmt.Errorf("%s: served folders: %w", spec.Name, err)
 		}
-		res, err := fn(ctx, r, args)
+		res, err := fn(ctx, r, req.Host, args)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)
 		}
