@@ -59,11 +59,15 @@ type Catalog struct {
 func New() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
 
 // Add adds every tool of a plugin's description, or none: a description
-// that fails sdk.Description.Validate, or a tool whose name another plugin
-// serves already, rejects the whole plugin.
+// that fails sdk.Description.Validate or still has a misdeclared tool (the
+// launcher drops those from a plugin's description first), or a tool whose
+// name another plugin serves already, rejects the whole plugin.
 func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error {
 	if err := desc.Validate(); err != nil {
 		return err
+	}
+	if _, refused := desc.DropMisdeclared(); refused != nil {
+		return refused[0] // the launcher drops these from a plugin's description; an in-process group must not have them
 	}
 	var batch []*Entry
 	for _, g := range desc.Groups {

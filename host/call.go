@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -116,10 +115,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
 	}
-	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		args = json.RawMessage("{}") // absent arguments reach the plugin as the empty object
-	}
-	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: args, ID: id}, events)
+	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: sdk.Arguments(args), ID: id}, events)
 	rec.Finish(res, err)
 	h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", outcome(res, err))
 	if err != nil {

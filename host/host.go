@@ -177,7 +177,9 @@ func (h *Host) Start(ctx context.Context) error {
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
-	return h.startAll(ctx, sources)
+	err := h.startAll(ctx, sources)
+	h.toolsChanged()
+	return err
 }
 
 var errClosed = errors.New("host is closed")

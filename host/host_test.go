@@ -134,7 +134,7 @@ func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
 		if !errors.Is(err, supervise.ErrPluginDied) || !strings.Contains(err.Error(), `group "echo-extra"`) || !strings.Contains(err.Error(), `plugin "echo"`) {
 			t.Fatalf("in-flight call error = %v, want supervise.ErrPluginDied naming the group", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(proctest.Patience):
 		t.Fatal("in-flight call did not return after its plugin was killed")
 	}
 	res, err := callText(t, h, "pid", map[string]any{})

@@ -98,7 +98,7 @@ func TestCancelCallsEndsTheCallsInFlight(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "cancel") {
 			t.Errorf("call after CancelCalls: err = %v, want it cancelled", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(proctest.Patience):
 		t.Fatal("the call ran on after CancelCalls")
 	}
 	if _, err := callText(t, h, "echo", map[string]any{"text": "x"}); err == nil {

@@ -50,7 +50,12 @@ func TestHotReload(t *testing.T) {
 	}
 	defer ss.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default: // a full channel has news enough; never block the client
+			}
+		},
 	}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

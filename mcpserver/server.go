@@ -44,8 +44,8 @@ func New(h *host.Host, version string, logger *slog.Logger) *mcp.Server {
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
 	})
 	t := &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}}
+	h.OnToolsChanged(t.sync) // for the host's life, as the server's; before the first sync, so no change falls between
 	t.sync()
-	h.OnToolsChanged(t.sync) // for the host's life, as the server's
 	addResources(s, h)
 	return s
 }

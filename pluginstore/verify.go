@@ -142,3 +142,15 @@ func (s *Store) Verify() ([]Check, error) {
 	sort.Slice(checks, func(i, j int) bool { return checks[i].Name < checks[j].Name })
 	return checks, nil
 }
+
+// VerifyInstalled refuses a plugin binary whose hash no longer matches its
+// entry in the lock file of the dir it sits in (a binary dropped in by
+// hand, with no entry, may run): the launcher's Verify for the server and
+// for `plugin list` alike.
+func VerifyInstalled(path string) error {
+	st, err := Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	return st.Check(path)
+}

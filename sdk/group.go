@@ -6,8 +6,8 @@ import (
 )
 
 // Group is the plugin contract in plain Go: a plugin implements it and
-// serves it with [Serve]; the host calls a plugin process through the same
-// interface ([NewGRPCClient]).
+// serves it with [Serve]; the host calls a plugin process, whatever its
+// language, through the same interface.
 //
 // Describe is called once per launch, before any Call. Call may be called
 // concurrently for different calls; it streams progress and logs through

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -115,25 +116,27 @@ func NewToolbox(name string, opts ...ToolboxOption) *Toolbox {
 }
 
 // AddGroup adds a group and its tools. It panics, at start-up, on what the
-// host would refuse (a bad group name, a duplicate tool name, a tool that
-// fails ToolSpec.Validate: no kind, a mode on a tool that is not a skill,
-// an input schema that is not an object schema...), with a message naming
-// the tool: a programming error is found before the plugin is served.
+// host would refuse (Description.Validate: a bad plugin or group name, a
+// duplicate tool name, a tool with no kind or an input schema that is not
+// an object schema; ToolSpec.ValidateTask: a mode on a tool that is not a
+// skill...), with a message naming the tool: a programming error is found
+// before the plugin is served.
 func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
-	if !ValidName(g.Name) {
-		panic(fmt.Sprintf("sdk: group name %q: use lower-case letters, digits and '-'", g.Name))
+	for _, t := range tools {
+		g.Tools = append(g.Tools, t.Spec)
+	}
+	next := b.desc
+	next.Groups = append(slices.Clone(b.desc.Groups), g)
+	if err := next.Validate(); err != nil {
+		panic("sdk: " + err.Error())
 	}
 	for _, t := range tools {
-		if _, dup := b.tools[t.Spec.Name]; dup {
-			panic(fmt.Sprintf("sdk: duplicate tool %q", t.Spec.Name))
-		}
-		if err := t.Spec.Validate(); err != nil {
+		if err := t.Spec.ValidateTask(); err != nil {
 			panic("sdk: " + err.Error())
 		}
 		b.tools[t.Spec.Name] = t
-		g.Tools = append(g.Tools, t.Spec)
 	}
-	b.desc.Groups = append(b.desc.Groups, g)
+	b.desc = next
 }
 
 // OnDescribe sets a hook run on every Describe with the new host context,

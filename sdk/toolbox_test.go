@@ -54,7 +54,7 @@ func TestAddGroupRefusesWhatTheHostRefuses(t *testing.T) {
 		spec  sdk.ToolSpec
 		want  string
 	}{
-		"no kind":                              {"g", sdk.ToolSpec{Name: "mystery", InputSchema: obj}, `sdk: tool "mystery": declares no kind`},
+		"no kind":                              {"g", sdk.ToolSpec{Name: "mystery", InputSchema: obj}, `tool "mystery": declares no kind`},
 		"mode on non-skill":                    {"g", sdk.ToolSpec{Name: "m", Kind: sdk.KindRead, InputSchema: obj, Mode: sdk.SkillAuto}, `tool "m": mode "auto" is for skill tools only`},
 		"as_user_message on a completion tool": {"g", sdk.ToolSpec{Name: "u", Kind: sdk.KindRead, InputSchema: obj, AsUserMessage: true}, `tool "u": as_user_message is for context tools only`},
 		"unknown task":                         {"g", sdk.ToolSpec{Name: "r", Kind: sdk.KindRead, InputSchema: obj, Task: "router"}, `tool "r": unknown task "router"`},
@@ -69,7 +69,9 @@ func TestAddGroupRefusesWhatTheHostRefuses(t *testing.T) {
 					t.Errorf("AddGroup panicked with %v, want a message containing %q", r, tc.want)
 				}
 			}()
-			sdk.NewToolbox("p").AddGroup(sdk.GroupSpec{Name: tc.group}, sdk.Tool{Spec: tc.spec})
+			box := sdk.NewToolbox("p")
+			box.AddGroup(sdk.GroupSpec{Name: "first"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "dup", Kind: sdk.KindRead, InputSchema: obj}})
+			box.AddGroup(sdk.GroupSpec{Name: tc.group}, sdk.Tool{Spec: tc.spec})
 		})
 	}
 }

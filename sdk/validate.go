@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,6 +17,13 @@ import (
 // launcher), Toolbox runs it when a group is added, and sdktest runs it on
 // what a test serves: a description is accepted or refused by the same
 // rules wherever it is checked.
+//
+// Two kinds of problem: what makes the whole plugin unusable (Validate: a
+// bad name, a tool without a kind, a schema that is not an object schema)
+// refuses the plugin; a tool declared for the wrong task (ValidateTask: an
+// unknown task or mode, a mode or as_user_message where it does not apply)
+// refuses that tool, and the launcher serves the rest (DropMisdeclared).
+// The author's side (Toolbox, sdktest) refuses both at start-up.
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
@@ -66,18 +74,20 @@ func (d *Description) Validate() error {
 	return nil
 }
 
-// Validate reports the first reason the host would refuse the tool: a bad
-// name, no kind, an unknown task or skill mode, a mode on a tool that is
-// not a skill, as_user_message on a tool that is not a context tool, or an
-// input schema that is missing, not an object schema or does not resolve,
-// or an output schema that is not an object schema. The error names the
-// tool.
+// Validate reports the first reason the host would refuse the plugin for
+// this tool: a bad name, no kind, an input schema that is missing, not an
+// object schema or does not resolve, or an output schema that is not an
+// object schema (MCP requires one). The error names the tool.
 func (s ToolSpec) Validate() error {
 	if !ValidToolName(s.Name) {
 		return fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to %d)", s.Name, MaxToolName)
 	}
-	if err := s.validateKindAndTask(); err != nil {
-		return fmt.Errorf("tool %q: %w", s.Name, err)
+	switch s.Kind {
+	case KindRead, KindWrite, KindAct:
+	case KindUnspecified:
+		return fmt.Errorf("tool %q: declares no kind: read, write or act", s.Name)
+	default:
+		return fmt.Errorf("tool %q: unknown kind %d: read, write or act", s.Name, s.Kind)
 	}
 	if _, err := NewInputValidator(s); err != nil {
 		return err
@@ -90,29 +100,51 @@ func (s ToolSpec) Validate() error {
 	return nil
 }
 
-func (s ToolSpec) validateKindAndTask() error {
-	switch s.Kind {
-	case KindRead, KindWrite, KindAct:
-	case KindUnspecified:
-		return errors.New("declares no kind: read, write or act")
-	default:
-		return fmt.Errorf("unknown kind %d: read, write or act", s.Kind)
-	}
+// ValidateTask reports why the host would refuse this one tool, serving
+// the plugin's others: an unknown task (one of a newer contract, say) or
+// skill mode, a mode on a tool that is not a skill, or as_user_message on
+// a tool that is not a context tool. The error names the tool.
+func (s ToolSpec) ValidateTask() error {
 	task := s.EffectiveTask()
-	switch task {
-	case TaskCompletion, TaskContext, TaskEvaluation, TaskPostTool, TaskSkill, TaskNone:
-	default:
-		return fmt.Errorf("unknown task %q: completion, context, evaluation, post_tool, skill or none", task)
-	}
+	var err error
 	switch {
+	case !slices.Contains([]Task{TaskCompletion, TaskContext, TaskEvaluation, TaskPostTool, TaskSkill, TaskNone}, task):
+		err = fmt.Errorf("unknown task %q: completion, context, evaluation, post_tool, skill or none", task)
 	case s.Mode != "" && task != TaskSkill:
-		return fmt.Errorf("mode %q is for skill tools only, and the task is %s", s.Mode, task)
+		err = fmt.Errorf("mode %q is for skill tools only, and the task is %s", s.Mode, task)
 	case s.Mode != "" && s.Mode != SkillAlwaysOn && s.Mode != SkillAuto:
-		return fmt.Errorf("unknown skill mode %q: always-on or auto", s.Mode)
+		err = fmt.Errorf("unknown skill mode %q: always-on or auto", s.Mode)
 	case s.AsUserMessage && task != TaskContext:
-		return fmt.Errorf("as_user_message is for context tools only, and the task is %s", task)
+		err = fmt.Errorf("as_user_message is for context tools only, and the task is %s", task)
+	}
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", s.Name, err)
 	}
 	return nil
+}
+
+// DropMisdeclared returns d without the tools that fail ValidateTask, and
+// why each was refused; d is returned as is when none does. A group left
+// with no tools stays, empty.
+func (d *Description) DropMisdeclared() (*Description, []error) {
+	var refused []error
+	out := *d
+	out.Groups = make([]GroupSpec, len(d.Groups))
+	for i, g := range d.Groups {
+		out.Groups[i] = g
+		out.Groups[i].Tools = nil
+		for _, t := range g.Tools {
+			if err := t.ValidateTask(); err != nil {
+				refused = append(refused, fmt.Errorf("group %q: %w", g.Name, err))
+				continue
+			}
+			out.Groups[i].Tools = append(out.Groups[i].Tools, t)
+		}
+	}
+	if refused == nil {
+		return d, nil
+	}
+	return &out, refused
 }
 
 // InputValidator checks call arguments against a tool's input schema, as
@@ -151,9 +183,7 @@ func (v *InputValidator) Validate(args json.RawMessage) error {
 }
 
 func (v *InputValidator) validate(args json.RawMessage) error {
-	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		args = json.RawMessage("{}")
-	}
+	args = Arguments(args)
 	var value any
 	if err := json.Unmarshal(args, &value); err != nil {
 		return fmt.Errorf("arguments are not valid JSON: %w", err)
@@ -162,6 +192,16 @@ func (v *InputValidator) validate(args json.RawMessage) error {
 		return errors.New("arguments must be a JSON object")
 	}
 	return v.schema.Validate(value)
+}
+
+// Arguments is what the host sends a plugin for call arguments args:
+// absent arguments (empty or JSON null) are the empty object, anything else
+// is args as it is.
+func Arguments(args json.RawMessage) json.RawMessage {
+	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
+		return json.RawMessage("{}")
+	}
+	return args
 }
 
 // objectSchema parses a JSON Schema whose root must have type "object".

@@ -125,9 +125,7 @@ func FuzzValidateArgs(f *testing.F) {
 		if inputs[i].Validate(args) != nil {
 			return
 		}
-		if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-			args = []byte("{}")
-		}
+		args = sdk.Arguments(args)
 		// What a plugin decodes (encoding/json: the last of duplicate
 		// members wins) must be what the schema allows.
 		var v map[string]any

@@ -614,7 +614,12 @@ func TestHotReloadThroughMCP(t *testing.T) {
 	s.cmd.Stderr = s.stderr
 	t.Cleanup(func() { s.stop(t) })
 	c := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default: // a full channel has news enough; never block the client
+			}
+		},
 	})
 	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: s.cmd}, nil)
 	if err != nil {

@@ -203,7 +203,7 @@ func serve(ctx context.Context, args []string) error {
 		PluginEnv:    o.pluginEnv,
 		Version:      hostVersion(),
 		Logger:       logger,
-		Verify:       verifyInstalled,
+		Verify:       pluginstore.VerifyInstalled,
 		Describe:     describeBundled,
 		PII:          o.pii,
 		Agent:        o.model != "",
@@ -257,17 +257,6 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-// verifyInstalled refuses a plugin binary whose hash no longer matches its
-// entry in the lock file of the dir it sits in (a binary dropped in by
-// hand, with no entry, may run).
-func verifyInstalled(path string) error {
-	st, err := pluginstore.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	return st.Check(path)
 }
 
 // mountAgent mounts the ask tool over an OpenAI-compatible backend, with

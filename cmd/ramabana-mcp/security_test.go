@@ -613,7 +613,7 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 			if out := resultText(res, err); err != nil || strings.Contains(out, "syntax error") {
 				t.Fatalf("%s/%s: the command did not run: %s", name, end, out)
 			}
-			left := waitGone(marker, 3*time.Second)
+			left := waitGone(marker, proctest.Patience)
 			c.held(len(left) == 0, "%s after a %s end: %d processes survived the call", name, end, len(left))
 		}
 	}
@@ -628,7 +628,7 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 			res, err := s.session.CallTool(ctx, &mcp.CallToolParams{Name: "run_command", Arguments: map[string]any{"command": escapes(marker)[name] + "\nsleep 300"}})
 			done <- resultText(res, err)
 		}()
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(proctest.Patience)
 		started := false
 		for !started && time.Now().Before(deadline) {
 			select {
@@ -647,7 +647,7 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 		}
 		_ = syscall.Kill(plugin, syscall.SIGKILL)
 		<-done
-		left := waitGone(marker, 5*time.Second)
+		left := waitGone(marker, proctest.Patience)
 		c.held(len(left) == 0, "%s after kill -9 of the shell plugin: %d processes survived", name, len(left))
 	}
 	c.report(t, "commands outliving their call")
@@ -657,7 +657,7 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 // several times in a row is relaunched after a crash-loop backoff.
 func shellReady(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(proctest.Patience)
 	for {
 		res, err := call(t, cs, "run_command", map[string]any{"command": "true"})
 		if err == nil && !res.IsError {

@@ -53,7 +53,7 @@ MAGIC_COOKIE_VALUE = "c2f6e5b4a1d94e0f9c7b3a8d6e2f1c0a"
 # go-plugin's core protocol version and the ramabana contract's version.
 CORE_PROTOCOL_VERSION = 1
 APP_PROTOCOL_VERSION = 1
-# The message limit of both sides (the Go SDK's sdk.MaxMessageSize): grpc's
+# The message limit of both sides (MaxMessageSize in the Go module's internal/pluginrpc): grpc's
 # default of 4 MiB is too small for a whole file.
 MAX_MESSAGE_SIZE = 256 << 20
 # The service name go-plugin's host asks the health service about.

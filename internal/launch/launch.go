@@ -49,7 +49,8 @@ type Options struct {
 	// Env is the plugin's environment, KEY=VALUE, before go-plugin's
 	// handshake variables and the call token are added: Environ's result.
 	Env []string
-	// StartTimeout bounds the handshake, and then Describe.
+	// StartTimeout bounds the handshake, and then Describe; zero means
+	// DefaultStartTimeout.
 	StartTimeout time.Duration
 	// Logger receives the plugin's stderr lines, what it prints to stdout
 	// after the handshake, and go-plugin's own log. Nil discards them; the
@@ -58,6 +59,10 @@ type Options struct {
 	// Verify, when set, is run on a binary that is not Bundled before it is
 	// started; an error refuses it.
 	Verify func(path string) error
+
+	// oneShot (Describe) keeps the socket out of this process's shared
+	// socket folder, which only the server removes at exit.
+	oneShot bool
 }
 
 // Process is a launched, described plugin process. Its methods are safe
@@ -111,10 +116,16 @@ func (p *Process) Stop() {
 	p.client.Kill()
 }
 
+// DefaultStartTimeout is the start timeout of Options that set none.
+const DefaultStartTimeout = 10 * time.Second
+
 var socketDirWarning sync.Once
 
 // Start launches cmd, completes the handshake, describes the plugin with
-// host and validates the description. On any failure the process is killed
+// host and validates the description: a description that fails
+// sdk.Description.Validate refuses the plugin; a tool that fails
+// ToolSpec.ValidateTask is left out of the returned description, with a
+// warning in the log. On any failure the process is killed
 // and the error names the plugin and ends with its last stderr lines. The
 // launch is bound to ctx only through Describe; the handshake is bounded by
 // opts.StartTimeout.
@@ -124,6 +135,9 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 			return nil, nil, fmt.Errorf("refused plugin %q: %w", cmd.Name, err)
 		}
 	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = DefaultStartTimeout
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -132,6 +146,7 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 	if err != nil {
 		return nil, nil, err
 	}
+	sockets := socketsFor(opts, logger)
 	tail := newLineTail(8)
 	var proc *procRunner
 	logWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
@@ -140,7 +155,7 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 		VersionedPlugins: pluginrpc.PluginSets(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		SkipHostEnv:      true,
-		UnixSocketConfig: socketConfig(logger),
+		UnixSocketConfig: sockets,
 		StartTimeout:     opts.StartTimeout,
 		SyncStdout:       logWriter,
 		SyncStderr:       logWriter,
@@ -184,6 +199,10 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 	if err := desc.Validate(); err != nil {
 		return fail(fmt.Errorf("plugin %q: %w", cmd.Name, err))
 	}
+	desc, refused := desc.DropMisdeclared()
+	for _, err := range refused {
+		logger.Warn("tool refused; the plugin's other tools are served", "plugin", cmd.Name, "error", err)
+	}
 	p := &Process{client: client, runner: proc, group: group, protocol: client.NegotiatedVersion(), started: time.Now()}
 	return p, desc, nil
 }
@@ -191,6 +210,7 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 // Describe launches cmd, describes it and stops it: what `plugin list` and
 // `plugin install` need of a binary.
 func Describe(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*sdk.Description, int, error) {
+	opts.oneShot = true
 	p, desc, err := Start(ctx, cmd, host, opts)
 	if err != nil {
 		return nil, 0, err
@@ -199,9 +219,13 @@ func Describe(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*s
 	return desc, p.Protocol(), nil
 }
 
-// socketConfig puts the plugin's socket in this process's socket folder,
-// or, when that cannot be made, leaves go-plugin to its own (warned once).
-func socketConfig(logger *slog.Logger) *plugin.UnixSocketConfig {
+// socketsFor puts a served plugin's socket in this process's socket folder;
+// a one-shot launch's, or any when that folder cannot be made (warned
+// once), goes to go-plugin's own folder, removed when the plugin stops.
+func socketsFor(opts Options, logger *slog.Logger) *plugin.UnixSocketConfig {
+	if opts.oneShot {
+		return nil
+	}
 	dir, err := socketDir()
 	if err != nil {
 		socketDirWarning.Do(func() {

@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,7 +44,7 @@ func TestStartRefusesAndExplains(t *testing.T) {
 	for mode, want := range map[string]string{
 		"nohandshake": `start plugin "nohandshake": no handshake: the plugin's first line was "hello, I am not a plugin"`,
 		"exits":       "(stderr: testplugin: giving up at once)",
-		"badcookie":   `start plugin "badcookie"`,
+		"badcookie":   `start plugin "badcookie": no handshake: the plugin ended its output without one (stderr: This binary is a plugin`,
 		"nokind":      `plugin "nokind": group "nokind": tool "kindless": declares no kind`,
 	} {
 		t.Run(mode, func(t *testing.T) {
@@ -89,6 +90,31 @@ func TestStartAndStop(t *testing.T) {
 	}
 }
 
+// TestMisdeclaredToolIsLeftOut: a tool declared for the wrong task (a
+// skill mode on a completion tool) is left out, with a warning naming it;
+// the plugin's other tools are served.
+func TestMisdeclaredToolIsLeftOut(t *testing.T) {
+	t.Parallel()
+	logs := &proctest.Output{}
+	o := opts()
+	o.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	p, desc, err := Start(context.Background(), as(t, "misdeclared"), sdk.Host{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	var names []string
+	for _, tool := range desc.Groups[0].Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Equal(names, []string{"fine"}) {
+		t.Errorf("served tools %q, want only fine", names)
+	}
+	if !strings.Contains(logs.String(), `tool \"moded\": mode \"auto\" is for skill tools only`) {
+		t.Errorf("no warning naming the refused tool; log:\n%s", logs)
+	}
+}
+
 func TestEnviron(t *testing.T) {
 	t.Parallel()
 	got := Environ([]string{"PATH=/bin", "OPENAI_API_KEY=k", "LC_ALL=C", "EXTRA=1", "junk"}, []string{"EXTRA"})
@@ -113,4 +139,19 @@ func running(t *testing.T, path string) []int {
 		}
 	}
 	return pids
+}
+
+// TestDescribeLeavesNoSocketFolder: a one-shot launch (plugin list and
+// install) keeps its socket out of this process's shared socket folder,
+// which only the server removes at exit; a served plugin's goes in it.
+func TestDescribeLeavesNoSocketFolder(t *testing.T) {
+	t.Parallel()
+	if got := socketsFor(Options{oneShot: true}, nil); got != nil {
+		t.Errorf("a one-shot launch uses the shared socket folder %s", got.TempDir)
+	}
+	if dir, err := socketDir(); err == nil && dir != "" {
+		if got := socketsFor(Options{}, nil); got == nil || got.TempDir != dir {
+			t.Errorf("a served plugin's sockets: %+v, want the shared folder %s", got, dir)
+		}
+	}
 }

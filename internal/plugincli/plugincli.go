@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -223,11 +224,7 @@ func (p *pluginCmd) inspect(ctx context.Context, src supervise.Source) listRow {
 			return r
 		}
 		r.sha = sha
-		store, err := pluginstore.Open(filepath.Dir(src.Path))
-		if err == nil {
-			err = store.Check(src.Path)
-		}
-		if err != nil {
+		if err := pluginstore.VerifyInstalled(src.Path); err != nil {
 			r.health = err.Error()
 			return r
 		}
@@ -244,7 +241,11 @@ func (p *pluginCmd) inspect(ctx context.Context, src supervise.Source) listRow {
 // describe launches cmd with the server's launcher (environment, process
 // hygiene and the description validator alike), describes it and stops it.
 func (p *pluginCmd) describe(ctx context.Context, cmd launch.Command) (*pluginstore.Description, error) {
-	opts := launch.Options{Env: launch.Environ(os.Environ(), p.opts.pluginEnv), StartTimeout: p.opts.startTimeout}
+	opts := launch.Options{
+		Env:          launch.Environ(os.Environ(), p.opts.pluginEnv),
+		StartTimeout: p.opts.startTimeout,
+		Logger:       slog.New(slog.NewTextHandler(p.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
 	d, protocol, err := launch.Describe(ctx, cmd, p.hostContext(), opts)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@
 //	optin        an opt-in group "optin" (tool optin_echo)
 //	skill        a group "skill" with a skill tool house_style
 //	nokind       a group "nokind" whose tool declares no kind (refused by every check)
+//	misdeclared  a group "misdeclared": tool fine, and tool moded, a completion tool with a skill mode (left out)
 package main
 
 import (
@@ -46,6 +47,8 @@ func main() {
 		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: pluginrpc.PluginSets(pluginrpc.GroupService(newEcho("badcookie", "bad_echo")))})
 	case "nokind":
 		sdk.Serve(noKind{})
+	case "misdeclared":
+		sdk.Serve(misdeclared{})
 	case "exits":
 		fmt.Fprintln(os.Stderr, "testplugin: giving up at once")
 		os.Exit(3)
@@ -82,6 +85,23 @@ func (noKind) Describe(context.Context, sdk.Host) (*sdk.Description, error) {
 
 func (noKind) Call(context.Context, *sdk.Call, sdk.Events) (*sdk.Result, error) {
 	return sdk.TextResult("kindless ran"), nil
+}
+
+// misdeclared is a group written without the Toolbox, as a plugin in
+// another language would be, whose second tool has a skill mode but is not
+// a skill.
+type misdeclared struct{}
+
+func (misdeclared) Describe(context.Context, sdk.Host) (*sdk.Description, error) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	return &sdk.Description{Name: "misdeclared", Version: "0.0.1", Groups: []sdk.GroupSpec{{Name: "misdeclared", Tools: []sdk.ToolSpec{
+		{Name: "fine", Description: "A good tool.", Kind: sdk.KindRead, InputSchema: obj},
+		{Name: "moded", Description: "A mode without being a skill.", Kind: sdk.KindRead, InputSchema: obj, Mode: sdk.SkillAuto},
+	}}}}, nil
+}
+
+func (misdeclared) Call(context.Context, *sdk.Call, sdk.Events) (*sdk.Result, error) {
+	return sdk.TextResult("ran"), nil
 }
 
 type echoArgs struct {

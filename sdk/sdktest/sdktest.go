@@ -22,7 +22,8 @@ import (
 
 // Connect serves g on an in-memory gRPC connection, describes it with host,
 // and returns the client side. The description must pass the host's
-// validator (sdk.Description.Validate), or the test fails. The returned
+// validator (sdk.Description.Validate, and ValidateTask for every tool), or
+// the test fails. The returned
 // group validates every call's arguments against the tool's input schema
 // first, as the host does: a call the host would refuse never reaches g,
 // and gets the host's error result instead. Server and connection close on
@@ -52,6 +53,9 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 	if err := d.Validate(); err != nil {
 		t.Fatalf("the host would refuse this plugin: %v", err)
 	}
+	if _, refused := d.DropMisdeclared(); refused != nil {
+		t.Fatalf("the host would refuse these tools: %v", refused)
+	}
 	checked := &validating{Group: client, inputs: map[string]*sdk.InputValidator{}}
 	for _, grp := range d.Groups {
 		for _, spec := range grp.Tools {
@@ -66,7 +70,7 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 }
 
 // validating checks a call's arguments as the host does before passing it
-// on.
+// on, and passes absent arguments as {} as the host does.
 type validating struct {
 	sdk.Group
 	inputs map[string]*sdk.InputValidator
@@ -78,7 +82,9 @@ func (v *validating) Call(ctx context.Context, call *sdk.Call, events sdk.Events
 			return &sdk.Result{Content: []sdk.Content{{Text: err.Error()}}, IsError: true}, nil
 		}
 	}
-	return v.Group.Call(ctx, call, events)
+	sent := *call
+	sent.Arguments = sdk.Arguments(call.Arguments)
+	return v.Group.Call(ctx, &sent, events)
 }
 
 // Call calls a tool with args marshalled to JSON and fails the test on a
