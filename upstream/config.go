@@ -147,14 +147,18 @@ var (
 )
 
 // ValidID reports whether id can name a server: [a-z0-9][a-z0-9_-]* without
-// "__", so that the first "__" of a namespaced tool name ends the id.
+// "__", so that the first "__" of a namespaced tool name ends the id, and
+// at most MaxIDLength characters.
 func ValidID(id string) bool {
-	return idPattern.MatchString(id) && !strings.Contains(id, "__")
+	return idPattern.MatchString(id) && !strings.Contains(id, "__") && len(id) <= MaxIDLength
 }
 
 func parseServer(id string, data json.RawMessage, dir string) (Server, bool, error) {
 	if !idPattern.MatchString(id) {
 		return Server{}, false, errors.New(`id must match [a-z0-9][a-z0-9_-]* (lower-case letters, digits, "_" and "-", not starting with "_" or "-")`)
+	}
+	if len(id) > MaxIDLength {
+		return Server{}, false, fmt.Errorf("id is %d characters; at most %d (the id prefixes every tool name, which is at most %d)", len(id), MaxIDLength, MaxName)
 	}
 	if strings.Contains(id, "__") {
 		return Server{}, false, errors.New(`id must not contain "__" (it separates the id from the tool name)`)

@@ -64,6 +64,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"upper-case id":         {`{"mcpServers": {"Files": {"command": "x"}}}`, []string{`MCP server "Files": id must match [a-z0-9][a-z0-9_-]*`}},
 		"leading dash":          {`{"mcpServers": {"-x": {"command": "x"}}}`, []string{`MCP server "-x": id must match`}},
 		"double underscore":     {`{"mcpServers": {"a__b": {"command": "x"}}}`, []string{`MCP server "a__b": id must not contain "__"`}},
+		"id too long":           {`{"mcpServers": {"` + strings.Repeat("a", 33) + `": {"command": "x"}}}`, []string{"id is 33 characters; at most 32"}},
 		"both":                  {`{"mcpServers": {"two": {"command": "x", "url": "http://h/"}}}`, []string{`MCP server "two": set either "command" (stdio) or "url" (http, sse), not both`}},
 		"neither":               {`{"mcpServers": {"none": {"description": "?"}}}`, []string{`MCP server "none": set "command" (a stdio server) or "url" (an http or sse server)`}},
 		"ftp url":               {`{"mcpServers": {"f": {"url": "ftp://h/x"}}}`, []string{`MCP server "f": "url" "ftp://h/x" must start with http:// or https://`}},

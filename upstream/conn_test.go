@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -126,7 +127,7 @@ func TestConnPaginationFailures(t *testing.T) {
 		"repeated cursor": {"repeat", ErrRepeatedCursor,
 			ToolsListError{Server: "bad", Code: CodeRepeatedCursor, Page: 2, Cursor: "again"}},
 		"never stops": {"endless", ErrPaginationExceeded,
-			ToolsListError{Server: "bad", Code: CodePaginationExceeded, Page: MaxToolPages + 1, Cursor: "p100"}},
+			ToolsListError{Server: "bad", Code: CodePaginationExceeded, Page: MaxToolPages + 1, Cursor: fmt.Sprintf("p%d", MaxToolPages)}},
 		"failed page": {"failpage", ErrPageFailed,
 			ToolsListError{Server: "bad", Code: CodePageFailed, Page: 2, Cursor: "second"}},
 	}

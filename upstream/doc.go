@@ -8,7 +8,8 @@
 // server's pagination is broken; [Conn.Call] calls one tool and converts the
 // result to an [sdk.Result].
 //
-// Upstream tools are named <id>__<tool> ([Namespace], [SplitName]). A
+// Upstream tools are named <id>__<tool> ([Namespace], [SplitName]); a name
+// over [MaxName] characters becomes a readable prefix and a stable hash. A
 // [Pool] is one agent's activation set for mcp_connect: it connects servers
 // on demand, refuses unknown and duplicate ids with exact messages, and
 // shares nothing with any other Pool. [AvailableMCPsPrompt] renders the

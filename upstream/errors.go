@@ -17,7 +17,7 @@ const (
 )
 
 // MaxToolPages is the most tools/list pages [Conn.Tools] fetches.
-const MaxToolPages = 100
+const MaxToolPages = 64
 
 // Sentinels a [*ToolsListError] matches with errors.Is, one per code.
 var (

@@ -105,12 +105,24 @@ func newTestServer(mode string) (*mcp.Server, error) {
 			return nil, count{N: 7}, nil
 		})
 
+	if mode == "longname" {
+		// Two tools whose <id>__<tool> is longer than MaxName and alike but
+		// for their ends.
+		for _, end := range []string{"one", "two"} {
+			name := strings.Repeat("very_long_tool_name_", 5) + end
+			mcp.AddTool(srv, &mcp.Tool{Name: name, Description: "Returns its own name."},
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return text(name), nil, nil
+				})
+		}
+	}
+
 	var listTools func(cursor string) (*mcp.ListToolsResult, error)
 	tool := func(name string) *mcp.Tool {
 		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
 	}
 	switch mode {
-	case "ok":
+	case "ok", "longname":
 	case "repeat":
 		// Page 1 points to "again", and so does every page after.
 		listTools = func(string) (*mcp.ListToolsResult, error) {

@@ -1,6 +1,10 @@
 package upstream
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestSplitName(t *testing.T) {
 	t.Parallel()
@@ -28,5 +32,42 @@ func TestSplitName(t *testing.T) {
 				t.Errorf("Namespace(%q, %q) = %q", server, tool, Namespace(server, tool))
 			}
 		})
+	}
+}
+
+// TestNamespace: a name over MaxName becomes a readable prefix and a hash:
+// at most MaxName long, stable, keeping the whole server id, different for
+// tools that differ only at the end, and never cut inside a character.
+func TestNamespace(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 80)
+	for name, tc := range map[string]struct {
+		server, tool string
+		want         string // "" means: shortened, checked below
+	}{
+		"short":      {"files", "read_file", "files__read_file"},
+		"exactly 64": {"s", strings.Repeat("t", MaxName-3), "s__" + strings.Repeat("t", MaxName-3)},
+		"long":       {"server", long + "_one", ""},
+		"long, utf8": {"server", strings.Repeat("é", 60), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got := Namespace(tc.server, tc.tool)
+			if tc.want != "" {
+				if got != tc.want {
+					t.Errorf("Namespace = %q, want %q", got, tc.want)
+				}
+				return
+			}
+			if len(got) > MaxName || !utf8.ValidString(got) || got != Namespace(tc.server, tc.tool) {
+				t.Errorf("Namespace = %q (%d bytes), want at most %d valid, stable bytes", got, len(got), MaxName)
+			}
+			if server, _, ok := SplitName(got); !ok || server != tc.server {
+				t.Errorf("SplitName(%q) = %q, %v; want the server id kept", got, server, ok)
+			}
+		})
+	}
+	if a, b := Namespace("server", long+"_one"), Namespace("server", long+"_two"); a == b {
+		t.Errorf("two tools that differ at the end share the name %q", a)
 	}
 }

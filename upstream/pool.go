@@ -34,7 +34,7 @@ type Pool struct {
 type activation struct {
 	conn  *Conn
 	tools []Tool
-	names map[string]bool
+	names map[string]string // namespaced name → upstream name
 }
 
 // NewPool returns an empty activation set over cfg's servers. A nil cfg
@@ -103,9 +103,9 @@ func (p *Pool) Connect(ctx context.Context, id string) ([]Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &activation{conn: conn, tools: tools, names: make(map[string]bool, len(tools))}
+	a := &activation{conn: conn, tools: tools, names: make(map[string]string, len(tools))}
 	for _, t := range tools {
-		a.names[t.Name] = true
+		a.names[t.Namespaced] = t.Name
 	}
 	p.conns[id] = a
 	p.order = append(p.order, id)
@@ -137,7 +137,7 @@ func (p *Pool) Tools() []Tool {
 // configured server not yet connected matches [ErrNotConnected]; otherwise
 // see [Conn.Call].
 func (p *Pool) Call(ctx context.Context, namespaced string, args json.RawMessage) (*sdk.Result, error) {
-	id, tool, ok := SplitName(namespaced)
+	id, _, ok := SplitName(namespaced)
 	if !ok {
 		return nil, unknownTool(namespaced, "want <server id>__<tool name>")
 	}
@@ -153,8 +153,10 @@ func (p *Pool) Call(ctx context.Context, namespaced string, args json.RawMessage
 	default:
 		return nil, notConnected(id)
 	}
-	if !a.names[tool] {
-		return nil, unknownTool(namespaced, fmt.Sprintf("MCP server %q lists no tool %q", id, tool))
+	tool, listed := a.names[namespaced]
+	if !listed {
+		_, asked, _ := SplitName(namespaced)
+		return nil, unknownTool(namespaced, fmt.Sprintf("MCP server %q lists no tool %q", id, asked))
 	}
 	return a.conn.Call(ctx, tool, args)
 }

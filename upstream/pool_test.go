@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -145,6 +146,38 @@ func TestPool(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// TestPoolCallsAShortenedName: a tool whose <id>__<tool> is over MaxName
+// is listed under its shortened name, and a call by that name reaches it.
+func TestPoolCallsAShortenedName(t *testing.T) {
+	t.Parallel()
+	cfg := &Config{servers: map[string]Server{"long": stdioServer(t, "long", "longname")}}
+	p := newPool(t, cfg)
+	tools, err := p.Connect(t.Context(), "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for _, tl := range tools {
+		if !strings.HasPrefix(tl.Name, "very_long") {
+			continue
+		}
+		if len(tl.Namespaced) > MaxName || tl.Namespaced == "long__"+tl.Name {
+			t.Errorf("%s is listed as %q, want it shortened to at most %d", tl.Name, tl.Namespaced, MaxName)
+		}
+		if other, dup := seen[tl.Namespaced]; dup {
+			t.Errorf("%s and %s share the name %q", other, tl.Name, tl.Namespaced)
+		}
+		seen[tl.Namespaced] = tl.Name
+		res, err := p.Call(t.Context(), tl.Namespaced, nil)
+		if err != nil || res.Text() != tl.Name {
+			t.Errorf("call %s = %v, %v; want the tool's own name", tl.Namespaced, res, err)
+		}
+	}
+	if len(seen) != 2 {
+		t.Errorf("long-named tools listed: %v, want 2", seen)
+	}
+}
 
 func TestPoolsAreIndependent(t *testing.T) {
 	t.Parallel()

@@ -34,6 +34,7 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 	id := c.server.ID
 	var tools []Tool
 	names := map[string]bool{}
+	registered := map[string]string{} // namespaced name → upstream name
 	used := map[string]bool{}
 	cursor := ""
 	for page := 1; ; page++ {
@@ -55,6 +56,11 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 			if err != nil {
 				return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: cursor, Err: err}
 			}
+			if other, taken := registered[tool.Namespaced]; taken {
+				c.log.Warn("upstream tool left out: its shortened name is another tool's", "tool", t.Name, "name", tool.Namespaced, "other", other)
+				continue
+			}
+			registered[tool.Namespaced] = t.Name
 			names[t.Name] = true
 			tools = append(tools, tool)
 		}
@@ -122,7 +128,7 @@ func schemaJSON(v any) (json.RawMessage, error) {
 // invalid params, the server gone), which callers report to a model as an
 // error result.
 func (c *Conn) Call(ctx context.Context, tool string, args json.RawMessage) (*sdk.Result, error) {
-	name := Namespace(c.server.ID, tool)
+	name := c.server.ID + Separator + tool // for errors: the upstream name in full
 	obj, err := argsObject(args)
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
