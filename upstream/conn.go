@@ -88,7 +88,7 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 	default:
 		return nil, fmt.Errorf("connect MCP server %q: unknown type %q", s.ID, x.Type)
 	}
-	session, err := client.Connect(ctx, transport, nil)
+	session, err := client.Connect(ctx, cursorTransport{transport}, nil)
 	if err != nil {
 		if c.cmd != nil && c.cmd.Process != nil {
 			killGroup(c.cmd.Process.Pid)

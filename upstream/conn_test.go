@@ -117,6 +117,25 @@ func TestConnUpstreamOrder(t *testing.T) {
 	}
 }
 
+// TestConnEmptyCursor: "" is a valid cursor (003): a server whose second
+// page's cursor is "" gets asked for that page, with "cursor": "" on the
+// wire, and the walk ends only at an absent nextCursor.
+func TestConnEmptyCursor(t *testing.T) {
+	t.Parallel()
+	c := connect(t, stdioServer(t, "e", "emptycursor"), ConnectOptions{})
+	tools, err := c.Tools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Namespaced)
+	}
+	if diff := cmp.Diff([]string{"e__first", "e__second", "e__third"}, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
 func TestConnPaginationFailures(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {

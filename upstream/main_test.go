@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,7 +28,11 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		var transport mcp.Transport = &mcp.StdioTransport{}
+		if mode == "emptycursor" {
+			transport = emptyCursorServer{transport}
+		}
+		if err := srv.Run(context.Background(), transport); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -140,6 +145,14 @@ func newTestServer(mode string) (*mcp.Server, error) {
 			}
 			return nil, errors.New("page store is broken")
 		}
+	case "emptycursor":
+		// "" is the cursor of the second page (emptyCursorServer puts it on
+		// the wire for EMPTY); an absent nextCursor ends the list.
+		pages := map[string]*mcp.ListToolsResult{
+			"":      {Tools: []*mcp.Tool{tool("first"), tool("second")}, NextCursor: "EMPTY"},
+			"EMPTY": {Tools: []*mcp.Tool{tool("third")}},
+		}
+		listTools = func(cursor string) (*mcp.ListToolsResult, error) { return pages[cursor], nil }
 	case "unsorted":
 		pages := map[string]*mcp.ListToolsResult{
 			"":  {Tools: []*mcp.Tool{tool("zeta"), tool("alpha")}, NextCursor: "b"},
@@ -235,4 +248,39 @@ func alive(pid int) bool {
 	// The state follows the parenthesised command name.
 	i := strings.LastIndexByte(string(stat), ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// emptyCursorServer makes the go-sdk server speak the cursor "" on the
+// wire, which its types cannot: the server's nextCursor EMPTY goes out as
+// "", and a request's "cursor": "" (present, not absent) comes in as EMPTY.
+type emptyCursorServer struct{ mcp.Transport }
+
+func (t emptyCursorServer) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	return emptyCursorServerConn{conn}, err
+}
+
+type emptyCursorServerConn struct{ mcp.Connection }
+
+func (c emptyCursorServerConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" {
+		if params, ok := replaceString(req.Params, "cursor", "", "EMPTY"); ok {
+			r := *req
+			r.Params = params
+			msg = &r
+		}
+	}
+	return msg, err
+}
+
+func (c emptyCursorServerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if result, ok := replaceString(resp.Result, "nextCursor", "EMPTY", ""); ok {
+			r := *resp
+			r.Result = result
+			msg = &r
+		}
+	}
+	return c.Connection.Write(ctx, msg)
 }

@@ -27,7 +27,8 @@ type Tool struct {
 }
 
 // Tools returns every tool the server lists, following nextCursor across
-// tools/list pages in upstream order. A cursor seen before, more than
+// tools/list pages in upstream order; "" is a cursor like any other, and
+// only an absent nextCursor ends the walk. A cursor seen before, more than
 // [MaxToolPages] pages, or a failed page is a [*ToolsListError]. A tool name
 // listed twice keeps its first definition.
 func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
@@ -39,11 +40,11 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 	cursor := ""
 	for page := 1; ; page++ {
 		if page > MaxToolPages {
-			return nil, &ToolsListError{Server: id, Code: CodePaginationExceeded, Page: page, Cursor: cursor}
+			return nil, &ToolsListError{Server: id, Code: CodePaginationExceeded, Page: page, Cursor: shownCursor(cursor)}
 		}
 		res, err := c.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: cursor, Err: err}
+			return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: shownCursor(cursor), Err: err}
 		}
 		for _, t := range res.Tools {
 			if t == nil || names[t.Name] {
@@ -54,7 +55,7 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 			}
 			tool, err := convertTool(id, t)
 			if err != nil {
-				return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: cursor, Err: err}
+				return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: shownCursor(cursor), Err: err}
 			}
 			if other, taken := registered[tool.Namespaced]; taken {
 				c.log.Warn("upstream tool left out: its shortened name is another tool's", "tool", t.Name, "name", tool.Namespaced, "other", other)
@@ -64,13 +65,14 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 			names[t.Name] = true
 			tools = append(tools, tool)
 		}
-		// The go-sdk drops an empty nextCursor, so "" ends the walk here.
+		// Only an absent nextCursor ends the walk: "" arrives as emptyCursor
+		// (cursor.go).
 		next := res.NextCursor
 		if next == "" {
 			return tools, nil
 		}
 		if used[next] || next == cursor {
-			return nil, &ToolsListError{Server: id, Code: CodeRepeatedCursor, Page: page, Cursor: next}
+			return nil, &ToolsListError{Server: id, Code: CodeRepeatedCursor, Page: page, Cursor: shownCursor(next)}
 		}
 		used[next] = true
 		cursor = next
