@@ -100,39 +100,31 @@ func TestConnToolsAndCall(t *testing.T) {
 	}
 }
 
-func TestConnUpstreamOrder(t *testing.T) {
+// TestConnListsEveryPage: tools come in upstream order across pages, and
+// "" is a valid cursor (003): a server whose second page's cursor is ""
+// gets asked for that page, with "cursor": "" on the wire; only an absent
+// nextCursor ends the walk.
+func TestConnListsEveryPage(t *testing.T) {
 	t.Parallel()
-	c := connect(t, stdioServer(t, "odd", "unsorted"), ConnectOptions{})
-	tools, err := c.Tools(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range tools {
-		names = append(names, tl.Namespaced)
-	}
-	want := []string{"odd__zeta", "odd__alpha", "odd__mid", "odd__beta"}
-	if diff := cmp.Diff(want, names); diff != "" {
-		t.Errorf("tools (-want +got):\n%s", diff)
-	}
-}
-
-// TestConnEmptyCursor: "" is a valid cursor (003): a server whose second
-// page's cursor is "" gets asked for that page, with "cursor": "" on the
-// wire, and the walk ends only at an absent nextCursor.
-func TestConnEmptyCursor(t *testing.T) {
-	t.Parallel()
-	c := connect(t, stdioServer(t, "e", "emptycursor"), ConnectOptions{})
-	tools, err := c.Tools(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range tools {
-		names = append(names, tl.Namespaced)
-	}
-	if diff := cmp.Diff([]string{"e__first", "e__second", "e__third"}, names); diff != "" {
-		t.Errorf("tools (-want +got):\n%s", diff)
+	for mode, want := range map[string][]string{
+		"unsorted":    {"odd__zeta", "odd__alpha", "odd__mid", "odd__beta"},
+		"emptycursor": {"odd__first", "odd__second", "odd__third"},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			c := connect(t, stdioServer(t, "odd", mode), ConnectOptions{})
+			tools, err := c.Tools(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range tools {
+				names = append(names, tl.Namespaced)
+			}
+			if diff := cmp.Diff(want, names); diff != "" {
+				t.Errorf("tools (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
