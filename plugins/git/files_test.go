@@ -95,11 +95,7 @@ func TestNoReadsOutside(t *testing.T) {
 						continue
 					}
 					tried.Add(1)
-					args := map[string]any{"repo": "repo"}
-					for k, v := range tc.args {
-						args[k] = v
-					}
-					res := sdktest.Call(t, g, tc.tool, args)
+					res := tc.run(t, g)
 					text := res.Text()
 					var bad []string
 					if strings.Contains(text, "TOKEN") {

@@ -52,11 +52,7 @@ func TestGlobalConfigInServedFolder(t *testing.T) {
 			g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{e.root}, Write: true})
 			for _, tc := range everyTool {
 				tried++
-				args := map[string]any{"repo": "repo"}
-				for k, v := range tc.args {
-					args[k] = v
-				}
-				res := sdktest.Call(t, g, tc.tool, args)
+				res := tc.run(t, g)
 				ok := true
 				if ran := e.ran(t); len(ran) > 0 {
 					t.Errorf("%s %v ran %v", tc.tool, tc.args, ran)

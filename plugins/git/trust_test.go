@@ -240,6 +240,14 @@ type toolCall struct {
 	write bool
 }
 
+// run runs the tool on the repository "repo" of the served folder.
+func (c toolCall) run(t *testing.T, g sdk.Group) *sdk.Result {
+	t.Helper()
+	args := map[string]any{"repo": "repo"}
+	maps.Copy(args, c.args)
+	return sdktest.Call(t, g, c.tool, args)
+}
+
 var everyTool = []toolCall{
 	{tool: "git_status", args: map[string]any{}},
 	{tool: "git_diff", args: map[string]any{}},
@@ -283,11 +291,7 @@ func TestNoProgramsFromRepository(t *testing.T) {
 						continue
 					}
 					tried.Add(1)
-					args := map[string]any{"repo": "repo"}
-					for k, v := range tc.args {
-						args[k] = v
-					}
-					res := sdktest.Call(t, g, tc.tool, args)
+					res := tc.run(t, g)
 					ok := true
 					if ran := e.ran(t); len(ran) > 0 {
 						t.Errorf("%s %v ran %v", tc.tool, tc.args, ran)
@@ -337,11 +341,7 @@ func TestProgramsRunWithCommands(t *testing.T) {
 			e := newTrustEnv(t)
 			e.apply(t, programClasses(e)[tc.class])
 			g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{e.root}, Write: true, Commands: true})
-			args := map[string]any{"repo": "repo"}
-			for k, v := range tc.call.args {
-				args[k] = v
-			}
-			res := sdktest.Call(t, g, tc.call.tool, args)
+			res := tc.call.run(t, g)
 			if ran := e.ran(t); !slices.Contains(ran, tc.want) {
 				t.Errorf("%s: ran %v, want %s; result %q (error %v)", tc.call.tool, ran, tc.want, res.Text(), res.IsError)
 			}
@@ -641,11 +641,7 @@ func TestRepositoryEnvIgnored(t *testing.T) {
 	t.Setenv("GIT_COMMON_DIR", filepath.Join(outside, ".git"))
 	g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{e.root}, Write: true})
 	for _, tc := range everyTool {
-		args := map[string]any{"repo": "repo"}
-		for k, v := range tc.args {
-			args[k] = v
-		}
-		if res := sdktest.Call(t, g, tc.tool, args); res.IsError {
+		if res := tc.run(t, g); res.IsError {
 			t.Errorf("%s %v: %s", tc.tool, tc.args, res.Text())
 		}
 	}
