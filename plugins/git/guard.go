@@ -427,18 +427,28 @@ func (rp *repo) checkFilters(ctx context.Context, paths []string, tracked bool) 
 	if err != nil {
 		return err
 	}
+	return rp.refuseFiltered(ctx, list, "git ls-files", rp.guard.blocked, func(drivers, shown string) error {
+		return sdk.Failf("nothing was staged: the repository's own config names filter %s for these paths, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stage these files in a shell",
+			drivers, shown)
+	})
+}
+
+// refuseFiltered returns refusal(drivers, shown) when a path in list (the
+// output of the git command cmd: NUL-separated, repository-relative paths)
+// has a filter among drivers, with the drivers joined by ", " and shown
+// the paths as filterHits gives them; nil when none has.
+func (rp *repo) refuseFiltered(ctx context.Context, list *output, cmd string, drivers map[string]bool, refusal func(drivers, shown string) error) error {
 	if !list.ok() || list.cut {
-		return list.failure("git ls-files")
+		return list.failure(cmd)
 	}
 	if len(list.stdout) == 0 {
 		return nil
 	}
-	names, shown, err := rp.filterHits(ctx, list.stdout, rp.guard.blocked)
+	names, shown, err := rp.filterHits(ctx, list.stdout, drivers)
 	if err != nil || len(names) == 0 {
 		return err
 	}
-	return sdk.Failf("nothing was staged: the repository's own config names filter %s for these paths, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stage these files in a shell",
-		strings.Join(names, ", "), shown)
+	return refusal(strings.Join(names, ", "), shown)
 }
 
 // filterHits reads the filter attribute of paths (NUL-separated,
@@ -495,18 +505,10 @@ func (rp *repo) checkSmudge(ctx context.Context, target string) error {
 	if err != nil {
 		return err
 	}
-	if !out.ok() || out.cut {
-		return out.failure("git diff")
-	}
-	if len(out.stdout) == 0 {
-		return nil
-	}
-	names, shown, err := rp.filterHits(ctx, out.stdout, rp.guard.smudged)
-	if err != nil || len(names) == 0 {
-		return err
-	}
-	return sdk.Failf("nothing was checked out: the repository's own config names filter %s for files this checkout would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or check out in a shell",
-		strings.Join(names, ", "), shown)
+	return rp.refuseFiltered(ctx, out, "git diff", rp.guard.smudged, func(drivers, shown string) error {
+		return sdk.Failf("nothing was checked out: the repository's own config names filter %s for files this checkout would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or check out in a shell",
+			drivers, shown)
+	})
 }
 
 // plainValues name no program: booleans and the empty value.
