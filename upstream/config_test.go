@@ -150,6 +150,8 @@ func TestExpand(t *testing.T) {
 		"unset":                 {in: "${B}", err: "environment variable B is not set"},
 		"unclosed":              {in: "a ${A", err: `unclosed "${A"`},
 		"not a name":            {in: "${A-B}", err: `"${A-B}" is not a variable reference (want ${NAME} or ${NAME:-default})`},
+		"VS Code input":         {in: "Bearer ${input:api-key}", err: `"${input:api-key}": VS Code input variables are not supported; use a ${VAR} environment reference instead`},
+		"VS Code env":           {in: "${env:A}", err: `"${env:A}" is VS Code's form of an environment reference; write ${A}`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
