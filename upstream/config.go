@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"maps"
+	"math"
 	"net/url"
-	"os"
+	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Transport types of a [Server].
@@ -23,7 +26,7 @@ const (
 
 // Server is one upstream MCP server from the config. Strings may hold
 // ${VAR} or ${VAR:-default} references to the host environment; they are
-// expanded by [Connect], not by [LoadConfig].
+// expanded by [Connect], not by [Load].
 type Server struct {
 	ID          string
 	Description string
@@ -41,11 +44,83 @@ type Server struct {
 	URL     string
 	Type    string
 	Headers map[string]string
+
+	// Lazy servers are connected on first use (a call or mcp_connect)
+	// instead of at start.
+	Lazy bool
+	// Timeout bounds one tool call; zero means unset, see [Server.CallTimeout].
+	Timeout time.Duration
+	// ReadOnly makes every tool of the server a read tool.
+	ReadOnly bool
+	// Allow and Deny filter the server's tools by their upstream (not
+	// namespaced) names, each entry an exact name or a [path.Match] pattern
+	// such as "read_*"; see [Server.Allows]. Load rejects empty entries and
+	// malformed patterns.
+	Allow, Deny []string
+
+	// Source says where the server was configured, for messages:
+	// "<file>: mcpServers.<id>" or "<file>: servers.<id>" from [Load],
+	// without the file from [ParseConfig], empty from [NewConfig].
+	Source string
 }
 
-// Config is a loaded mcpServers file: its enabled servers by id.
+// DefaultCallTimeout bounds a tool call of a server that sets no timeout.
+const DefaultCallTimeout = 60 * time.Second
+
+// CallTimeout returns the server's Timeout, or DefaultCallTimeout when it
+// is unset.
+func (s Server) CallTimeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return DefaultCallTimeout
+}
+
+// Allows reports whether the server's tool (its upstream name) passes the
+// filters: it matches an Allow entry, when there are any, and no Deny
+// entry. A malformed pattern, which only a Server built in code can hold,
+// matches just the identical name.
+func (s Server) Allows(tool string) bool {
+	if len(s.Allow) > 0 && !matchAny(s.Allow, tool) {
+		return false
+	}
+	return !matchAny(s.Deny, tool)
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, err := path.Match(p, name); ok || (err != nil && p == name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Config is a loaded set of servers: the enabled ones by id, the ids of the
+// disabled ones, and warnings about entries that were ignored or replaced.
+// It is not changed after loading, so it may be shared.
 type Config struct {
-	servers map[string]Server
+	servers  map[string]Server
+	disabled map[string]bool
+	// sources holds the entry in effect for each id, valid or not, so that a
+	// later file can say what it replaces.
+	sources  map[string]string
+	warnings []string
+}
+
+func newConfig() *Config {
+	return &Config{servers: map[string]Server{}, disabled: map[string]bool{}, sources: map[string]string{}}
+}
+
+// NewConfig returns a config of the servers, indexed by ID (a later server
+// replaces an earlier one with its ID). It does not validate them; it is
+// for configs built in code.
+func NewConfig(servers ...Server) *Config {
+	c := newConfig()
+	for _, s := range servers {
+		c.servers[s.ID] = s
+	}
+	return c
 }
 
 // Servers returns the enabled servers sorted by id.
@@ -70,8 +145,47 @@ func (c *Config) Lookup(id string) (Server, bool) {
 	return s, ok
 }
 
-// rawServer is one entry of mcpServers as written. Unknown fields (such as
-// other clients' "autoApprove" or "timeout") are ignored.
+// Disabled returns the sorted ids of the servers set "disabled": true.
+// They are not in Servers.
+func (c *Config) Disabled() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(c.disabled))
+}
+
+// Warnings returns what loading ignored or replaced without an error, in
+// the order met: a server id under both "mcpServers" and "servers" of one
+// file, a server a later file replaces, a timeout that looks like
+// milliseconds.
+func (c *Config) Warnings() []string {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.warnings)
+}
+
+// set makes an entry the one in effect for id: s is nil for an invalid
+// entry, which takes out what an earlier file configured for the id just as
+// a valid entry would replace it.
+func (c *Config) set(id, source string, s *Server, disabled bool) {
+	if prev, ok := c.sources[id]; ok {
+		c.warnings = append(c.warnings, fmt.Sprintf("MCP config %s replaces %s", source, prev))
+	}
+	c.sources[id] = source
+	delete(c.servers, id)
+	delete(c.disabled, id)
+	switch {
+	case s == nil:
+	case disabled:
+		c.disabled[id] = true
+	default:
+		c.servers[id] = *s
+	}
+}
+
+// rawServer is one server entry as written. Unknown fields (such as other
+// clients' "autoApprove" or "trust") are ignored.
 type rawServer struct {
 	Command     string            `json:"command"`
 	Args        []string          `json:"args"`
@@ -82,63 +196,17 @@ type rawServer struct {
 	Headers     map[string]string `json:"headers"`
 	Description string            `json:"description"`
 	Disabled    bool              `json:"disabled"`
-}
 
-// LoadConfig reads an mcpServers JSON file. A missing file is an empty
-// config; every invalid entry is reported, each error naming its id.
-func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Config{servers: map[string]Server{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load MCP config: %w", err)
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("load MCP config: %w", err)
-	}
-	cfg, err := ParseConfig(data, filepath.Dir(abs))
-	if err != nil {
-		return nil, fmt.Errorf("MCP config %s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// ParseConfig parses mcpServers JSON; dir is the directory relative cwd
-// values are resolved against. Empty input or a missing mcpServers key is an
-// empty config.
-func ParseConfig(data []byte, dir string) (*Config, error) {
-	cfg := &Config{servers: map[string]Server{}}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return cfg, nil
-	}
-	var file struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
-	}
-	ids := make([]string, 0, len(file.MCPServers))
-	for id := range file.MCPServers {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	var errs []error
-	for _, id := range ids {
-		s, disabled, err := parseServer(id, file.MCPServers[id], dir)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("MCP server %q: %w", id, err))
-			continue
-		}
-		if !disabled {
-			cfg.servers[id] = s
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return cfg, nil
+	Lazy    bool            `json:"lazy"`
+	Timeout json.RawMessage `json:"timeout"`
+	// Pointers and nil slices tell an absent key from a false or empty one,
+	// so that a key and its alias are not both set.
+	ReadOnly      *bool    `json:"readonly"`
+	ReadOnlyCamel *bool    `json:"readOnly"`
+	Allow         []string `json:"allow"`
+	IncludeTools  []string `json:"includeTools"` // Gemini CLI's name for allow
+	Deny          []string `json:"deny"`
+	ExcludeTools  []string `json:"excludeTools"` // Gemini CLI's name for deny
 }
 
 var (
@@ -153,19 +221,22 @@ func ValidID(id string) bool {
 	return idPattern.MatchString(id) && !strings.Contains(id, "__") && len(id) <= MaxIDLength
 }
 
-func parseServer(id string, data json.RawMessage, dir string) (Server, bool, error) {
+// parseServer validates one entry and reports every problem of it. It
+// returns whether the entry is disabled, and warnings about values that
+// are valid but likely not meant.
+func parseServer(id string, data json.RawMessage, dir string) (Server, bool, []string, error) {
 	if !idPattern.MatchString(id) {
-		return Server{}, false, errors.New(`id must match [a-z0-9][a-z0-9_-]* (lower-case letters, digits, "_" and "-", not starting with "_" or "-")`)
+		return Server{}, false, nil, errors.New(`id must match [a-z0-9][a-z0-9_-]* (lower-case letters, digits, "_" and "-", not starting with "_" or "-")`)
 	}
 	if len(id) > MaxIDLength {
-		return Server{}, false, fmt.Errorf("id is %d characters; at most %d (the id prefixes every tool name, which is at most %d)", len(id), MaxIDLength, MaxName)
+		return Server{}, false, nil, fmt.Errorf("id is %d characters; at most %d (the id prefixes every tool name, which is at most %d)", len(id), MaxIDLength, MaxName)
 	}
 	if strings.Contains(id, "__") {
-		return Server{}, false, errors.New(`id must not contain "__" (it separates the id from the tool name)`)
+		return Server{}, false, nil, errors.New(`id must not contain "__" (it separates the id from the tool name)`)
 	}
 	var raw rawServer
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return Server{}, false, err
+		return Server{}, false, nil, entryJSONError(err)
 	}
 	s := Server{
 		ID:          id,
@@ -176,8 +247,10 @@ func parseServer(id string, data json.RawMessage, dir string) (Server, bool, err
 		Cwd:         raw.Cwd,
 		URL:         raw.URL,
 		Headers:     raw.Headers,
+		Lazy:        raw.Lazy,
 	}
 	var errs []error
+	var warnings []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	switch {
 	case raw.Command != "" && raw.URL != "":
@@ -236,10 +309,135 @@ func parseServer(id string, data json.RawMessage, dir string) (Server, bool, err
 	if s.Cwd != "" && !filepath.IsAbs(s.Cwd) && !strings.HasPrefix(s.Cwd, "${") && dir != "" {
 		s.Cwd = filepath.Join(dir, s.Cwd)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return Server{}, false, err
+
+	timeout, warning, err := parseTimeout(raw.Timeout)
+	if err != nil {
+		errs = append(errs, err)
 	}
-	return s, raw.Disabled, nil
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
+	s.Timeout = timeout
+	switch {
+	case raw.ReadOnly != nil && raw.ReadOnlyCamel != nil:
+		bad(`set "readonly" or "readOnly", not both`)
+	case raw.ReadOnly != nil:
+		s.ReadOnly = *raw.ReadOnly
+	case raw.ReadOnlyCamel != nil:
+		s.ReadOnly = *raw.ReadOnlyCamel
+	}
+	var perrs []error
+	s.Allow, perrs = toolPatterns("allow", raw.Allow, "includeTools", raw.IncludeTools)
+	errs = append(errs, perrs...)
+	s.Deny, perrs = toolPatterns("deny", raw.Deny, "excludeTools", raw.ExcludeTools)
+	errs = append(errs, perrs...)
+
+	if len(errs) > 0 {
+		return Server{}, false, warnings, problems(errs)
+	}
+	return s, raw.Disabled, warnings, nil
+}
+
+// problems is every problem of one entry, as one line.
+type problems []error
+
+func (p problems) Error() string {
+	msgs := make([]string, len(p))
+	for i, err := range p {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (p problems) Unwrap() []error { return p }
+
+// entryJSONError says which field of an entry has the wrong JSON type, in
+// the config's words rather than Go's.
+func entryJSONError(err error) error {
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) || typ.Type == nil {
+		return err
+	}
+	want := map[reflect.Kind]string{
+		reflect.String: "a string",
+		reflect.Bool:   "true or false",
+		reflect.Slice:  "a list of strings",
+		reflect.Map:    "an object with string values",
+		reflect.Struct: "an object",
+	}[typ.Type.Kind()]
+	if want == "" {
+		return err
+	}
+	if typ.Field == "" {
+		return fmt.Errorf("the server must be %s, not a JSON %s", want, typ.Value)
+	}
+	field, _, _ := strings.Cut(typ.Field, ".")
+	return fmt.Errorf("%q: a JSON %s where %s belongs", field, typ.Value, want)
+}
+
+// parseTimeout reads "timeout": a JSON number of seconds (Cline's
+// convention) or a Go duration string. Absent or null is zero. The string
+// is a warning about a valid value that was likely meant otherwise.
+func parseTimeout(raw json.RawMessage) (time.Duration, string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, "", nil
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		d, err := time.ParseDuration(str)
+		switch {
+		case err != nil:
+			return 0, "", fmt.Errorf(`"timeout" %q is not a duration (a number of seconds, or a string such as "90s", "500ms" or "2m")`, str)
+		case d <= 0:
+			return 0, "", fmt.Errorf(`"timeout" %q must be positive`, str)
+		}
+		return d, "", nil
+	}
+	var secs float64
+	if err := json.Unmarshal(raw, &secs); err != nil {
+		return 0, "", fmt.Errorf(`"timeout" %s is not a number of seconds or a duration string such as "90s"`, raw)
+	}
+	ns := math.Round(secs * float64(time.Second))
+	switch {
+	case secs <= 0:
+		return 0, "", fmt.Errorf(`"timeout" %s must be positive`, raw)
+	case ns < 1:
+		return 0, "", fmt.Errorf(`"timeout" %s is less than a nanosecond`, raw)
+	case ns >= math.MaxInt64:
+		return 0, "", fmt.Errorf(`"timeout" %s is too long`, raw)
+	}
+	d := time.Duration(ns)
+	var warning string
+	// Gemini CLI's "timeout" is in milliseconds; a config copied from it
+	// would wait hours for a hung call.
+	if d > time.Hour {
+		warning = fmt.Sprintf(`"timeout" %s is read as seconds (%v); if it means milliseconds (Gemini CLI), write %q`, raw, d, time.Duration(math.Round(secs*float64(time.Millisecond))).String())
+	}
+	return d, warning, nil
+}
+
+// toolPatterns reads a tool filter given under its key or its alias (not
+// both). An empty list is nil: no filter.
+func toolPatterns(key string, list []string, alias string, aliased []string) ([]string, []error) {
+	if list != nil && aliased != nil {
+		return nil, []error{fmt.Errorf("set %q or %q, not both", key, alias)}
+	}
+	if aliased != nil {
+		key, list = alias, aliased
+	}
+	var errs []error
+	for i, p := range list {
+		if p == "" {
+			errs = append(errs, fmt.Errorf("%q[%d] is empty", key, i))
+		} else if _, err := path.Match(p, ""); err != nil {
+			errs = append(errs, fmt.Errorf("%q[%d] %q is not a valid pattern (an exact name or a glob such as \"read_*\")", key, i, p))
+		}
+	}
+	if len(list) == 0 {
+		return nil, errs
+	}
+	return list, errs
 }
 
 func checkURL(raw string) error {
@@ -256,11 +454,6 @@ func checkURL(raw string) error {
 	return nil
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }

@@ -32,6 +32,12 @@ func expand(s string, lookup func(string) (string, bool)) (string, error) {
 		}
 		ref := s[i+2 : i+end]
 		name, def, hasDef := strings.Cut(ref, ":-")
+		if strings.HasPrefix(ref, "input:") {
+			return "", fmt.Errorf("%q: VS Code input variables are not supported; use a ${VAR} environment reference instead", s[i:i+end+1])
+		}
+		if v, ok := strings.CutPrefix(ref, "env:"); ok && varName.MatchString(v) {
+			return "", fmt.Errorf("%q is VS Code's form of an environment reference; write ${%s}", s[i:i+end+1], v)
+		}
 		if !varName.MatchString(name) {
 			return "", fmt.Errorf("%q is not a variable reference (want ${NAME} or ${NAME:-default})", s[i:i+end+1])
 		}
