@@ -9,6 +9,10 @@ type Caller string
 // Client is the caller of every call that comes from an MCP client.
 const Client Caller = "client"
 
+// Server is the caller of an event the server itself caused, such as an
+// upstream server connecting at start.
+const Server Caller = "server"
+
 const agentPrefix = "agent:"
 
 // Agent is the caller of a call the ask agent made in the given turn.

@@ -31,10 +31,15 @@ type Options struct {
 	MaxLedgerBytes int64
 }
 
-// Record is one finished call.
+// Record is one finished call, or one event of the server's (Event).
 type Record struct {
 	// Seq numbers records in the order the calls finished, from 1.
 	Seq uint64
+	// Event is "" for a call that went well or failed in its tool, and
+	// names what else happened: EventUpstreamError (a call an upstream MCP
+	// server did not answer), EventUpstreamRegister (an upstream server's
+	// tools entered the catalog; not a call).
+	Event string
 	// Time is when the call started.
 	Time time.Time
 	// CallID is the host's id of the call (sdk.Call.ID), which its log
@@ -61,9 +66,22 @@ type Change struct {
 	Created, Deleted          bool
 }
 
+// Events of a Record.
+const (
+	// EventUpstreamError is a call an upstream MCP server failed to answer:
+	// a JSON-RPC error, a transport error, a timeout.
+	EventUpstreamError = "upstream_error"
+	// EventUpstreamRegister is an upstream server connected and its tools
+	// registered; Message says how (transport, tool count, instructions).
+	EventUpstreamRegister = "upstream_register"
+)
+
 // Filter selects records; zero fields match everything.
 type Filter struct {
 	Tool, Group string
+	// Event matches Record.Event exactly; "call" matches the records
+	// without one.
+	Event string
 	// Caller matches exactly, except "agent", which matches every agent turn.
 	Caller Caller
 	// Since keeps records with Seq > Since, for polling.
@@ -74,6 +92,8 @@ func (f Filter) match(r *Record) bool {
 	switch {
 	case f.Tool != "" && r.Tool != f.Tool,
 		f.Group != "" && r.Group != f.Group,
+		f.Event == "call" && r.Event != "",
+		f.Event != "" && f.Event != "call" && r.Event != f.Event,
 		r.Seq <= f.Since:
 		return false
 	case f.Caller == "agent":
@@ -143,13 +163,17 @@ func (l *Log) StartCall(callID, tool, group string, caller Caller, args json.Raw
 // wraps context.Canceled), and the files in res.Changes go to the changes
 // ledger. Only the first Finish of a Pending counts; later ones do nothing.
 // A nil Pending is allowed and does nothing.
-func (p *Pending) Finish(res *sdk.Result, err error) {
+func (p *Pending) Finish(res *sdk.Result, err error) { p.FinishEvent("", res, err) }
+
+// FinishEvent is Finish for a call that was also an event, such as
+// EventUpstreamError.
+func (p *Pending) FinishEvent(event string, res *sdk.Result, err error) {
 	if p == nil || !p.done.CompareAndSwap(false, true) {
 		return
 	}
 	rec := Record{
 		Time: p.start, CallID: p.callID, Tool: p.tool, Group: p.group, Caller: p.caller,
-		Args: p.args, Duration: time.Since(p.start),
+		Args: p.args, Duration: time.Since(p.start), Event: event,
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
@@ -176,6 +200,12 @@ func (p *Pending) Finish(res *sdk.Result, err error) {
 		}
 	}
 	p.log.add(&rec, changes)
+}
+
+// Note records an event that is not a call, such as
+// EventUpstreamRegister: group is what it concerns, message what happened.
+func (l *Log) Note(event, group string, caller Caller, message string) {
+	l.add(&Record{Time: time.Now(), Event: event, Group: group, Caller: caller, Outcome: OK, Message: cutRunes(strings.TrimSpace(message), MaxMessage)}, nil)
 }
 
 func (l *Log) add(rec *Record, changes []preparedChange) {

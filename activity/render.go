@@ -13,6 +13,9 @@ import (
 //	#14 15:04:05 client create_file(files) ok 20ms | path="/p/a.go" content=<1.2 KB> | changed: /p/a.go (created)
 //	#15 15:04:06 agent:t1 replace_text(files) tool error 3ms call=K7QJ2M4XWZ3C5B6D | path="/p/a.go" | error: old text not found
 //
+//	#16 15:04:07 server upstream_register(github) | streamable-http, 12 tools, instructions: Use search first.
+//	#17 15:04:09 client upstream_error github__create_issue(github) failed 60s call=... | error: MCP server "github" did not answer ...
+//
 // Fields with nothing to say are left out; call= is the call's id in the
 // host's log.
 func RenderActivity(records []Record) string {
@@ -21,8 +24,15 @@ func RenderActivity(records []Record) string {
 	}
 	var b strings.Builder
 	for _, r := range records {
-		fmt.Fprintf(&b, "#%d %s %s %s(%s) %s %s", r.Seq, r.Time.Format("15:04:05"),
-			r.Caller, r.Tool, r.Group, r.Outcome, formatDuration(r.Duration))
+		if r.Tool == "" { // an event, not a call
+			fmt.Fprintf(&b, "#%d %s %s %s(%s) | %s\n", r.Seq, r.Time.Format("15:04:05"), r.Caller, r.Event, r.Group, r.Message)
+			continue
+		}
+		fmt.Fprintf(&b, "#%d %s %s ", r.Seq, r.Time.Format("15:04:05"), r.Caller)
+		if r.Event != "" {
+			b.WriteString(r.Event + " ")
+		}
+		fmt.Fprintf(&b, "%s(%s) %s %s", r.Tool, r.Group, r.Outcome, formatDuration(r.Duration))
 		if r.CallID != "" {
 			b.WriteString(" call=" + r.CallID)
 		}

@@ -2,7 +2,8 @@ package agent
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // DefaultSystemPrompt is the system prompt of an agent whose Config.System
@@ -22,15 +23,9 @@ When the task is done, or you are sure it cannot be done, reply with no tool cal
 // mcpPrompt is appended to the system prompt when upstream servers can be
 // connected.
 func mcpPrompt(servers []Server) string {
-	var b strings.Builder
-	b.WriteString("\n\nMore tools are available from the MCP servers listed below. To use one, call mcp_connect with its id; its tools are then added to your toolset as <id>__<tool_name> from your next step on. Connect only to what the task needs.\n\n<available_mcps>\n")
-	for _, s := range servers {
-		desc := strings.Join(strings.Fields(s.Description), " ")
-		if desc == "" {
-			desc = "(no description)"
-		}
-		fmt.Fprintf(&b, "- %s: %s\n", s.ID, desc)
+	list := make([]upstream.Server, len(servers))
+	for i, s := range servers {
+		list[i] = upstream.Server{ID: s.ID, Description: s.Description}
 	}
-	b.WriteString("</available_mcps>")
-	return b.String()
+	return "\n\nMore tools are available from the MCP servers listed below. To use one, call mcp_connect with its id; its tools are then added to your toolset as <id>__<tool_name>. Connect only to what the task needs.\n\n" + upstream.AvailableMCPs(list)
 }

@@ -114,7 +114,7 @@ func TestBadToolCalls(t *testing.T) {
 		},
 		"tool Go error": {
 			call:        call("c1", "fail", `{}`),
-			wantResult:  "Error: the tool fail failed: plugin \"x\" crashed",
+			wantResult:  `{"error":"tool fail threw: plugin \"x\" crashed","isError":true}`,
 			wantIsError: true,
 			wantArgs:    `{}`,
 		},

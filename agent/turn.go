@@ -134,10 +134,23 @@ func (t *turn) call(ctx context.Context, step int, c ToolCall) (string, CallReco
 	}
 	if err != nil {
 		t.a.log.Warn("ask: tool call failed", "tool", c.Name, "error", err)
-		text, isError = fmt.Sprintf("Error: the tool %s failed: %v", c.Name, err), true
+		text, isError = threw(c.Name, err), true
 	}
 	rec.IsError = isError
 	return text, rec, nil
+}
+
+// threw is what the model reads of a tool that failed to answer (a plugin
+// that crashed, an upstream server's JSON-RPC or transport error or
+// timeout), in 003's form, so the loop goes on:
+//
+//	{"error": "tool <name> threw: <error>", "isError": true}
+func threw(name string, err error) string {
+	b, _ := json.Marshal(struct {
+		Error   string `json:"error"`
+		IsError bool   `json:"isError"`
+	}{"tool " + name + " threw: " + err.Error(), true})
+	return string(b)
 }
 
 // resultText renders a result as the text a tool message carries; images

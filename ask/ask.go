@@ -12,7 +12,6 @@ package ask
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -21,7 +20,6 @@ import (
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // Config mounts the agent.
@@ -31,12 +29,7 @@ type Config struct {
 	Model   string
 	// MaxSteps and ContextBudget bound a turn (0: the agent's defaults).
 	MaxSteps, ContextBudget int
-	// Upstream lists the MCP servers a turn may mcp_connect to; nil or
-	// empty means none.
-	Upstream *upstream.Config
-	// Version names the host to upstream servers.
-	Version string
-	Logger  *slog.Logger
+	Logger                  *slog.Logger
 }
 
 // Mount adds the ask tool to the host (group "agent") and the agent's
@@ -89,11 +82,10 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 	turn := strconv.FormatInt(m.turns.Add(1), 10)
 	ctx = host.WithCaller(ctx, activity.Agent(turn))
 	var conn agent.Connector
-	if m.cfg.Upstream != nil && len(m.cfg.Upstream.Servers()) > 0 {
-		conn = &connector{
-			pool: upstream.NewPool(m.cfg.Upstream, upstream.ConnectOptions{Name: "ramabana-ask", Version: m.cfg.Version, Logger: m.cfg.Logger}),
-			host: m.cfg.Host,
-		}
+	if up := m.cfg.Host.NewUpstreamSession(true); len(up.Available()) > 0 {
+		conn = &connector{up}
+	} else {
+		_ = up.Close()
 	}
 	out, err := m.agent.Run(ctx, a.Task, agent.RunOptions{
 		Connector: conn,
@@ -126,42 +118,32 @@ func (t toolset) Call(ctx context.Context, name string, args json.RawMessage) (*
 	return t.h.AgentCall(ctx, name, args, nil)
 }
 
-// connector is one turn's upstream activation set; its calls are recorded
-// in the activity feed as the turn's.
-type connector struct {
-	pool *upstream.Pool
-	host *host.Host
-}
+// connector is one turn's activation set of the host's lazy upstream
+// servers; its calls take the host's call path as the turn's.
+type connector struct{ s *host.UpstreamSession }
 
 func (c *connector) Available() []agent.Server {
 	var out []agent.Server
-	for _, s := range c.pool.Available() {
+	for _, s := range c.s.Available() {
 		out = append(out, agent.Server{ID: s.ID, Description: s.Description})
 	}
 	return out
 }
 
 func (c *connector) Connect(ctx context.Context, id string) ([]agent.Tool, error) {
-	tools, err := c.pool.Connect(ctx, id)
+	entries, err := c.s.Connect(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]agent.Tool, 0, len(tools))
-	for _, t := range tools {
-		out = append(out, agent.Tool{Name: t.Namespaced, Description: t.Description, InputSchema: t.InputSchema})
+	out := make([]agent.Tool, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, agent.Tool{Name: e.Spec.Name, Description: e.Spec.Description, InputSchema: e.Spec.InputSchema})
 	}
 	return out, nil
 }
 
 func (c *connector) Call(ctx context.Context, namespaced string, args json.RawMessage) (*sdk.Result, error) {
-	server, _, _ := upstream.SplitName(namespaced)
-	finish := c.host.Record(ctx, namespaced, fmt.Sprintf("upstream:%s", server), args)
-	res, err := c.pool.Call(ctx, namespaced, args)
-	finish(res, err)
-	if err != nil {
-		return nil, err
-	}
-	return c.host.FilterPII(namespaced, res), nil
+	return c.s.Call(ctx, namespaced, args, nil)
 }
 
-func (c *connector) Close() error { return c.pool.Close() }
+func (c *connector) Close() error { return c.s.Close() }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -27,11 +29,38 @@ type Entry struct {
 	GroupMode sdk.GroupMode
 	// ReplacedBy is set for legacy groups.
 	ReplacedBy string
-	// Plugin is the name of the plugin serving the tool.
+	// Plugin is the name of the plugin serving the tool, or the source of
+	// an upstream server's tools ("mcp:<id>").
 	Plugin string
+	// Upstream is set for an upstream MCP server's tool.
+	Upstream *Upstream
 
 	caller Caller
-	input  *sdk.InputValidator
+	input  *sdk.InputValidator // nil: the source validates its arguments
+}
+
+// Upstream is what an upstream MCP server's tool keeps of its listing, to
+// be re-exported as it came: its annotations (absent hints stay absent)
+// and _meta.
+type Upstream struct {
+	// Server is the server's id.
+	Server string
+	// Annotations as listed, nil when there were none, except that
+	// ReadOnlyHint is true for a server the user's config calls readonly.
+	Annotations *mcp.ToolAnnotations
+	// Meta is the tool's _meta as listed.
+	Meta map[string]any
+}
+
+// NewUpstreamEntry is the entry of an upstream server's tool, for Replace.
+// Its arguments are checked against spec's input schema when the schema
+// compiles; when it does not, the upstream server is left to check them.
+func NewUpstreamEntry(spec sdk.ToolSpec, group, source string, up *Upstream, caller Caller) *Entry {
+	input, err := sdk.NewInputValidator(spec)
+	if err != nil {
+		input = nil
+	}
+	return &Entry{Spec: spec, Group: group, Plugin: source, Upstream: up, caller: caller, input: input}
 }
 
 // Hints are the entry's resolved annotations.
@@ -46,7 +75,12 @@ func (e *Entry) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*s
 // Validate checks arguments (a JSON object; empty means {}) against the
 // entry's input schema. The error names the tool and says what is wrong in
 // words a model can act on.
-func (e *Entry) Validate(args json.RawMessage) error { return e.input.Validate(args) }
+func (e *Entry) Validate(args json.RawMessage) error {
+	if e.input == nil {
+		return nil
+	}
+	return e.input.Validate(args)
+}
 
 // Catalog holds every described tool, mounted or not, by name. It is safe
 // for concurrent use.
@@ -93,6 +127,28 @@ func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error
 		c.entries[e.Spec.Name] = e
 	}
 	return nil
+}
+
+// Replace makes entries the whole of source's tools: the source's earlier
+// entries go and these come, in one step. An entry whose name another
+// source serves is left out, with an error saying so.
+func (c *Catalog) Replace(source string, entries []*Entry) []error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, e := range c.entries {
+		if e.Plugin == source {
+			delete(c.entries, name)
+		}
+	}
+	var errs []error
+	for _, e := range entries {
+		if prev, dup := c.entries[e.Spec.Name]; dup {
+			errs = append(errs, fmt.Errorf("tool %q left out: %q serves a tool of that name", e.Spec.Name, prev.Plugin))
+			continue
+		}
+		c.entries[e.Spec.Name] = e
+	}
+	return errs
 }
 
 // RemoveCaller drops every entry served by caller.

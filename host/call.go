@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -116,6 +117,13 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		return res, nil
 	}
 	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: sdk.Arguments(args), ID: id}, events)
+	if e.Upstream != nil && err != nil && ctx.Err() == nil {
+		// The upstream server failed to answer: a JSON-RPC or transport
+		// error, or its timeout.
+		rec.FinishEvent(activity.EventUpstreamError, res, err)
+		h.logger.Warn("upstream_error", "call_id", id, "tool", name, "mcp_server", e.Upstream.Server, "error", err)
+		return nil, fmt.Errorf("%s (MCP server %q): %w", name, e.Upstream.Server, err)
+	}
 	rec.Finish(res, err)
 	h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", outcome(res, err))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // Config is everything the host is started with; cmd/ramabana-mcp builds it
@@ -66,6 +67,13 @@ type Config struct {
 	Verify func(path string) error
 	// Logger receives the host's and plugins' logs; nil means slog.Default.
 	Logger *slog.Logger
+	// Upstream are the upstream MCP servers: eager ones connect at Start
+	// and their tools join the catalog as <id>__<tool>; lazy ones wait for
+	// a conversation's mcp_connect. nil: none.
+	Upstream *upstream.Config
+	// UpstreamOptions are how upstream servers are connected (the version
+	// is the host's).
+	UpstreamOptions upstream.ConnectOptions
 }
 
 // Host owns the plugin processes and the catalog.
@@ -95,6 +103,9 @@ type Host struct {
 	// bound to it.
 	calls       context.Context
 	cancelCalls context.CancelCauseFunc
+
+	up    upstreams
+	ready chan struct{} // closed when Start's plugins and upstream connects have settled
 
 	watchMu  sync.Mutex
 	watchers map[int]func() // OnToolsChanged subscribers, by id
@@ -150,7 +161,9 @@ func New(cfg Config) (*Host, error) {
 		activity: activity.New(activity.Options{}),
 		warned:   map[string]bool{},
 		closing:  make(chan struct{}),
+		ready:    make(chan struct{}),
 	}
+	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
 	if err := newSessionGroup(h.activity).register(h.catalog); err != nil {
 		return nil, fmt.Errorf("session group: %w", err)
@@ -164,23 +177,36 @@ func (h *Host) Roots() []string { return h.roots }
 // Policy is the serving policy.
 func (h *Host) Policy() catalog.Policy { return h.policy }
 
-// Start discovers the plugins and launches them in parallel. A plugin that
-// fails to start, describe or register is skipped with one log line; the
-// rest are served. Start fails only when ctx ends.
+// Start connects the eager upstream servers in the background, discovers
+// the plugins and launches them in parallel. A plugin that fails to start,
+// describe or register is skipped with one log line, and so is an upstream
+// server that fails to connect; the rest are served. Start returns when the
+// plugins have settled (upstream servers' tools arrive as they connect:
+// Ready says when all have); it fails only when ctx ends.
 func (h *Host) Start(ctx context.Context) error {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if h.closed {
 		return errClosed
 	}
+	h.startUpstreams()
 	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
 	err := h.startAll(ctx, sources)
 	h.toolsChanged()
+	go func() {
+		h.up.connect.Wait()
+		close(h.ready)
+	}()
 	return err
 }
+
+// Ready is closed once Start has settled every plugin and every eager
+// upstream server (connected or failed): a client's first tools/list may
+// wait for it, up to a bound.
+func (h *Host) Ready() <-chan struct{} { return h.ready }
 
 var errClosed = errors.New("host is closed")
 
@@ -244,6 +270,7 @@ func (h *Host) Close() error {
 		close(h.closing)
 	}
 	h.closed = true
+	h.closeUpstreams()
 	h.mu.Lock()
 	plugins := make([]*supervise.Plugin, 0, len(h.plugins))
 	for _, p := range h.plugins {

@@ -63,6 +63,8 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 			h.launches.Go(func() { h.launchLate(p) })
 		}
 	}
+	// The clients get these now, not after the slowest plugin.
+	h.toolsChanged()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		for i, p := range plugins {

@@ -2,7 +2,6 @@ package host_test
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,7 +43,7 @@ func TestHotReload(t *testing.T) {
 
 	changed := make(chan struct{}, 10)
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := mcpserver.New(h, "test", slog.New(slog.DiscardHandler)).Connect(ctx, st, nil)
+	ss, err := mcpserver.New(h, mcpserver.Options{Version: "test"}).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

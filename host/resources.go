@@ -10,6 +10,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // skillRoots are the folders searched for skills, highest precedence
@@ -100,6 +101,8 @@ type Status struct {
 	Skills    []SkillStatus     `json:"skills"`
 	Sandbox   SandboxStatus     `json:"sandbox"`
 	Agent     any               `json:"agent,omitempty"`
+	// Upstreams are the configured upstream MCP servers, connected or not.
+	Upstreams []upstream.LinkStatus `json:"upstreams,omitempty"`
 }
 
 // SandboxStatus says which protections shell commands run under on this
@@ -202,6 +205,7 @@ func (h *Host) Status() Status {
 		st.Skills = append(st.Skills, SkillStatus{Name: s.Name, Source: string(s.Source)})
 	}
 	st.Sandbox = h.sandboxStatus()
+	st.Upstreams = h.UpstreamStatus()
 	h.skillsMu.Lock()
 	agent := h.agentStatus
 	h.skillsMu.Unlock()

@@ -36,7 +36,8 @@ type sessionGroup struct {
 type activityArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"how many calls, newest first (default 30, max 1000)"`
 	Tool   string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
-	Caller string `json:"caller,omitempty" jsonschema:"only calls by this caller: client, agent (any ask turn) or agent:<turn>"`
+	Caller string `json:"caller,omitempty" jsonschema:"only calls by this caller: client, agent (any ask turn), agent:<turn> or server (events the server caused)"`
+	Event  string `json:"event,omitempty" jsonschema:"only this kind: call, upstream_error or upstream_register"`
 }
 
 type changesArgs struct {
@@ -51,12 +52,12 @@ func newSessionGroup(log *activity.Log) *sessionGroup {
 	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
-			Description: "List this session's recent tool calls, newest first: time, caller (client or agent:<turn>), tool and group, outcome, duration, an argument summary, and the files each call changed.",
+			Description: "List this session's recent tool calls, newest first: time, caller (client or agent:<turn>), tool and group, outcome, duration, an argument summary, and the files each call changed; also upstream MCP servers registering their tools (upstream_register) and failing calls (upstream_error).",
 		}, func(_ context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
 			if a.Limit <= 0 {
 				a.Limit = 30
 			}
-			recs := log.Recent(min(a.Limit, 1000), activity.Filter{Tool: a.Tool, Caller: activity.Caller(a.Caller)})
+			recs := log.Recent(min(a.Limit, 1000), activity.Filter{Tool: a.Tool, Caller: activity.Caller(a.Caller), Event: a.Event})
 			if len(recs) == 0 {
 				return sdk.TextResult("no calls recorded yet"), nil
 			}

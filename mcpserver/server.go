@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,16 +26,39 @@ import (
 // MetaKey is the _meta key of the task tags (001_fc2aff96529d39f8.txt).
 const MetaKey = "mcp_server"
 
-// New builds the MCP server over h: one tool per mounted catalog entry. A
-// tool that is not mounted is absent, and calling it is the SDK's
-// unknown-tool error. The server's tools follow the host's as plugins come
-// and go (h.OnToolsChanged), and the SDK tells clients with
-// notifications/tools/list_changed. version is the server's version.
-func New(h *host.Host, version string, logger *slog.Logger) *mcp.Server {
+// Options configure New.
+type Options struct {
+	// Version is the server's version.
+	Version string
+	// Logger receives the server's log; nil discards it.
+	Logger *slog.Logger
+	// ReadyBy bounds how long a tools/list waits for the host to settle
+	// its plugins and eager upstream servers (host.Ready): until then it
+	// waits, after it lists what there is, and what comes later is
+	// announced with notifications/tools/list_changed. initialize is
+	// answered at once either way. The zero time never waits.
+	ReadyBy time.Time
+}
+
+// New builds the MCP server over h for one MCP session (for stdio, the
+// one; over HTTP, call it for each new session): one tool per mounted
+// catalog entry, and mcp_connect when the config has lazy upstream
+// servers, whose tools it adds to this session only. A tool that is not
+// mounted is absent, and calling it is the SDK's unknown-tool error. The
+// server's tools follow the host's as plugins and upstream servers come
+// and go (h.OnToolsChanged), and the SDK tells the client with
+// notifications/tools/list_changed. The server lets go of the host when
+// its session ends.
+func New(h *host.Host, opts Options) *mcp.Server {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	var t *tools
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:    "ramabana",
 		Title:   "Ramabana",
-		Version: version,
+		Version: opts.Version,
 	}, &mcp.ServerOptions{
 		Instructions: Instructions,
 		// Tools come and go with plugins: advertise list changes even
@@ -42,12 +67,44 @@ func New(h *host.Host, version string, logger *slog.Logger) *mcp.Server {
 		// The SDK logs every session's start and end at info; only its
 		// warnings are news to a user reading the host's log.
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
+		// The session's end lets go of the host and ends the session's
+		// upstream connections.
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			t.watchEnd(req.Session)
+		},
 	})
-	t := &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}}
-	h.OnToolsChanged(t.sync) // for the host's life, as the server's; before the first sync, so no change falls between
+	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}}
+	t.stopSync = h.OnToolsChanged(t.sync) // before the first sync, so no change falls between
 	t.sync()
+	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known))
+	addConnect(s, t)
 	addResources(s, h)
 	return s
+}
+
+// waitReady makes tools/list, and a tools/call of a tool the server does
+// not have yet, wait for the host to settle, until readyBy.
+func waitReady(h *host.Host, readyBy time.Time, known func(string) bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			wait := method == "tools/list"
+			if call, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+				wait = !known(call.Name)
+			}
+			if wait {
+				if wait := time.Until(readyBy); wait > 0 {
+					timer := time.NewTimer(wait)
+					select {
+					case <-h.Ready():
+					case <-timer.C:
+					case <-ctx.Done():
+					}
+					timer.Stop()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // tools keeps an MCP server's tools in step with a host's mounted ones.
@@ -56,8 +113,42 @@ type tools struct {
 	host   *host.Host
 	logger *slog.Logger
 
+	stopSync func() // ends the host's calls to sync
+
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the tools the server has, by name
+	session  *host.UpstreamSession     // the session's mcp_connect activations; nil before the first
+	ended    bool
+	watching bool
+}
+
+// known says whether the server has a tool of the name.
+func (t *tools) known(name string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.exported[name] != nil
+}
+
+// watchEnd releases what the session holds once it ends.
+func (t *tools) watchEnd(ss *mcp.ServerSession) {
+	t.mu.Lock()
+	if t.watching {
+		t.mu.Unlock()
+		return
+	}
+	t.watching = true
+	t.mu.Unlock()
+	go func() {
+		_ = ss.Wait()
+		t.stopSync()
+		t.mu.Lock()
+		t.ended = true
+		up := t.session
+		t.mu.Unlock()
+		if up != nil {
+			_ = up.Close()
+		}
+	}()
 }
 
 // sync makes the MCP server's tools the mounted catalog entries: removed
@@ -80,15 +171,45 @@ func (t *tools) sync() {
 		t.server.RemoveTools(gone...)
 	}
 	for name, e := range want {
-		if t.exported[name] == nil {
-			t.server.AddTool(mcpTool(e), t.handler(name))
+		if t.exported[name] == nil && t.add(e, t.handler(name)) {
 			t.exported[name] = e
 		}
 	}
 }
 
-// mcpTool is the MCP form of a catalog entry.
+// add adds e to the MCP server. The SDK panics on a tool it cannot serve
+// (an input schema whose root is not an object); such a tool, which only
+// an upstream server can send, is left out with a warning.
+func (t *tools) add(e *catalog.Entry, h mcp.ToolHandler) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.logger.Warn("tool left out: the MCP SDK refuses it", "tool", e.Spec.Name, "error", r)
+			ok = false
+		}
+	}()
+	t.server.AddTool(mcpTool(e), h)
+	return true
+}
+
+// mcpTool is the MCP form of a catalog entry. An upstream server's tool
+// keeps its annotations and _meta as it listed them (absent hints stay
+// absent), with the task tag added when its _meta has none.
 func mcpTool(e *catalog.Entry) *mcp.Tool {
+	if up := e.Upstream; up != nil {
+		t := &mcp.Tool{
+			Name: e.Spec.Name, Title: e.Spec.Title, Description: e.Spec.Description,
+			InputSchema: json.RawMessage(e.Spec.InputSchema), Annotations: up.Annotations,
+			Meta: mcp.Meta{},
+		}
+		maps.Copy(t.Meta, up.Meta)
+		if _, ok := t.Meta[MetaKey]; !ok {
+			t.Meta[MetaKey] = TaskMeta(e.Spec)
+		}
+		if len(e.Spec.OutputSchema) > 0 {
+			t.OutputSchema = json.RawMessage(e.Spec.OutputSchema)
+		}
+		return t
+	}
 	hints := e.Hints()
 	t := &mcp.Tool{
 		Name:        e.Spec.Name,
@@ -134,9 +255,14 @@ func TaskMeta(s sdk.ToolSpec) map[string]any {
 // outcome into an MCP result. A plugin failure is a tool error naming the
 // group, so the client's model sees it; only protocol faults are Go errors.
 func (t *tools) handler(name string) mcp.ToolHandler {
+	return t.handle(name, t.host.Call)
+}
+
+// handle runs call for the tool and turns its outcome into an MCP result.
+func (t *tools) handle(name string, call func(context.Context, string, json.RawMessage, sdk.Events) (*sdk.Result, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: t.logger}
-		res, err := t.host.Call(ctx, name, req.Params.Arguments, events)
+		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -59,7 +58,7 @@ func inProcessHost(t *testing.T, cfg host.Config, g sdk.Group) *mcp.ClientSessio
 	}
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := mcpserver.New(h, "test", slog.New(slog.DiscardHandler)).Connect(ctx, st, nil)
+	ss, err := mcpserver.New(h, mcpserver.Options{Version: "test"}).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,10 +47,14 @@ type HTTPOptions struct {
 // the same loopback port under another loopback name (localhost for
 // 127.0.0.1), or one of allowOrigins. A request without either header is
 // not a browser's, and passes. allowOrigins must be valid origins.
-func HTTPHandler(s *mcp.Server, token string, allowOrigins []string) (http.Handler, error) {
-	getServer := func(*http.Request) *mcp.Server { return s }
+//
+// newServer is called for each new session: each has a server of its own
+// (its mcp_connect activations are its own). A streamable session idle
+// for SessionIdle ends.
+func HTTPHandler(newServer func() *mcp.Server, token string, allowOrigins []string) (http.Handler, error) {
+	getServer := func(*http.Request) *mcp.Server { return newServer() }
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, nil))
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: SessionIdle}))
 	mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))
 	var h http.Handler = mux
 	if token != "" {
@@ -111,10 +115,14 @@ func isLoopbackName(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// SessionIdle is how long a streamable HTTP session may go without a
+// request before it ends (and its server lets go of what it holds).
+const SessionIdle = time.Hour
+
 // ServeHTTP serves HTTPHandler on opts.Addr until ctx ends, then shuts down
 // within half a second.
-func ServeHTTP(ctx context.Context, s *mcp.Server, opts HTTPOptions) error {
-	handler, err := HTTPHandler(s, opts.Token, opts.AllowOrigins)
+func ServeHTTP(ctx context.Context, newServer func() *mcp.Server, opts HTTPOptions) error {
+	handler, err := HTTPHandler(newServer, opts.Token, opts.AllowOrigins)
 	if err != nil {
 		return err
 	}

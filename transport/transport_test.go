@@ -59,7 +59,7 @@ func TestOriginCheck(t *testing.T) {
 
 func TestForeignOriginIsRefusedBeforeTheToken(t *testing.T) {
 	t.Parallel()
-	h, err := HTTPHandler(mcp.NewServer(&mcp.Implementation{Name: "t"}, nil), "s3cret", nil)
+	h, err := HTTPHandler(func() *mcp.Server { return mcp.NewServer(&mcp.Implementation{Name: "t"}, nil) }, "s3cret", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +40,9 @@ type ConnectOptions struct {
 	// closing its stdin before it signals the process group (SIGTERM, then
 	// SIGKILL after as long again). Zero means 5s.
 	CloseTimeout time.Duration
+	// ConnectTimeout bounds a Link's connect: the handshake and the first
+	// tools/list. Zero means DefaultConnectTimeout.
+	ConnectTimeout time.Duration
 }
 
 func (o ConnectOptions) logger() *slog.Logger {
@@ -52,12 +57,25 @@ func (o ConnectOptions) logger() *slog.Logger {
 type Conn struct {
 	server  Server // as configured, references unexpanded
 	session *mcp.ClientSession
-	cmd     *exec.Cmd // stdio servers only
+	stdio   *stdioTransport // stdio servers only
 	log     *slog.Logger
+
+	// onToolsChanged, when set (SetOnToolsChanged), is called on the
+	// server's notifications/tools/list_changed, in a goroutine of its own.
+	onToolsChanged atomic.Pointer[func()]
+
+	done chan struct{} // closed when the session ends
+
+	progressMu sync.Mutex
+	progress   map[string]ProgressFunc // by the progress token of a call in flight
+	nextToken  uint64
 
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// ProgressFunc receives a call's progress notifications.
+type ProgressFunc func(progress, total float64, message string)
 
 // Connect starts or dials s and completes the MCP handshake. ctx bounds the
 // handshake only: the session lives until Close.
@@ -67,20 +85,26 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 		return nil, fmt.Errorf("connect MCP server %q: %w", s.ID, err)
 	}
 	log := opts.logger().With("mcp_server", s.ID)
+	c := &Conn{server: s, log: log, progress: map[string]ProgressFunc{}}
 	client := mcp.NewClient(&mcp.Implementation{
 		Name:    cmp.Or(opts.Name, "ramabana-mcp"),
 		Version: cmp.Or(opts.Version, "dev"),
 	}, &mcp.ClientOptions{
 		Logger: log,
 		// No roots: upstream servers get no view of the host's roots.
-		Capabilities: &mcp.ClientCapabilities{},
+		Capabilities:                &mcp.ClientCapabilities{},
+		ProgressNotificationHandler: c.onProgress,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			if f := c.onToolsChanged.Load(); f != nil {
+				go (*f)()
+			}
+		},
 	})
-	c := &Conn{server: s, log: log}
 	var transport mcp.Transport
 	switch x.Type {
 	case TypeStdio:
-		c.cmd = command(x, opts)
-		transport = &mcp.CommandTransport{Command: c.cmd, TerminateDuration: closeTimeout(opts)}
+		c.stdio = &stdioTransport{cmd: command(x, opts), terminate: closeTimeout(opts)}
+		transport = c.stdio
 	case TypeHTTP:
 		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.Headers)}
 	case TypeSSE:
@@ -90,16 +114,72 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 	}
 	session, err := client.Connect(ctx, cursorTransport{transport}, nil)
 	if err != nil {
-		if c.cmd != nil && c.cmd.Process != nil {
-			killGroup(c.cmd.Process.Pid)
-			if c.cmd.ProcessState == nil {
-				_ = c.cmd.Wait()
-			}
+		if c.stdio != nil {
+			c.stdio.kill()
 		}
 		return nil, fmt.Errorf("connect MCP server %q: %w", s.ID, err)
 	}
 	c.session = session
+	c.done = make(chan struct{})
+	go func() {
+		_ = session.Wait()
+		close(c.done)
+	}()
 	return c, nil
+}
+
+// SetOnToolsChanged sets the function called, in a goroutine of its own,
+// each time the server says its tool list changed.
+func (c *Conn) SetOnToolsChanged(f func()) { c.onToolsChanged.Store(&f) }
+
+// Done is closed when the session has ended: closed, or the server gone
+// (a stdio server exited, an HTTP session lost).
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Transport names how the server is reached: "stdio", "streamable-http"
+// or "sse".
+func (c *Conn) Transport() string { return TransportLabel(c.server.Type) }
+
+// TransportLabel names a server type as 003's upstream_register records
+// it: "stdio", "streamable-http" or "sse".
+func TransportLabel(typ string) string {
+	if typ == TypeHTTP {
+		return "streamable-http"
+	}
+	return typ
+}
+
+// Pid is the stdio server's process id; 0 for a url server.
+func (c *Conn) Pid() int {
+	if c.stdio == nil {
+		return 0
+	}
+	return c.stdio.pid()
+}
+
+func (c *Conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	token := fmt.Sprint(req.Params.ProgressToken)
+	c.progressMu.Lock()
+	f := c.progress[token]
+	c.progressMu.Unlock()
+	if f != nil {
+		f(req.Params.Progress, req.Params.Total, req.Params.Message)
+	}
+}
+
+// watchProgress routes the progress notifications of one call to f, under
+// a token it returns; done stops the routing.
+func (c *Conn) watchProgress(f ProgressFunc) (token string, done func()) {
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	c.nextToken++
+	token = "ramabana-" + strconv.FormatUint(c.nextToken, 10)
+	c.progress[token] = f
+	return token, func() {
+		c.progressMu.Lock()
+		delete(c.progress, token)
+		c.progressMu.Unlock()
+	}
 }
 
 func closeTimeout(opts ConnectOptions) time.Duration {
@@ -110,8 +190,7 @@ func closeTimeout(opts ConnectOptions) time.Duration {
 }
 
 // command builds the stdio server's process: the host environment plus the
-// configured env, in its own process group so that Close can end whatever it
-// started.
+// configured env.
 func command(s Server, opts ConnectOptions) *exec.Cmd {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Cwd
@@ -120,7 +199,6 @@ func command(s Server, opts ConnectOptions) *exec.Cmd {
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}
 	cmd.Stderr = opts.Stderr
-	setProcessGroup(cmd)
 	// Bounds Wait when a child of the server still holds stderr open.
 	cmd.WaitDelay = time.Second
 	return cmd
@@ -138,14 +216,14 @@ func (c *Conn) Instructions() string {
 }
 
 // Close ends the session. For a stdio server it closes stdin, waits for the
-// process to exit (signalling it after CloseTimeout), then kills whatever is
-// left in its process group. Close is idempotent; an exit status of the
+// process to exit (signalling it after CloseTimeout), then kills whatever it
+// left behind. Close is idempotent; an exit status of the
 // server is logged, not returned.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() {
 		err := c.session.Close()
-		if c.cmd != nil {
-			killGroup(c.cmd.Process.Pid)
+		if c.stdio != nil {
+			// Closing the session closed stdin and waited for the server.
 			if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
 				c.log.Debug("MCP server exited", "status", exit.String())
 				err = nil

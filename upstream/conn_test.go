@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -81,7 +82,7 @@ func TestConnToolsAndCall(t *testing.T) {
 			}
 			for name, tt := range tests {
 				t.Run(name, func(t *testing.T) {
-					got, err := c.Call(t.Context(), tt.tool, json.RawMessage(tt.args))
+					got, err := c.Call(t.Context(), tt.tool, json.RawMessage(tt.args), nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -90,10 +91,10 @@ func TestConnToolsAndCall(t *testing.T) {
 					}
 				})
 			}
-			if _, err := c.Call(t.Context(), "echo", json.RawMessage(`[1]`)); err == nil {
+			if _, err := c.Call(t.Context(), "echo", json.RawMessage(`[1]`), nil); err == nil {
 				t.Error("Call with array arguments: no error")
 			}
-			if _, err := c.Call(t.Context(), "no_such_tool", nil); err == nil {
+			if _, err := c.Call(t.Context(), "no_such_tool", nil, nil); err == nil {
 				t.Error("Call of an unknown tool: no error")
 			}
 		})
@@ -190,7 +191,7 @@ func TestConnEnvAndCwd(t *testing.T) {
 		"env": {`{"name":"GREETING"}`, "hello and fallback"},
 		"cwd": {`{}`, dir},
 	} {
-		res, err := c.Call(t.Context(), tool, json.RawMessage(tt.args))
+		res, err := c.Call(t.Context(), tool, json.RawMessage(tt.args), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +219,7 @@ func TestConnHeaders(t *testing.T) {
 				t.Fatal("Connect with a wrong token: no error")
 			}
 			c := connect(t, s, ConnectOptions{LookupEnv: func(string) (string, bool) { return "s3cret", true }})
-			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"in"}`))
+			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"in"}`), nil)
 			if err != nil || res.Content[0].Text != "in" {
 				t.Errorf("Call = %+v, %v", res, err)
 			}
@@ -240,13 +241,20 @@ func TestConnCloseEndsProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Call(t.Context(), "child_pid", nil)
+	res, err := c.Call(t.Context(), "child_pid", nil, nil)
 	if err != nil {
 		c.Close()
 		t.Fatal(err)
 	}
-	child, _ := strconv.Atoi(res.Content[0].Text)
-	server := c.cmd.Process.Pid
+	// The server may run in a pid namespace of its own, where the pid it
+	// reports is not the host's: find its child from outside.
+	server := c.Pid()
+	var child int
+	if _, err := strconv.Atoi(res.Content[0].Text); err == nil {
+		if kids := proctest.Children(server); len(kids) == 1 {
+			child = kids[0]
+		}
+	}
 	if child == 0 || !alive(child) || !alive(server) {
 		c.Close()
 		t.Fatalf("before Close: server %d alive %v, child %d alive %v", server, alive(server), child, alive(child))
@@ -303,7 +311,7 @@ func TestConnOutlivesConnectContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"still here"}`))
+			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"still here"}`), nil)
 			if err != nil || res.Content[0].Text != "still here" {
 				t.Errorf("Call after the connect ctx ended = %+v, %v", res, err)
 			}

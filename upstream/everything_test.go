@@ -27,7 +27,7 @@ func TestEverythingServer(t *testing.T) {
 	if !slices.ContainsFunc(tools, func(tl Tool) bool { return tl.Namespaced == "everything__echo" }) {
 		t.Fatalf("no everything__echo in %v", namespaced(tools))
 	}
-	res, err := p.Call(t.Context(), "everything__echo", json.RawMessage(`{"message":"ping"}`))
+	res, err := p.Call(t.Context(), "everything__echo", json.RawMessage(`{"message":"ping"}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -26,26 +25,34 @@ type Pool struct {
 	mu            sync.Mutex
 	closed        bool
 	order         []string // ids in activation order
-	conns         map[string]*activation
+	conns         map[string]*Link
 	cancelConnect context.CancelFunc // of the Connect in flight
 	inflight      sync.WaitGroup     // a Connect past the closed check
-}
-
-type activation struct {
-	conn  *Conn
-	tools []Tool
-	names map[string]string // namespaced name → upstream name
 }
 
 // NewPool returns an empty activation set over cfg's servers. A nil cfg
 // has no servers.
 func NewPool(cfg *Config, opts ConnectOptions) *Pool {
-	return &Pool{cfg: cfg, opts: opts, conns: map[string]*activation{}}
+	return &Pool{cfg: cfg, opts: opts, conns: map[string]*Link{}}
 }
 
 // Available returns the servers that can be connected, sorted by id,
 // connected or not.
 func (p *Pool) Available() []Server { return p.cfg.Servers() }
+
+// Lookup returns the configured server with the id.
+func (p *Pool) Lookup(id string) (Server, bool) { return p.cfg.Lookup(id) }
+
+// Instructions are the initialize instructions of a connected server.
+func (p *Pool) Instructions(id string) string {
+	p.mu.Lock()
+	l := p.conns[id]
+	p.mu.Unlock()
+	if l == nil {
+		return ""
+	}
+	return l.Instructions()
+}
 
 // Connected returns the connected ids in activation order.
 func (p *Pool) Connected() []string {
@@ -82,13 +89,10 @@ func (p *Pool) Connect(ctx context.Context, id string) ([]Tool, error) {
 	defer p.inflight.Done()
 	p.mu.Unlock()
 
-	conn, err := Connect(ctx, s, p.opts)
-	var tools []Tool
-	if err == nil {
-		tools, err = conn.Tools(ctx)
-		if err != nil {
-			_ = conn.Close()
-		}
+	link := NewLink(s, p.opts, nil)
+	tools, err := link.Connect(ctx)
+	if err != nil {
+		_ = link.Close()
 	}
 
 	p.mu.Lock()
@@ -96,20 +100,16 @@ func (p *Pool) Connect(ctx context.Context, id string) ([]Tool, error) {
 	p.cancelConnect = nil
 	if p.closed {
 		if err == nil {
-			_ = conn.Close()
+			_ = link.Close()
 		}
 		return nil, ErrPoolClosed
 	}
 	if err != nil {
 		return nil, err
 	}
-	a := &activation{conn: conn, tools: tools, names: make(map[string]string, len(tools))}
-	for _, t := range tools {
-		a.names[t.Namespaced] = t.Name
-	}
-	p.conns[id] = a
+	p.conns[id] = link
 	p.order = append(p.order, id)
-	return slices.Clone(tools), nil
+	return tools, nil
 }
 
 func (p *Pool) unknown(id string) error {
@@ -127,7 +127,7 @@ func (p *Pool) Tools() []Tool {
 	defer p.mu.Unlock()
 	var out []Tool
 	for _, id := range p.order {
-		out = append(out, p.conns[id].tools...)
+		out = append(out, p.conns[id].Tools()...)
 	}
 	return out
 }
@@ -135,8 +135,8 @@ func (p *Pool) Tools() []Tool {
 // Call calls a connected server's tool by its namespaced name. A name that
 // is not <id>__<tool> of a listed tool matches [ErrUnknownTool]; a
 // configured server not yet connected matches [ErrNotConnected]; otherwise
-// see [Conn.Call].
-func (p *Pool) Call(ctx context.Context, namespaced string, args json.RawMessage) (*sdk.Result, error) {
+// see [Link.Call].
+func (p *Pool) Call(ctx context.Context, namespaced string, args json.RawMessage, progress ProgressFunc) (*sdk.Result, error) {
 	id, _, ok := SplitName(namespaced)
 	if !ok {
 		return nil, unknownTool(namespaced, "want <server id>__<tool name>")
@@ -153,12 +153,7 @@ func (p *Pool) Call(ctx context.Context, namespaced string, args json.RawMessage
 	default:
 		return nil, notConnected(id)
 	}
-	tool, listed := a.names[namespaced]
-	if !listed {
-		_, asked, _ := SplitName(namespaced)
-		return nil, unknownTool(namespaced, fmt.Sprintf("MCP server %q lists no tool %q", id, asked))
-	}
-	return a.conn.Call(ctx, tool, args)
+	return a.Call(ctx, namespaced, args, progress)
 }
 
 func (p *Pool) has(id string) bool {
@@ -179,7 +174,7 @@ func (p *Pool) Close() error {
 		p.cancelConnect()
 	}
 	conns := p.conns
-	p.conns, p.order = map[string]*activation{}, nil
+	p.conns, p.order = map[string]*Link{}, nil
 	p.mu.Unlock()
 
 	// A cancelled Connect closes what it opened before it returns.
@@ -190,7 +185,7 @@ func (p *Pool) Close() error {
 	var wg sync.WaitGroup
 	for _, a := range conns {
 		wg.Go(func() {
-			if err := a.conn.Close(); err != nil {
+			if err := a.Close(); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()

@@ -99,22 +99,22 @@ func TestPool(t *testing.T) {
 			msg:      `unknown MCP server "x"; available: alpha, beta, web`,
 		},
 		"call not connected": {
-			err:      second(p.Call(t.Context(), "beta__echo", nil)),
+			err:      second(p.Call(t.Context(), "beta__echo", nil, nil)),
 			sentinel: ErrNotConnected,
 			msg:      `MCP server "beta" is not connected; connect it with mcp_connect first`,
 		},
 		"call unknown server": {
-			err:      second(p.Call(t.Context(), "zed__echo", nil)),
+			err:      second(p.Call(t.Context(), "zed__echo", nil, nil)),
 			sentinel: ErrUnknownServer,
 			msg:      `unknown MCP server "zed"; available: alpha, beta, web`,
 		},
 		"call unlisted tool": {
-			err:      second(p.Call(t.Context(), "alpha__nope", nil)),
+			err:      second(p.Call(t.Context(), "alpha__nope", nil, nil)),
 			sentinel: ErrUnknownTool,
 			msg:      `unknown MCP tool "alpha__nope": MCP server "alpha" lists no tool "nope"`,
 		},
 		"call bare name": {
-			err:      second(p.Call(t.Context(), "echo", nil)),
+			err:      second(p.Call(t.Context(), "echo", nil, nil)),
 			sentinel: ErrUnknownTool,
 			msg:      `unknown MCP tool "echo": want <server id>__<tool name>`,
 		},
@@ -135,7 +135,7 @@ func TestPool(t *testing.T) {
 	}
 
 	for _, name := range []string{"alpha__echo", "web__echo"} {
-		res, err := p.Call(t.Context(), name, json.RawMessage(`{"text":"via `+name+`"}`))
+		res, err := p.Call(t.Context(), name, json.RawMessage(`{"text":"via `+name+`"}`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestPoolCallsAShortenedName(t *testing.T) {
 			t.Errorf("%s and %s share the name %q", other, tl.Name, tl.Namespaced)
 		}
 		seen[tl.Namespaced] = tl.Name
-		res, err := p.Call(t.Context(), tl.Namespaced, nil)
+		res, err := p.Call(t.Context(), tl.Namespaced, nil, nil)
 		if err != nil || res.Text() != tl.Name {
 			t.Errorf("call %s = %v, %v; want the tool's own name", tl.Namespaced, res, err)
 		}
@@ -189,14 +189,14 @@ func TestPoolsAreIndependent(t *testing.T) {
 	if got := p2.Tools(); len(got) != 0 {
 		t.Errorf("p2 sees p1's tools: %v", namespaced(got))
 	}
-	if _, err := p2.Call(t.Context(), "alpha__echo", nil); !errors.Is(err, ErrNotConnected) {
+	if _, err := p2.Call(t.Context(), "alpha__echo", nil, nil); !errors.Is(err, ErrNotConnected) {
 		t.Errorf("p2 call of p1's tool: %v", err)
 	}
 	// p2 connects the same id on its own, to a process of its own.
 	if _, err := p2.Connect(t.Context(), "alpha"); err != nil {
 		t.Fatalf("p2.Connect(alpha): %v", err)
 	}
-	if pid1, pid2 := p1.conns["alpha"].conn.cmd.Process.Pid, p2.conns["alpha"].conn.cmd.Process.Pid; pid1 == pid2 {
+	if pid1, pid2 := p1.conns["alpha"].connection().Pid(), p2.conns["alpha"].connection().Pid(); pid1 == pid2 {
 		t.Errorf("both pools use process %d", pid1)
 	}
 	if _, err := p2.Connect(t.Context(), "beta"); err != nil {
@@ -216,7 +216,7 @@ func TestPoolClose(t *testing.T) {
 			p.Close()
 			t.Fatal(err)
 		}
-		pids = append(pids, p.conns[id].conn.cmd.Process.Pid)
+		pids = append(pids, p.conns[id].connection().Pid())
 	}
 	if err := p.Close(); err != nil {
 		t.Errorf("Close: %v", err)
@@ -229,7 +229,7 @@ func TestPoolClose(t *testing.T) {
 	if _, err := p.Connect(t.Context(), "web"); !errors.Is(err, ErrPoolClosed) {
 		t.Errorf("Connect after Close: %v", err)
 	}
-	if _, err := p.Call(t.Context(), "alpha__echo", nil); !errors.Is(err, ErrPoolClosed) {
+	if _, err := p.Call(t.Context(), "alpha__echo", nil, nil); !errors.Is(err, ErrPoolClosed) {
 		t.Errorf("Call after Close: %v", err)
 	}
 	if len(p.Tools()) != 0 {

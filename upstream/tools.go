@@ -24,6 +24,8 @@ type Tool struct {
 	// OutputSchema is nil when the server sent none.
 	OutputSchema json.RawMessage
 	Annotations  *mcp.ToolAnnotations // nil when the server sent none
+	// Meta is the tool's _meta as listed; nil when there was none.
+	Meta map[string]any
 }
 
 // Tools returns every tool the server lists, following nextCursor across
@@ -55,7 +57,8 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 			}
 			tool, err := convertTool(id, t)
 			if err != nil {
-				return nil, &ToolsListError{Server: id, Code: CodePageFailed, Page: page, Cursor: shownCursor(cursor), Err: err}
+				c.log.Warn("upstream tool left out", "tool", t.Name, "error", err)
+				continue
 			}
 			if other, taken := registered[tool.Namespaced]; taken {
 				c.log.Warn("upstream tool left out: its shortened name is another tool's", "tool", t.Name, "name", tool.Namespaced, "other", other)
@@ -87,6 +90,12 @@ func convertTool(server string, t *mcp.Tool) (Tool, error) {
 	if in == nil {
 		in = json.RawMessage(`{"type":"object"}`)
 	}
+	var root struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(in, &root) != nil || root.Type != "object" {
+		return Tool{}, fmt.Errorf("tool %q input schema: the root must have \"type\": \"object\"", t.Name)
+	}
 	out, err := schemaJSON(t.OutputSchema)
 	if err != nil {
 		return Tool{}, fmt.Errorf("tool %q output schema: %w", t.Name, err)
@@ -100,6 +109,7 @@ func convertTool(server string, t *mcp.Tool) (Tool, error) {
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  t.Annotations,
+		Meta:         t.Meta,
 	}, nil
 }
 
@@ -125,17 +135,25 @@ func schemaJSON(v any) (json.RawMessage, error) {
 }
 
 // Call calls the upstream tool by its upstream name. args must be a JSON
-// object; empty or null means {}. A tool's own failure is a Result with
-// IsError; a Go error is a protocol or connection fault (unknown tool,
-// invalid params, the server gone), which callers report to a model as an
-// error result.
-func (c *Conn) Call(ctx context.Context, tool string, args json.RawMessage) (*sdk.Result, error) {
+// object; empty or null means {}. progress, when not nil, receives the
+// call's progress notifications. Cancelling ctx cancels the call upstream
+// (notifications/cancelled). A tool's own failure is a Result with IsError;
+// a Go error is a protocol or connection fault (unknown tool, invalid
+// params, the server gone), which callers report to a model as an error
+// result.
+func (c *Conn) Call(ctx context.Context, tool string, args json.RawMessage, progress ProgressFunc) (*sdk.Result, error) {
 	name := c.server.ID + Separator + tool // for errors: the upstream name in full
 	obj, err := argsObject(args)
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
 	}
-	res, err := c.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: obj})
+	params := &mcp.CallToolParams{Name: tool, Arguments: obj}
+	if progress != nil {
+		token, done := c.watchProgress(progress)
+		defer done()
+		params.SetProgressToken(token)
+	}
+	res, err := c.session.CallTool(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
 	}

@@ -184,6 +184,7 @@ func TestAskConnectsToAnUpstreamServer(t *testing.T) {
 			"command":     binary,
 			"args":        []string{"--root", upstreamRoot, "--cfg", t.TempDir(), "--groups", "-code,-git,-memory,-notebook,-shell,-web"},
 			"description": "another ramabana over a second project",
+			"lazy":        true,
 		},
 	}}
 	b, _ := json.Marshal(conf)

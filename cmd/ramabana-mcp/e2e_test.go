@@ -31,8 +31,9 @@ import (
 // The end-to-end tests build the real binary once and drive it with the
 // go-sdk client, over stdio and HTTP, as a user's MCP client would.
 var (
-	binary     string // ramabana-mcp
-	testPlugin string // internal/testplugin
+	binary       string // ramabana-mcp
+	testPlugin   string // internal/testplugin
+	testUpstream string // internal/testupstream
 )
 
 func TestMain(m *testing.M) {
@@ -43,7 +44,11 @@ func TestMain(m *testing.M) {
 	}
 	binary = filepath.Join(dir, "ramabana-mcp")
 	testPlugin = filepath.Join(dir, "testplugin")
-	for out, pkg := range map[string]string{binary: ".", testPlugin: "github.com/ramabana/ramabana-mcp/internal/testplugin"} {
+	testUpstream = filepath.Join(dir, "testupstream")
+	for out, pkg := range map[string]string{
+		binary: ".", testPlugin: "github.com/ramabana/ramabana-mcp/internal/testplugin",
+		testUpstream: "github.com/ramabana/ramabana-mcp/internal/testupstream",
+	} {
 		args := append(append([]string{"build"}, raceFlags...), "-o", out, pkg)
 		if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
@@ -106,6 +111,13 @@ func startStdio(t *testing.T, root string, args ...string) *server {
 // startStdioEnv is startStdio with extra environment variables.
 func startStdioEnv(t *testing.T, env []string, root string, args ...string) *server {
 	t.Helper()
+	return startStdioEnvOpts(t, env, nil, root, args...)
+}
+
+// startStdioEnvOpts is startStdioEnv with the client's options (its
+// progress handler is the server's).
+func startStdioEnvOpts(t *testing.T, env []string, opts *mcp.ClientOptions, root string, args ...string) *server {
+	t.Helper()
 	cmd := exec.Command(binary, baseArgs(t, root, args...)...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
@@ -125,14 +137,16 @@ func startStdioEnv(t *testing.T, env []string, root string, args ...string) *ser
 	}
 	t.Cleanup(func() { s.stop(t) })
 	tr := &mcp.IOTransport{Reader: io.NopCloser(io.TeeReader(stdout, s.stdout)), Writer: stdin}
-	s.session = connectWith(t, tr, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			select {
-			case s.progress <- req.Params:
-			default:
-			}
-		},
-	})
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		select {
+		case s.progress <- req.Params:
+		default:
+		}
+	}
+	s.session = connectWith(t, tr, opts)
 	return s
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/host"
@@ -83,7 +85,7 @@ func bundledNames() []string { return slices.Sorted(maps.Keys(bundled)) }
 
 type options struct {
 	roots, plugins, groups, pluginEnv cliflag.List
-	allowOrigins                      cliflag.List
+	allowOrigins, mcpConfigs          cliflag.List
 	write, readOutside, web, version  bool
 	noSandbox                         bool
 	transport, addr, token, cfg       string
@@ -92,7 +94,7 @@ type options struct {
 	delegate                          bool
 	maxSteps, contextBudget           int
 	logLevel                          string
-	startTimeout                      time.Duration
+	startTimeout, upstreamWait        time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -124,6 +126,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cfg, "cfg", "", "config dir, for skills, plugins and stores (default: ~/.config/ramabana)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	fs.Var(&o.mcpConfigs, "mcp-config", "upstream MCP server config files (mcpServers or VS Code servers JSON), read after CFG/mcp.json, comma-separated or repeated")
+	fs.DurationVar(&o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.model, "model", "", "model for the ask agent (an OpenAI-compatible chat model); omit to serve tools only")
 	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model (Ollama's by default)")
@@ -188,6 +192,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("find own binary: %w", err)
 	}
+	upstreams := loadUpstreams(o, logger)
 	h, err := host.New(host.Config{
 		Roots:        o.roots,
 		Write:        o.write,
@@ -208,6 +213,10 @@ func serve(ctx context.Context, args []string) error {
 		PII:          o.pii,
 		Agent:        o.model != "",
 		Transport:    o.transport,
+		Upstream:     upstreams,
+		UpstreamOptions: upstream.ConnectOptions{
+			Name: "ramabana-mcp", Logger: logger, Stderr: os.Stderr,
+		},
 	})
 	if err != nil {
 		return err
@@ -218,32 +227,55 @@ func serve(ctx context.Context, args []string) error {
 	// A signal cancels the calls in flight first: the session waits for
 	// them before it closes, and Close then stops the plugins.
 	defer context.AfterFunc(ctx, h.CancelCalls)()
-	if err := h.Start(ctx); err != nil {
-		return err
-	}
 	if o.model != "" && o.delegate {
 		if err := mountAgent(h, o, logger); err != nil {
 			return err
 		}
 	}
-	server := mcpserver.New(h, hostVersion(), logger)
+	// initialize is answered at once: plugins and upstream servers start
+	// behind it, and a client's first tools/list waits for them up to
+	// --upstream-wait.
+	readyBy := time.Now().Add(o.upstreamWait)
+	newServer := func() *mcp.Server {
+		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy})
+	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
-	watching := make(chan struct{})
+	started := make(chan struct{})
 	go func() {
-		defer close(watching)
+		defer close(started)
+		if err := h.Start(watchCtx); err != nil {
+			return
+		}
+		logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
 		if err := h.Watch(watchCtx); err != nil {
 			logger.Warn("plugin dirs are not watched; installs take effect at the next start", "error", err)
 		}
 	}()
 	// Runs before the deferred Close: no reload may start plugins after it.
-	defer func() { stopWatch(); <-watching }()
-	logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
+	defer func() { stopWatch(); <-started }()
 	if o.transport == "stdio" {
-		return transport.ServeStdio(ctx, server)
+		return transport.ServeStdio(ctx, newServer())
 	}
-	return transport.ServeHTTP(ctx, server, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
+	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
+}
+
+// loadUpstreams reads CFG/mcp.json and every --mcp-config file. A problem
+// is one warning naming the file and the key; the other servers load.
+func loadUpstreams(o *options, logger *slog.Logger) *upstream.Config {
+	files := []upstream.File{{Path: filepath.Join(o.cfg, "mcp.json")}}
+	for _, f := range o.mcpConfigs {
+		files = append(files, upstream.File{Path: f, Required: true})
+	}
+	cfg, problems := upstream.Load(files)
+	for _, err := range problems {
+		logger.Warn("MCP server config", "error", err)
+	}
+	for _, w := range cfg.Warnings() {
+		logger.Warn("MCP server config", "warning", w)
+	}
+	return cfg
 }
 
 // loopback reports whether addr (host:port) listens only on this machine.
@@ -259,14 +291,10 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// mountAgent mounts the ask tool over an OpenAI-compatible backend, with
-// the upstream MCP servers of CFG/mcp.json for mcp_connect.
+// mountAgent mounts the ask tool over an OpenAI-compatible backend; its
+// turns mcp_connect the host's lazy upstream servers.
 func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
-	servers, err := upstream.LoadConfig(filepath.Join(o.cfg, "mcp.json"))
-	if err != nil {
-		return err
-	}
-	_, err = ask.Mount(ask.Config{
+	_, err := ask.Mount(ask.Config{
 		Host: h,
 		Backend: agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL: o.modelURL, APIKey: os.Getenv(o.modelKeyEnv), KeyEnv: o.modelKeyEnv, Model: o.model, Logger: logger,
@@ -274,8 +302,6 @@ func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
 		Model:         o.model,
 		MaxSteps:      o.maxSteps,
 		ContextBudget: o.contextBudget,
-		Upstream:      servers,
-		Version:       hostVersion(),
 		Logger:        logger,
 	})
 	return err

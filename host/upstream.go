@@ -1,0 +1,291 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/upstream"
+)
+
+// upstreams are the MCP servers of the user's config as the host serves
+// them: each eager one is a Link connected at Start, its tools in the
+// catalog under the source "mcp:<id>"; lazy ones wait for a
+// conversation's mcp_connect (UpstreamSession).
+type upstreams struct {
+	links   map[string]*upstream.Link // eager servers, by id
+	connect sync.WaitGroup            // the connects Start began
+
+	mu    sync.Mutex
+	state map[string]string // the state each link was last seen in
+}
+
+// upstreamSource is the catalog source of an upstream server's tools.
+func upstreamSource(id string) string { return "mcp:" + id }
+
+// newUpstreams makes a Link of every eager server; nothing connects yet.
+func (h *Host) newUpstreams() {
+	h.up.links = map[string]*upstream.Link{}
+	h.up.state = map[string]string{}
+	for _, s := range h.cfg.Upstream.Servers() {
+		if s.Lazy {
+			continue
+		}
+		id := s.ID
+		h.up.links[id] = upstream.NewLink(s, h.upstreamOptions(), func() { h.syncUpstream(id) })
+	}
+}
+
+func (h *Host) upstreamOptions() upstream.ConnectOptions {
+	opts := h.cfg.UpstreamOptions
+	opts.Version = h.cfg.Version
+	if opts.Logger == nil {
+		opts.Logger = h.logger
+	}
+	return opts
+}
+
+// startUpstreams connects every eager server in the background, all at
+// once; h.up.connect ends when each has connected or failed.
+func (h *Host) startUpstreams() {
+	for _, l := range h.up.links {
+		h.up.connect.Go(func() {
+			if _, err := l.Connect(context.Background()); err != nil {
+				h.logger.Warn("MCP server skipped", "mcp_server", l.Server().ID, "error", err)
+			}
+		})
+	}
+}
+
+// syncUpstream makes the catalog hold what the link of id lists now, and
+// notes a connect in the activity feed.
+func (h *Host) syncUpstream(id string) {
+	l := h.up.links[id]
+	st := l.Status()
+	h.up.mu.Lock()
+	prev := h.up.state[id]
+	h.up.state[id] = st.State
+	h.up.mu.Unlock()
+	if st.State == upstream.StateClosed {
+		return
+	}
+	caller := linkCaller{l}
+	tools := l.Tools()
+	entries := make([]*catalog.Entry, 0, len(tools))
+	for _, t := range tools {
+		entries = append(entries, UpstreamEntry(l.Server(), t, caller))
+	}
+	for _, err := range h.catalog.Replace(upstreamSource(id), entries) {
+		h.logger.Warn("MCP server tool left out", "mcp_server", id, "error", err)
+	}
+	if st.State == upstream.StateReady && prev != upstream.StateReady {
+		h.activity.Note(activity.EventUpstreamRegister, id, activity.Server, registerMessage(st))
+		h.logger.Info("MCP server connected", "mcp_server", id, "transport", st.Transport, "tools", st.Tools)
+	}
+	h.toolsChanged()
+}
+
+// registerMessage is an upstream_register event's message: transport
+// label, tool count and instructions, as 003 records them.
+func registerMessage(st upstream.LinkStatus) string {
+	msg := fmt.Sprintf("%s, %d tools", st.Transport, st.Tools)
+	if st.Instructions != "" {
+		msg += ", instructions: " + st.Instructions
+	}
+	return msg
+}
+
+// closeUpstreams ends every eager server's connection.
+func (h *Host) closeUpstreams() {
+	var wg sync.WaitGroup
+	for _, l := range h.up.links {
+		wg.Go(func() { _ = l.Close() })
+	}
+	wg.Wait()
+}
+
+// UpstreamStatus is every configured upstream server's state: eager ones
+// as their link stands, lazy ones as "lazy" (each conversation connects
+// its own).
+func (h *Host) UpstreamStatus() []upstream.LinkStatus {
+	var out []upstream.LinkStatus
+	for _, s := range h.cfg.Upstream.Servers() {
+		if l := h.up.links[s.ID]; l != nil {
+			out = append(out, l.Status())
+			continue
+		}
+		out = append(out, upstream.IdleStatus(s))
+	}
+	return out
+}
+
+// UpstreamEntry is the catalog entry of an upstream server's tool. It is a
+// read tool only when the server says readOnlyHint: true or the user's
+// config calls the server readonly; every other upstream tool is a write
+// tool. It reaches the network (open world) unless annotated otherwise.
+// Its annotations and _meta are kept for re-export as they came.
+func UpstreamEntry(s upstream.Server, t upstream.Tool, caller catalog.Caller) *catalog.Entry {
+	ann := t.Annotations
+	readOnly := s.ReadOnly || (ann != nil && ann.ReadOnlyHint)
+	spec := sdk.ToolSpec{
+		Name: t.Namespaced, Title: t.Title, Description: t.Description,
+		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema,
+		Kind: sdk.KindWrite,
+	}
+	if readOnly {
+		spec.Kind = sdk.KindRead
+	}
+	open := true
+	if ann != nil {
+		if ann.OpenWorldHint != nil {
+			open = *ann.OpenWorldHint
+		}
+		spec.Annotations.Destructive = ann.DestructiveHint
+		if ann.IdempotentHint {
+			spec.Annotations.Idempotent = &ann.IdempotentHint
+		}
+	}
+	spec.Annotations.OpenWorld = &open
+	if readOnly && (ann == nil || !ann.ReadOnlyHint) {
+		// The user's readonly config: say so to the client too.
+		copied := &mcp.ToolAnnotations{ReadOnlyHint: true}
+		if ann != nil {
+			c := *ann
+			c.ReadOnlyHint = true
+			copied = &c
+		}
+		ann = copied
+	}
+	return catalog.NewUpstreamEntry(spec, s.ID, upstreamSource(s.ID),
+		&catalog.Upstream{Server: s.ID, Annotations: ann, Meta: maps.Clone(t.Meta)}, caller)
+}
+
+// linkCaller calls an eager server's tools through its Link.
+type linkCaller struct{ l *upstream.Link }
+
+func (c linkCaller) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	return c.l.Call(ctx, call.Tool, call.Arguments, progressTo(events))
+}
+
+// progressTo forwards an upstream call's progress to the caller's events.
+func progressTo(events sdk.Events) upstream.ProgressFunc {
+	if events == nil {
+		return nil
+	}
+	return events.Progress
+}
+
+// UpstreamSession is one conversation's activation set, an MCP session's
+// or an ask turn's: the lazy servers it connected with mcp_connect (its
+// own connections, shared with no other conversation) and their tools,
+// called through the host's one call path. It is safe for concurrent use.
+type UpstreamSession struct {
+	h     *Host
+	pool  *upstream.Pool
+	agent bool // an ask turn: write tools are callable whatever --write says
+
+	mu      sync.Mutex
+	entries map[string]*catalog.Entry
+	order   []string // tool names in activation order
+}
+
+// NewUpstreamSession starts an empty activation set over the lazy servers;
+// agent says it is an ask turn's. Close it when the conversation ends.
+func (h *Host) NewUpstreamSession(agent bool) *UpstreamSession {
+	var lazy []upstream.Server
+	for _, s := range h.cfg.Upstream.Servers() {
+		if s.Lazy {
+			lazy = append(lazy, s)
+		}
+	}
+	return &UpstreamSession{
+		h: h, agent: agent, entries: map[string]*catalog.Entry{},
+		pool: upstream.NewPool(upstream.NewConfig(lazy...), h.upstreamOptions()),
+	}
+}
+
+// Available are the servers mcp_connect can connect, sorted by id.
+func (s *UpstreamSession) Available() []upstream.Server { return s.pool.Available() }
+
+// Connect connects the server with the id and returns the tools it adds
+// that this conversation may call. An unknown id is an
+// *upstream.UnknownServerError; a connected one matches
+// upstream.ErrAlreadyConnected.
+func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.Entry, error) {
+	tools, err := s.pool.Connect(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	server, _ := s.pool.Lookup(id)
+	caller := poolCaller{s.pool}
+	var added []*catalog.Entry
+	s.mu.Lock()
+	for _, t := range tools {
+		e := UpstreamEntry(server, t, caller)
+		if !s.callable(e) {
+			continue
+		}
+		if _, taken := s.h.catalog.Get(e.Spec.Name); taken {
+			continue // the host serves a tool of that name
+		}
+		s.entries[e.Spec.Name] = e
+		s.order = append(s.order, e.Spec.Name)
+		added = append(added, e)
+	}
+	s.mu.Unlock()
+	s.h.activity.Note(activity.EventUpstreamRegister, id, callerOf(ctx), registerMessage(upstream.LinkStatus{
+		Transport: upstream.TransportLabel(server.Type), Tools: len(added), Instructions: s.pool.Instructions(id),
+	}))
+	return added, nil
+}
+
+// callable applies the serving policy: for a client, what Mounted would;
+// for an ask turn, what AgentTools would.
+func (s *UpstreamSession) callable(e *catalog.Entry) bool {
+	if s.agent {
+		ok, _ := s.h.policy.GroupMounted(e.Group, e.GroupMode)
+		return ok && (s.h.policy.Web || !e.Hints().OpenWorld)
+	}
+	ok, _ := s.h.policy.Mounted(e)
+	return ok
+}
+
+// Entries are the tools connected so far, in activation order.
+func (s *UpstreamSession) Entries() []*catalog.Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*catalog.Entry, len(s.order))
+	for i, name := range s.order {
+		out[i] = s.entries[name]
+	}
+	return out
+}
+
+// Call runs one of the session's tools through the host's one call path;
+// a name it does not have is sdk.ErrUnknownTool.
+func (s *UpstreamSession) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	s.mu.Lock()
+	e := s.entries[name]
+	s.mu.Unlock()
+	if e == nil {
+		return nil, sdk.UnknownTool(name)
+	}
+	return s.h.call(ctx, e, args, events)
+}
+
+// Close ends the session's connections.
+func (s *UpstreamSession) Close() error { return s.pool.Close() }
+
+// poolCaller calls a session's tools through its pool.
+type poolCaller struct{ p *upstream.Pool }
+
+func (c poolCaller) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	return c.p.Call(ctx, call.Tool, call.Arguments, progressTo(events))
+}
