@@ -276,9 +276,3 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(rb)]
 }
-
-// jsonString quotes s as a JSON string.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}

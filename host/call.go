@@ -140,9 +140,3 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 func toolError(format string, args ...any) *sdk.Result {
 	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
 }
-
-// FilterPII applies the --pii mode to a result from outside the catalog
-// (an upstream server's tool called by the agent), as to a read tool's.
-func (h *Host) FilterPII(tool string, res *sdk.Result) *sdk.Result {
-	return pii.FilterResult(h.cfg.PII, tool, res)
-}

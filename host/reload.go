@@ -88,7 +88,9 @@ func (h *Host) drop(p *supervise.Plugin) {
 // Watch reloads whenever a ramabana-plugin-* file is created, written,
 // renamed or removed in a plugin dir, until ctx ends. Bursts of events (a
 // copy, then a rename) are folded into one reload. Dirs that do not exist
-// when Watch starts are not watched.
+// when Watch starts are not watched. Once watching, it reloads once, so
+// that what changed between Start's discovery and the watch (a client may
+// install a plugin while Start runs) is not missed.
 func (h *Host) Watch(ctx context.Context) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -108,8 +110,7 @@ func (h *Host) Watch(ctx context.Context) error {
 		return nil
 	}
 	const settle = 150 * time.Millisecond
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	timer := time.NewTimer(0) // the first reload
 	for {
 		select {
 		case <-ctx.Done():

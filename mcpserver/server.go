@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,18 +83,25 @@ func New(h *host.Host, opts Options) *mcp.Server {
 	return s
 }
 
-// waitReady makes tools/list, and a tools/call of a tool the server does
-// not have yet, wait for the host to settle, until readyBy.
+// waitReady makes every request but the handshake, ping and a call of a
+// tool the server has wait for the host to settle, until readyBy: a
+// tools/list, a resources/read of the status, a call of a tool still
+// starting see what is ready by then.
 func waitReady(h *host.Host, readyBy time.Time, known func(string) bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			wait := method == "tools/list"
-			if call, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
-				wait = !known(call.Name)
+			wait := true
+			switch {
+			case method == "initialize", method == "server/discover", method == "ping", strings.HasPrefix(method, "notifications/"):
+				wait = false
+			case method == "tools/call":
+				if call, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+					wait = !known(call.Name)
+				}
 			}
 			if wait {
-				if wait := time.Until(readyBy); wait > 0 {
-					timer := time.NewTimer(wait)
+				if d := time.Until(readyBy); d > 0 {
+					timer := time.NewTimer(d)
 					select {
 					case <-h.Ready():
 					case <-timer.C:

@@ -300,11 +300,17 @@ func TestNewConfig(t *testing.T) {
 	}
 }
 
-func TestLoadConfig(t *testing.T) {
+// loadOne loads one optional file, every problem joined.
+func loadOne(path string) (*Config, error) {
+	c, errs := Load([]File{{Path: path}})
+	return c, errors.Join(errs...)
+}
+
+func TestLoadOneFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 
-	cfg, err := LoadConfig(filepath.Join(dir, "missing.json"))
+	cfg, err := loadOne(filepath.Join(dir, "missing.json"))
 	if err != nil || len(cfg.Servers()) != 0 {
 		t.Errorf("missing file: %v, %v", cfg.Servers(), err)
 	}
@@ -313,7 +319,7 @@ func TestLoadConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"mcpServers": {"local": {"command": "srv", "cwd": "work"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = LoadConfig(path)
+	cfg, err = loadOne(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +334,7 @@ func TestLoadConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"mcpServers": {"X": {"command": "srv"}, "ok": {"command": "srv"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err = LoadConfig(path)
+	cfg, err = loadOne(path)
 	if err == nil || !strings.Contains(err.Error(), "MCP config "+path+": mcpServers.X: id must match") {
 		t.Errorf("invalid entry: %v", err)
 	}
@@ -336,7 +342,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Error("the valid entry beside an invalid one was not loaded")
 	}
 
-	if _, err := LoadConfig(dir); err == nil {
+	if _, err := loadOne(dir); err == nil {
 		t.Error("a directory: no error")
 	}
 }

@@ -1,23 +1,32 @@
-// Package upstream connects to the MCP servers listed in an mcpServers
-// config file and re-exports their tools under namespaced names.
+// Package upstream connects to the MCP servers listed in mcpServers config
+// files and re-exports their tools under namespaced names.
 //
-// A config is loaded with [LoadConfig]; each [Server] is reached with
-// [Connect], which starts a stdio command or opens a streamable HTTP or SSE
-// session with the go-sdk client. [Conn.Tools] walks every page of
-// tools/list in upstream order and fails with a [*ToolsListError] when the
-// server's pagination is broken; [Conn.Call] calls one tool and converts the
-// result to an [sdk.Result].
+// Config files are read with [Load], which never fails as a whole: each
+// problem names its file and key, and the other servers load. A [Server]
+// is reached with [Connect], which starts a stdio command (in a pid
+// namespace of its own where the kernel allows, so that it and everything
+// it starts die with the host) or opens a streamable HTTP or SSE session
+// with the go-sdk client. [Conn.Tools] walks every page of tools/list in
+// upstream order ("" is a cursor; only an absent one ends the walk) and
+// fails with a typed [*ToolsListError] when the server's pagination is
+// broken; [Conn.Call] calls one tool, passing progress and cancellation
+// through.
+//
+// A [Link] keeps one server connected for the host: it connects on first
+// use, bounds connects and calls by their timeouts, lists the tools again
+// on notifications/tools/list_changed, and reconnects on the next use
+// after the connection was lost. A [Pool] is one conversation's activation
+// set for mcp_connect (an ask turn's or an MCP session's): it connects
+// servers on demand, refuses unknown and duplicate ids, and shares nothing
+// with any other Pool. prompt.go holds mcp_connect's wording, 002's word
+// for word.
 //
 // Upstream tools are named <id>__<tool> ([Namespace], [SplitName]); a name
-// over [MaxName] characters becomes a readable prefix and a stable hash. A
-// [Pool] is one agent's activation set for mcp_connect: it connects servers
-// on demand, refuses unknown and duplicate ids with exact messages, and
-// shares nothing with any other Pool. [AvailableMCPsPrompt] renders the
-// <available_mcps> block an agent's system prompt lists the servers in.
+// over [MaxName] characters becomes a readable prefix and a stable hash.
 //
-//	cfg, err := upstream.LoadConfig(path)
-//	pool := upstream.NewPool(cfg, upstream.ConnectOptions{Name: "ramabana-mcp"})
-//	defer pool.Close()
-//	tools, err := pool.Connect(ctx, "files")
-//	res, err := pool.Call(ctx, "files__read_file", json.RawMessage(`{"path":"a.txt"}`))
+//	cfg, problems := upstream.Load([]upstream.File{{Path: "mcp.json"}})
+//	link := upstream.NewLink(server, upstream.ConnectOptions{Name: "ramabana-mcp"}, nil)
+//	defer link.Close()
+//	tools, err := link.Connect(ctx)
+//	res, err := link.Call(ctx, "files__read_file", json.RawMessage(`{"path":"a.txt"}`), nil)
 package upstream

@@ -16,7 +16,8 @@ import (
 
 // States of a [Link], as [LinkStatus.State] names them.
 const (
-	StateIdle         = "idle"         // not connected yet: a lazy server before its first use
+	StateIdle         = "idle"         // not connected yet
+	StateLazy         = "lazy"         // a lazy server: each conversation connects its own with mcp_connect
 	StateConnecting   = "connecting"   // the handshake or the first tools/list is under way
 	StateReady        = "ready"        // connected, tools listed
 	StateFailed       = "failed"       // the last connect failed (Error says why); the next use tries again
@@ -316,8 +317,15 @@ type LinkStatus struct {
 	Source       string            `json:"source,omitempty"`
 }
 
-// IdleStatus is the status of s before anything connected it.
-func IdleStatus(s Server) LinkStatus { return NewLink(s, ConnectOptions{}, nil).Status() }
+// IdleStatus is the status of s before anything connected it: idle, or
+// lazy for a lazy server.
+func IdleStatus(s Server) LinkStatus {
+	st := NewLink(s, ConnectOptions{}, nil).Status()
+	if s.Lazy {
+		st.State = StateLazy
+	}
+	return st
+}
 
 // Status says how the Link stands.
 func (l *Link) Status() LinkStatus {
@@ -358,9 +366,10 @@ func (l *Link) Close() error {
 	c := l.conn
 	l.conn = nil
 	l.mu.Unlock()
-	// A cancelled connect closes what it opened before it returns.
+	// A cancelled connect closes what it opened before it returns: wait
+	// for it.
 	l.connectMu.Lock()
-	l.connectMu.Unlock() //nolint:staticcheck // waits for the connect in flight
+	defer l.connectMu.Unlock()
 	if c != nil {
 		return c.Close()
 	}

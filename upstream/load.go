@@ -87,14 +87,6 @@ func Load(files []File) (*Config, []error) {
 	return c, errs
 }
 
-// LoadConfig reads one config file: a missing file is an empty config.
-// The error joins every problem; the Config, never nil, holds the servers
-// that are fine. New code uses [Load].
-func LoadConfig(path string) (*Config, error) {
-	c, errs := Load([]File{{Path: path}})
-	return c, errors.Join(errs...)
-}
-
 // ParseConfig parses one config file's content the way [Load] does, without
 // a file name in the errors; dir is the directory relative cwd values are
 // resolved against. Empty input or a file without servers is an empty

@@ -122,12 +122,50 @@ func newTestServer(mode string) (*mcp.Server, error) {
 		}
 	}
 
+	switch mode {
+	case "slow":
+		// wait blocks until the call is cancelled, sending progress first.
+		mcp.AddTool(srv, &mcp.Tool{Name: "wait", Description: "Waits until cancelled."},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				if tok := req.Params.GetProgressToken(); tok != nil {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "waiting"})
+				}
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
+			})
+	case "changing":
+		// grow adds a tool, and the server says its list changed.
+		n := 0
+		mcp.AddTool(srv, &mcp.Tool{Name: "grow", Description: "Adds a tool."},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				n++
+				name := fmt.Sprintf("grown_%d", n)
+				mcp.AddTool(srv, &mcp.Tool{Name: name, Description: "Grown."},
+					func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+						return text(name), nil, nil
+					})
+				return text(name), nil, nil
+			})
+	case "stuck":
+		// The handshake (initialize, or server/discover first) is never
+		// answered.
+		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "initialize" || method == "server/discover" {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
+
 	var listTools func(cursor string) (*mcp.ListToolsResult, error)
 	tool := func(name string) *mcp.Tool {
 		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
 	}
 	switch mode {
-	case "ok", "longname":
+	case "ok", "longname", "slow", "changing", "stuck":
 	case "repeat":
 		// Page 1 points to "again", and so does every page after.
 		listTools = func(string) (*mcp.ListToolsResult, error) {
