@@ -82,10 +82,8 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 	turn := strconv.FormatInt(m.turns.Add(1), 10)
 	ctx = host.WithCaller(ctx, activity.Agent(turn))
 	var conn agent.Connector
-	if up := m.cfg.Host.NewUpstreamSession(true); len(up.Available()) > 0 {
-		conn = &connector{up}
-	} else {
-		_ = up.Close()
+	if len(m.cfg.Host.LazyUpstreams()) > 0 {
+		conn = &connector{m.cfg.Host.NewUpstreamSession(true)}
 	}
 	out, err := m.agent.Run(ctx, a.Task, agent.RunOptions{
 		Connector: conn,

@@ -196,18 +196,24 @@ type UpstreamSession struct {
 	order   []string // tool names in activation order
 }
 
-// NewUpstreamSession starts an empty activation set over the lazy servers;
-// agent says it is an ask turn's. Close it when the conversation ends.
-func (h *Host) NewUpstreamSession(agent bool) *UpstreamSession {
+// LazyUpstreams are the servers a conversation connects with mcp_connect,
+// sorted by id.
+func (h *Host) LazyUpstreams() []upstream.Server {
 	var lazy []upstream.Server
 	for _, s := range h.cfg.Upstream.Servers() {
 		if s.Lazy {
 			lazy = append(lazy, s)
 		}
 	}
+	return lazy
+}
+
+// NewUpstreamSession starts an empty activation set over the lazy servers;
+// agent says it is an ask turn's. Close it when the conversation ends.
+func (h *Host) NewUpstreamSession(agent bool) *UpstreamSession {
 	return &UpstreamSession{
 		h: h, agent: agent, entries: map[string]*catalog.Entry{},
-		pool: upstream.NewPool(upstream.NewConfig(lazy...), h.upstreamOptions()),
+		pool: upstream.NewPool(upstream.NewConfig(h.LazyUpstreams()...), h.upstreamOptions()),
 	}
 }
 

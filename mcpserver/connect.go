@@ -15,9 +15,7 @@ import (
 // its activation set as each ask turn does (002). Its answers are 002's,
 // word for word.
 func addConnect(s *mcp.Server, t *tools) {
-	probe := t.host.NewUpstreamSession(false)
-	servers := probe.Available()
-	_ = probe.Close()
+	servers := t.host.LazyUpstreams()
 	if len(servers) == 0 {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -189,12 +190,17 @@ func closeTimeout(opts ConnectOptions) time.Duration {
 	return 5 * time.Second
 }
 
-// command builds the stdio server's process: the host environment plus the
-// configured env.
+// command builds the stdio server's process: the host environment (less
+// ramabana's own RAMABANA_* variables, which hold its bearer token and
+// plugin secrets) plus the configured env, which may set any variable.
 func command(s Server, opts ConnectOptions) *exec.Cmd {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Cwd
-	cmd.Env = os.Environ()
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RAMABANA_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}

@@ -207,6 +207,22 @@ func TestConnEnvAndCwd(t *testing.T) {
 	}
 }
 
+// ramabana's own RAMABANA_* variables (its bearer token, plugin secrets)
+// stay out of a stdio server's environment unless its config sets them.
+func TestConnLeavesOutRamabanaVariables(t *testing.T) {
+	t.Setenv("RAMABANA_TOKEN", "host secret")
+	t.Setenv("RAMABANA_MODEL_KEY", "model secret")
+	s := stdioServer(t, "envy", "ok")
+	s.Env["RAMABANA_MODEL_KEY"] = "given on purpose"
+	c := connect(t, s, ConnectOptions{})
+	for name, want := range map[string]string{"RAMABANA_TOKEN": "", "RAMABANA_MODEL_KEY": "given on purpose", "PATH": os.Getenv("PATH")} {
+		res, err := c.Call(t.Context(), "env", json.RawMessage(`{"name":"`+name+`"}`), nil)
+		if err != nil || res.Content[0].Text != want {
+			t.Errorf("%s = %+v, %v; want %q", name, res, err, want)
+		}
+	}
+}
+
 func TestConnHeaders(t *testing.T) {
 	t.Parallel()
 	for _, typ := range []string{TypeHTTP, TypeSSE} {
