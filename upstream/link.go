@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -263,8 +263,10 @@ func (l *Link) connectTimeout() time.Duration {
 
 // Call calls one of the server's tools by its namespaced name, connecting
 // first when needed. The call ends after the server's timeout. A name the
-// server does not list matches [ErrUnknownTool]; a lost connection fails
-// this call and the next one reconnects; see [Conn.Call] for the rest.
+// server does not list matches [ErrUnknownTool]; a connection that fails
+// under a call (anything but the server's own JSON-RPC error, the timeout
+// or a cancel) fails this call and the next one reconnects; see
+// [Conn.Call] for the rest.
 func (l *Link) Call(ctx context.Context, namespaced string, args json.RawMessage, progress ProgressFunc) (*sdk.Result, error) {
 	c, err := l.live(ctx)
 	if err != nil {
@@ -281,19 +283,22 @@ func (l *Link) Call(ctx context.Context, namespaced string, args json.RawMessage
 	callCtx, cancel := context.WithTimeoutCause(ctx, limit, errTimedOut)
 	defer cancel()
 	res, err := c.Call(callCtx, tool, args, progress)
+	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
 		return res, nil
 	case ctx.Err() == nil && errors.Is(context.Cause(callCtx), errTimedOut):
 		return nil, fmt.Errorf("MCP server %q did not answer %s within %s (its timeout): %w", l.server.ID, tool, limit, ErrTimeout)
-	case errors.Is(err, mcp.ErrSessionMissing), errors.Is(err, mcp.ErrConnectionClosed):
-		l.mu.Lock()
-		l.lost(c)
-		l.mu.Unlock()
-		l.changed()
-		return nil, fmt.Errorf("%w (it reconnects on next use)", err)
+	case ctx.Err() != nil, errors.As(err, &rpcErr):
+		return nil, err // cancelled, or the server's own answer: the connection is fine
 	}
-	return nil, err
+	// The connection failed under the call (a stdio server that exited, an
+	// HTTP session the server lost): the next use connects afresh.
+	l.mu.Lock()
+	l.lost(c)
+	l.mu.Unlock()
+	l.changed()
+	return nil, fmt.Errorf("%w (the connection is lost; the next call reconnects)", err)
 }
 
 var errTimedOut = errors.New("the MCP server's timeout")

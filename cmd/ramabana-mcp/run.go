@@ -95,6 +95,7 @@ type options struct {
 	maxSteps, contextBudget           int
 	logLevel                          string
 	startTimeout, upstreamWait        time.Duration
+	upstreamConnectTimeout            time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -127,6 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
 	fs.Var(&o.mcpConfigs, "mcp-config", "upstream MCP server config files (mcpServers or VS Code servers JSON), read after CFG/mcp.json, comma-separated or repeated")
+	fs.DurationVar(&o.upstreamConnectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")
 	fs.DurationVar(&o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.model, "model", "", "model for the ask agent (an OpenAI-compatible chat model); omit to serve tools only")
@@ -215,7 +217,7 @@ func serve(ctx context.Context, args []string) error {
 		Transport:    o.transport,
 		Upstream:     upstreams,
 		UpstreamOptions: upstream.ConnectOptions{
-			Name: "ramabana-mcp", Logger: logger, Stderr: os.Stderr,
+			Name: "ramabana-mcp", Logger: logger, Stderr: os.Stderr, ConnectTimeout: o.upstreamConnectTimeout,
 		},
 	})
 	if err != nil {
