@@ -20,6 +20,7 @@ var (
 	ramabanaBin string // ./cmd/ramabana-mcp
 	floorBin    string // ./bench/floor
 	testPlugin  string // ./internal/testplugin
+	testUp      string // ./internal/testupstream
 )
 
 // TestMain builds the binaries into a temporary folder, or into
@@ -49,10 +50,12 @@ func TestMain(m *testing.M) {
 	ramabanaBin = filepath.Join(dir, "ramabana-mcp")
 	floorBin = filepath.Join(dir, "floor")
 	testPlugin = filepath.Join(dir, "testplugin")
+	testUp = filepath.Join(dir, "testupstream")
 	for out, pkg := range map[string]string{
 		ramabanaBin: "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp",
 		floorBin:    "github.com/ramabana/ramabana-mcp/bench/floor",
 		testPlugin:  "github.com/ramabana/ramabana-mcp/internal/testplugin",
+		testUp:      "github.com/ramabana/ramabana-mcp/internal/testupstream",
 	} {
 		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
@@ -92,8 +95,13 @@ func command(k kind, root, cfg string, extra ...string) *exec.Cmd {
 // connect starts cmd and initializes an MCP session over its stdio. The
 // session's Close closes the server's stdin and waits for it to exit
 // (SIGTERM, then SIGKILL, if it lingers).
+//
+// The client declares no capabilities, as ramabana's own upstream client:
+// with the go-sdk's default (roots), server-everything asks for the roots
+// 350 ms after initialize and, when the client has closed by then, waits
+// 60 s for the answer before it exits. No server here needs the roots.
 func connect(ctx context.Context, cmd *exec.Cmd) (*mcp.ClientSession, error) {
-	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
 		reap(cmd)
@@ -184,6 +192,11 @@ func text(r *mcp.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
+// has reports whether list holds the tool name.
+func has(list *mcp.ListToolsResult, name string) bool {
+	return slices.ContainsFunc(list.Tools, func(t *mcp.Tool) bool { return t.Name == name })
+}
+
 // timeCalls runs fn once per b.Loop iteration, after warmup untimed runs,
 // and reports the p50 and p99 of the iterations in µs.
 func timeCalls(b *testing.B, fn func()) {
@@ -215,8 +228,7 @@ func report(b *testing.B, d []time.Duration, unit time.Duration, name string) {
 }
 
 // BenchmarkSpawnToolsList measures a client's cold start: spawn the server,
-// initialize, list its tools. Closing the session (stdin closed, server
-// exit awaited) is outside the timer and reported as close-ms.
+// initialize, list its tools.
 func BenchmarkSpawnToolsList(b *testing.B) {
 	root := project(b)
 	for _, bc := range []struct {
@@ -225,37 +237,51 @@ func BenchmarkSpawnToolsList(b *testing.B) {
 	}{{"floor", floor}, {"ramabana", ramabana}} {
 		b.Run(bc.name, func(b *testing.B) {
 			cfg := b.TempDir()
-			var spawn []time.Duration
-			var closing time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				cmd := command(bc.kind, root, cfg)
-				cs, err := connect(context.Background(), cmd)
-				if err != nil {
-					b.Fatalf("start %s: %v", bc.name, err)
-				}
-				list, err := cs.ListTools(context.Background(), nil)
-				spawn = append(spawn, time.Since(t0))
-				b.StopTimer()
-				t1 := time.Now()
-				cerr := cs.Close()
-				closing += time.Since(t1)
-				reap(cmd)
-				if err != nil {
-					b.Fatalf("tools/list: %v", err)
-				}
-				if cerr != nil {
-					b.Fatalf("close %s: %v", bc.name, cerr)
-				}
-				if len(list.Tools) == 0 {
-					b.Fatalf("%s lists no tools", bc.name)
-				}
-				b.StartTimer()
-			}
-			report(b, spawn, time.Millisecond, "ms")
-			b.ReportMetric(float64(closing)/float64(b.N)/float64(time.Millisecond), "close-ms")
+			timeSpawn(b, func() *exec.Cmd { return command(bc.kind, root, cfg) }, "")
 		})
 	}
+}
+
+// timeSpawn runs one cold start per b.Loop iteration: start the command
+// newCmd returns, initialize, list tools (one tools/list, its first page).
+// It reports the p50 and p99 of spawn → tools/list answered in ms. Closing
+// the session (stdin closed, server exit awaited) is outside the timer and
+// reported as close-ms. The first page must hold the tool want, or any tool
+// when want is "".
+func timeSpawn(b *testing.B, newCmd func() *exec.Cmd, want string) {
+	b.Helper()
+	var spawn []time.Duration
+	var closing time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		cmd := newCmd()
+		cs, err := connect(context.Background(), cmd)
+		if err != nil {
+			b.Fatalf("start %s: %v", cmd.Path, err)
+		}
+		list, err := cs.ListTools(context.Background(), nil)
+		spawn = append(spawn, time.Since(t0))
+		b.StopTimer()
+		t1 := time.Now()
+		cerr := cs.Close()
+		closing += time.Since(t1)
+		reap(cmd)
+		if err != nil {
+			b.Fatalf("tools/list: %v", err)
+		}
+		if cerr != nil {
+			b.Fatalf("close %s: %v", cmd.Path, cerr)
+		}
+		if len(list.Tools) == 0 {
+			b.Fatalf("%s lists no tools", cmd.Path)
+		}
+		if want != "" && !has(list, want) {
+			b.Fatalf("%s: no %s in the first tools/list (%d tools)", cmd.Path, want, len(list.Tools))
+		}
+		b.StartTimer()
+	}
+	report(b, spawn, time.Millisecond, "ms")
+	b.ReportMetric(float64(closing)/float64(b.N)/float64(time.Millisecond), "close-ms")
 }
 
 // BenchmarkCall measures one call of a trivial tool on a long-lived server:
