@@ -3,9 +3,9 @@
 //
 // Config files are read with [Load], which never fails as a whole: each
 // problem names its file and key, and the other servers load. A [Server]
-// is reached with [Connect], which starts a stdio command (in a pid
-// namespace of its own where the kernel allows, so that it and everything
-// it starts die with the host) or opens a streamable HTTP or SSE session
+// is reached with [Connect], which starts a stdio command (in a process
+// group of its own, with a parent-death signal, so that it dies with the
+// host) or opens a streamable HTTP or SSE session
 // with the go-sdk client. [Conn.Tools] walks every page of tools/list in
 // upstream order ("" is a cursor; only an absent one ends the walk) and
 // fails with a typed [*ToolsListError] when the server's pagination is

@@ -16,13 +16,17 @@ import (
 
 // stdioTransport runs a stdio server and speaks MCP over its stdin and
 // stdout, like the go-sdk's CommandTransport, but starts it with
-// sandbox.Start: in a session of its own with a parent-death signal, and,
-// where the kernel allows, as the first process of a pid namespace of its
-// own. Everything the server starts then ends with it, and it ends with
-// the host, even when the host is killed (mid-connect included): the
-// kernel kills the server, and with it the namespace. Where namespaces are
-// refused the server still dies with the host, and what it started sees
-// its stdin close.
+// sandbox.Start: in a session and process group of its own, with SIGKILL
+// as its parent-death signal (set from a thread that lives as long as the
+// host, so it fires when the host dies, not when some thread ends). The
+// server thus ends with the host however the host ends, mid-connect
+// included, and Close ends its whole process group. When the host is
+// killed outright, what the server started sees its stdin close (the MCP
+// stream) but is not signalled.
+//
+// Not a pid namespace: the server would be its first process and see the
+// host's /proc, where its children's pids name other processes, so a
+// server that watches its children there (ramabana itself does) breaks.
 type stdioTransport struct {
 	cmd       *exec.Cmd
 	terminate time.Duration // how long Close waits after closing stdin
@@ -35,14 +39,6 @@ type stdioTransport struct {
 	waitErr  error
 }
 
-// namespaces says whether servers run in pid namespaces of their own:
-// only where the kernel gives them without the subreaper fallback, which
-// would make the host adopt (and have to reap) their orphans.
-var namespaces = sync.OnceValue(func() bool {
-	r := sandbox.Probe().Reaping
-	return r == sandbox.ReapPidNS || r == sandbox.ReapUserPidNS
-})
-
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	stdout, err := t.cmd.StdoutPipe()
 	if err != nil {
@@ -52,7 +48,7 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	applied, err := sandbox.Start(t.cmd, sandbox.Policy{NewNamespaces: namespaces()})
+	applied, err := sandbox.Start(t.cmd, sandbox.Policy{})
 	if err != nil {
 		return nil, err
 	}
