@@ -4,6 +4,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -54,11 +55,16 @@ type Upstream struct {
 
 // NewUpstreamEntry is the entry of an upstream server's tool, for Replace.
 // Its arguments are checked against spec's input schema when the schema
-// compiles; when it does not, the upstream server is left to check them.
+// compiles and holds no reference; otherwise the upstream server is left
+// to check them: a schema that refers to itself without consuming input
+// ({"$ref": "#/properties/a"} at properties/a) would make the validator
+// recurse until the host's stack overflows, which no recover catches.
 func NewUpstreamEntry(spec sdk.ToolSpec, group, source string, up *Upstream, caller Caller) *Entry {
-	input, err := sdk.NewInputValidator(spec)
-	if err != nil {
-		input = nil
+	var input *sdk.InputValidator
+	if !bytes.Contains(spec.InputSchema, []byte(`"$ref"`)) && !bytes.Contains(spec.InputSchema, []byte(`Ref"`)) {
+		if v, err := sdk.NewInputValidator(spec); err == nil {
+			input = v
+		}
 	}
 	return &Entry{Spec: spec, Group: group, Plugin: source, Upstream: up, caller: caller, input: input}
 }

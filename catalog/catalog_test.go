@@ -112,3 +112,20 @@ func TestPolicyMounted(t *testing.T) {
 		})
 	}
 }
+
+// An upstream schema with references is left to the upstream server: one
+// that refers to itself would otherwise make validation recurse until the
+// stack overflows. One without is checked here.
+func TestUpstreamEntryValidation(t *testing.T) {
+	t.Parallel()
+	cyclic := sdk.ToolSpec{Name: "w__loop", Kind: sdk.KindWrite,
+		InputSchema: []byte(`{"type":"object","properties":{"a":{"$ref":"#/properties/a"}}}`)}
+	if err := NewUpstreamEntry(cyclic, "w", "mcp:w", &Upstream{Server: "w"}, nil).Validate([]byte(`{"a":1}`)); err != nil {
+		t.Errorf("cyclic schema: %v", err)
+	}
+	plain := sdk.ToolSpec{Name: "w__echo", Kind: sdk.KindRead,
+		InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
+	if err := NewUpstreamEntry(plain, "w", "mcp:w", &Upstream{Server: "w"}, nil).Validate([]byte(`{}`)); err == nil {
+		t.Error("a missing required argument passed")
+	}
+}

@@ -129,7 +129,9 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	if err != nil {
 		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
 	}
-	if e.Spec.Kind == sdk.KindRead {
+	if e.Spec.Kind == sdk.KindRead || e.Upstream != nil {
+		// Read tools' results, and everything an upstream server answers:
+		// most upstream tools are write tools only for want of a hint.
 		res = pii.FilterResult(h.cfg.PII, name, res)
 	}
 	return res, nil

@@ -89,10 +89,11 @@ type Host struct {
 	warned      map[string]bool // skill warnings already logged
 	agentStatus func() any      // nil without an agent
 
-	mu      sync.Mutex
-	plugins map[string]*supervise.Plugin
-	skipped map[string]string           // plugin name → why it is not served
-	idle    map[string]supervise.Source // started, then stopped: none of their groups is mounted
+	mu       sync.Mutex
+	plugins  map[string]*supervise.Plugin
+	skipped  map[string]string                // plugin name → why it is not served
+	failedAs map[string]supervise.Fingerprint // plugin name → its binary when it failed
+	idle     map[string]supervise.Source      // started, then stopped: none of their groups is mounted
 
 	launches sync.WaitGroup // background launches (launchLate)
 	closing  chan struct{}  // closed by Close
@@ -157,6 +158,7 @@ func New(cfg Config) (*Host, error) {
 		catalog:  catalog.New(),
 		plugins:  map[string]*supervise.Plugin{},
 		skipped:  map[string]string{},
+		failedAs: map[string]supervise.Fingerprint{},
 		idle:     map[string]supervise.Source{},
 		activity: activity.New(activity.Options{}),
 		warned:   map[string]bool{},

@@ -136,6 +136,7 @@ func (h *Host) register(p *supervise.Plugin, err error) bool {
 func (h *Host) skip(src supervise.Source, err error) {
 	h.mu.Lock()
 	h.skipped[src.Name] = err.Error()
+	h.failedAs[src.Name] = supervise.FingerprintOf(src)
 	h.mu.Unlock()
 	h.logger.Warn("plugin skipped", "plugin", src.Name, "source", src.String(), "error", err)
 }

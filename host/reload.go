@@ -40,10 +40,11 @@ func (h *Host) Reload(ctx context.Context) error {
 		case !ok:
 			h.mu.Lock()
 			_, failed := h.skipped[src.Name]
+			failedAs := h.failedAs[src.Name]
 			idle, isIdle := h.idle[src.Name]
 			h.mu.Unlock()
-			if failed && src.Bundled {
-				continue // a bundled group that failed will fail again
+			if failed && (src.Bundled || failedAs == supervise.FingerprintOf(src)) {
+				continue // the binary that failed would fail again
 			}
 			if isIdle && idle.Path == src.Path && supervise.FingerprintOf(idle) == supervise.FingerprintOf(src) {
 				continue // still none of its groups is mounted

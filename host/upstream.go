@@ -3,9 +3,11 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,9 +24,12 @@ import (
 type upstreams struct {
 	links   map[string]*upstream.Link // eager servers, by id
 	connect sync.WaitGroup            // the connects Start began
+	retries sync.WaitGroup            // retryUpstream loops; they end when the host closes
 
-	mu    sync.Mutex
-	state map[string]string // the state each link was last seen in
+	// syncMu makes each sync read a link's tools and put them in the
+	// catalog in one step, so the last listing is the one that stays.
+	syncMu sync.Mutex
+	state  map[string]string // the state each link was last seen in
 }
 
 // upstreamSource is the catalog source of an upstream server's tools.
@@ -53,14 +58,46 @@ func (h *Host) upstreamOptions() upstream.ConnectOptions {
 }
 
 // startUpstreams connects every eager server in the background, all at
-// once; h.up.connect ends when each has connected or failed.
+// once; h.up.connect ends when each has connected or failed. One that
+// failed is tried again in the background (retryUpstream).
 func (h *Host) startUpstreams() {
 	for _, l := range h.up.links {
 		h.up.connect.Go(func() {
-			if _, err := l.Connect(context.Background()); err != nil {
-				h.logger.Warn("MCP server skipped", "mcp_server", l.Server().ID, "error", err)
+			if _, err := l.Connect(context.Background()); err != nil && !errors.Is(err, upstream.ErrClosed) {
+				h.logger.Warn("MCP server skipped; it is tried again in the background", "mcp_server", l.Server().ID, "error", err)
+				h.up.retries.Go(func() { h.retryUpstream(l) })
 			}
 		})
+	}
+}
+
+// Bounds of the waits between retries of an eager server that failed.
+const (
+	firstRetry = 30 * time.Second
+	lastRetry  = 10 * time.Minute
+)
+
+// retryUpstream connects a failed eager server again, after firstRetry,
+// then waits twice as long each time up to lastRetry, until it connects or
+// the host closes: a server whose first start outlived the connect timeout
+// (an npx download), or that was down, joins when it can.
+func (h *Host) retryUpstream(l *upstream.Link) {
+	for wait := firstRetry; ; wait = min(2*wait, lastRetry) {
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-h.closing:
+			timer.Stop()
+			return
+		}
+		if l.Status().State == upstream.StateReady {
+			return // a call connected it meanwhile
+		}
+		_, err := l.Connect(context.Background())
+		if err == nil || errors.Is(err, upstream.ErrClosed) {
+			return
+		}
+		h.logger.Debug("MCP server still fails", "mcp_server", l.Server().ID, "error", err, "next_try", min(2*wait, lastRetry))
 	}
 }
 
@@ -68,12 +105,12 @@ func (h *Host) startUpstreams() {
 // notes a connect in the activity feed.
 func (h *Host) syncUpstream(id string) {
 	l := h.up.links[id]
+	h.up.syncMu.Lock()
 	st := l.Status()
-	h.up.mu.Lock()
 	prev := h.up.state[id]
 	h.up.state[id] = st.State
-	h.up.mu.Unlock()
 	if st.State == upstream.StateClosed {
+		h.up.syncMu.Unlock()
 		return
 	}
 	caller := linkCaller{l}
@@ -82,7 +119,9 @@ func (h *Host) syncUpstream(id string) {
 	for _, t := range tools {
 		entries = append(entries, UpstreamEntry(l.Server(), t, caller))
 	}
-	for _, err := range h.catalog.Replace(upstreamSource(id), entries) {
+	errs := h.catalog.Replace(upstreamSource(id), entries)
+	h.up.syncMu.Unlock()
+	for _, err := range errs {
 		h.logger.Warn("MCP server tool left out", "mcp_server", id, "error", err)
 	}
 	if st.State == upstream.StateReady && prev != upstream.StateReady {
@@ -102,13 +141,16 @@ func registerMessage(st upstream.LinkStatus) string {
 	return msg
 }
 
-// closeUpstreams ends every eager server's connection.
+// closeUpstreams ends every eager server's connection (h.closing is
+// closed, so no retry starts another).
 func (h *Host) closeUpstreams() {
 	var wg sync.WaitGroup
 	for _, l := range h.up.links {
 		wg.Go(func() { _ = l.Close() })
 	}
 	wg.Wait()
+	h.up.connect.Wait() // no connect of Start's is left to start a retry
+	h.up.retries.Wait()
 }
 
 // UpstreamStatus is every configured upstream server's state: eager ones
@@ -129,7 +171,8 @@ func (h *Host) UpstreamStatus() []upstream.LinkStatus {
 // UpstreamEntry is the catalog entry of an upstream server's tool. It is a
 // read tool only when the server says readOnlyHint: true or the user's
 // config calls the server readonly; every other upstream tool is a write
-// tool. It reaches the network (open world) unless annotated otherwise.
+// tool. It reaches the network (open world) unless annotated otherwise,
+// and always when the server itself is remote.
 // Its annotations and _meta are kept for re-export as they came.
 func UpstreamEntry(s upstream.Server, t upstream.Tool, caller catalog.Caller) *catalog.Entry {
 	ann := t.Annotations
@@ -151,6 +194,9 @@ func UpstreamEntry(s upstream.Server, t upstream.Tool, caller catalog.Caller) *c
 		if ann.IdempotentHint {
 			spec.Annotations.Idempotent = &ann.IdempotentHint
 		}
+	}
+	if s.Remote() {
+		open = true // every call crosses the network, whatever the tool says
 	}
 	spec.Annotations.OpenWorld = &open
 	if readOnly && (ann == nil || !ann.ReadOnlyHint) {
@@ -174,9 +220,15 @@ func (c linkCaller) Call(ctx context.Context, call *sdk.Call, events sdk.Events)
 	return c.l.Call(ctx, call.Tool, call.Arguments, progressTo(events))
 }
 
-// progressTo forwards an upstream call's progress to the caller's events.
+// progressTo forwards an upstream call's progress to the caller's events;
+// nil, so that the upstream server is not asked for progress, when nobody
+// wants it (an MCP client's call without a progress token says so with
+// WantsProgress).
 func progressTo(events sdk.Events) upstream.ProgressFunc {
 	if events == nil {
+		return nil
+	}
+	if w, ok := events.(interface{ WantsProgress() bool }); ok && !w.WantsProgress() {
 		return nil
 	}
 	return events.Progress

@@ -31,6 +31,7 @@ func addConnect(s *mcp.Server, t *tools) {
 		},
 		Meta: mcp.Meta{MetaKey: map[string]any{"task": "completion"}},
 	}, t.connect)
+	t.own[upstream.ConnectToolName] = true
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -66,7 +67,11 @@ func (t *tools) connect(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	for _, e := range added {
 		name := e.Spec.Name
-		t.add(e, t.handle(name, session.Call))
+		if t.add(e, t.handle(name, session.Call)) {
+			t.mu.Lock()
+			t.own[name] = true
+			t.mu.Unlock()
+		}
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: upstream.ConnectedMessage(args.ID, len(added))}}}, nil
 }

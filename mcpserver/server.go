@@ -68,16 +68,13 @@ func New(h *host.Host, opts Options) *mcp.Server {
 		// The SDK logs every session's start and end at info; only its
 		// warnings are news to a user reading the host's log.
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
-		// The session's end lets go of the host and ends the session's
-		// upstream connections.
-		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
-			t.watchEnd(req.Session)
-		},
 	})
-	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}}
-	t.stopSync = h.OnToolsChanged(t.sync) // before the first sync, so no change falls between
+	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{}}
+	// The tools now, without a subscription: a server no session ever
+	// uses (the HTTP handler makes one for a request that may fail) holds
+	// nothing. The session's first request subscribes (attach).
 	t.sync()
-	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known))
+	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest)
 	addConnect(s, t)
 	addResources(s, h)
 	return s
@@ -121,34 +118,49 @@ type tools struct {
 	host   *host.Host
 	logger *slog.Logger
 
-	stopSync func() // ends the host's calls to sync
-
 	mu       sync.Mutex
-	exported map[string]*catalog.Entry // the tools the server has, by name
+	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
+	own      map[string]bool           // the session's own tools: mcp_connect and what it added
 	session  *host.UpstreamSession     // the session's mcp_connect activations; nil before the first
+	attached bool
 	ended    bool
-	watching bool
 }
 
 // known says whether the server has a tool of the name.
 func (t *tools) known(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.exported[name] != nil
+	return t.exported[name] != nil || t.own[name]
 }
 
-// watchEnd releases what the session holds once it ends.
-func (t *tools) watchEnd(ss *mcp.ServerSession) {
+// attachOnFirstRequest attaches the server to its session at the
+// session's first request, whatever it is: some clients skip
+// notifications/initialized, and a sessionless request has no initialize.
+func (t *tools) attachOnFirstRequest(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+			t.attach(ss)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// attach keeps the server's tools in step with the host's for as long as
+// the session lasts, then lets go of the host and ends the session's
+// upstream connections. Only the first call does anything.
+func (t *tools) attach(ss *mcp.ServerSession) {
 	t.mu.Lock()
-	if t.watching {
+	if t.attached {
 		t.mu.Unlock()
 		return
 	}
-	t.watching = true
+	t.attached = true
 	t.mu.Unlock()
+	stop := t.host.OnToolsChanged(t.sync)
+	t.sync() // what changed since New
 	go func() {
 		_ = ss.Wait()
-		t.stopSync()
+		stop()
 		t.mu.Lock()
 		t.ended = true
 		up := t.session
@@ -324,6 +336,10 @@ type sessionEvents struct {
 // SetCallID names the call in the events' log lines; the host's call path
 // sets it before the call starts.
 func (e *sessionEvents) SetCallID(id string) { e.callID = id }
+
+// WantsProgress says whether the client asked for progress (sent a
+// progress token); an upstream server is asked for it only then.
+func (e *sessionEvents) WantsProgress() bool { return e.token != nil && e.session != nil }
 
 func (e *sessionEvents) Progress(progress, total float64, message string) {
 	if e.token == nil || e.session == nil {

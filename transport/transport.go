@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -52,7 +53,16 @@ type HTTPOptions struct {
 // (its mcp_connect activations are its own). A streamable session idle
 // for SessionIdle ends.
 func HTTPHandler(newServer func() *mcp.Server, token string, allowOrigins []string) (http.Handler, error) {
-	getServer := func(*http.Request) *mcp.Server { return newServer() }
+	// The SDK asks for a server on every request, to check the protocol
+	// version; a request of a session it knows is served by that session's
+	// server, so one shared server answers the version check.
+	versions := sync.OnceValue(newServer)
+	getServer := func(r *http.Request) *mcp.Server {
+		if r.Header.Get("Mcp-Session-Id") != "" {
+			return versions()
+		}
+		return newServer()
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: SessionIdle}))
 	mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))

@@ -1,9 +1,11 @@
 package transport
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,5 +89,46 @@ func TestForeignOriginIsRefusedBeforeTheToken(t *testing.T) {
 				t.Errorf("status %d, want %d (%s)", w.Code, tc.want, w.Body)
 			}
 		})
+	}
+}
+
+// A session gets one server of its own, made when it starts: the SDK asks
+// for a server on every request, and the requests of a known session must
+// not each make one (each would hold what a session holds).
+func TestOneServerPerHTTPSession(t *testing.T) {
+	t.Parallel()
+	var made atomic.Int32
+	h, err := HTTPHandler(func() *mcp.Server {
+		made.Add(1)
+		s := mcp.NewServer(&mcp.Implementation{Name: "t"}, nil)
+		mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+		return s
+	}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	// session runs one session of calls calls and returns how many servers
+	// it took.
+	session := func(calls int) int32 {
+		before := made.Load()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range calls {
+			if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = cs.Close()
+		return made.Load() - before
+	}
+	session(1) // the shared server for known sessions' version checks
+	if one, many := session(1), session(40); many != one {
+		t.Errorf("a session of 1 call took %d servers, one of 40 calls %d", one, many)
 	}
 }

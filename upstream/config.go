@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -214,11 +215,31 @@ var (
 	headerPattern = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
+// Remote says whether the server is reached over the network: a url
+// server whose host is not this machine's loopback (a url that takes its
+// host from a ${VAR} counts as remote).
+func (s Server) Remote() bool {
+	if s.URL == "" {
+		return false
+	}
+	u, err := url.Parse(s.URL)
+	if err != nil || strings.Contains(u.Host, "${") {
+		return true
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip == nil || !ip.IsLoopback()
+}
+
 // ValidID reports whether id can name a server: [a-z0-9][a-z0-9_-]* without
-// "__", so that the first "__" of a namespaced tool name ends the id, and
+// "__" and not ending in "_", so that the first "__" of a namespaced tool
+// name ends the id (an id "a_" would make "a___x" read as "a" and "_x"), and
 // at most MaxIDLength characters.
 func ValidID(id string) bool {
-	return idPattern.MatchString(id) && !strings.Contains(id, "__") && len(id) <= MaxIDLength
+	return idPattern.MatchString(id) && !strings.Contains(id, "__") && !strings.HasSuffix(id, "_") && len(id) <= MaxIDLength
 }
 
 // parseServer validates one entry and reports every problem of it. It
@@ -231,8 +252,8 @@ func parseServer(id string, data json.RawMessage, dir string) (Server, bool, []s
 	if len(id) > MaxIDLength {
 		return Server{}, false, nil, fmt.Errorf("id is %d characters; at most %d (the id prefixes every tool name, which is at most %d)", len(id), MaxIDLength, MaxName)
 	}
-	if strings.Contains(id, "__") {
-		return Server{}, false, nil, errors.New(`id must not contain "__" (it separates the id from the tool name)`)
+	if strings.Contains(id, "__") || strings.HasSuffix(id, "_") {
+		return Server{}, false, nil, errors.New(`id must not contain "__" or end in "_" (a "__" after the id separates it from the tool name)`)
 	}
 	var raw rawServer
 	if err := json.Unmarshal(data, &raw); err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -62,10 +63,14 @@ type Conn struct {
 	log     *slog.Logger
 
 	// onToolsChanged, when set (SetOnToolsChanged), is called on the
-	// server's notifications/tools/list_changed, in a goroutine of its own.
+	// server's notifications/tools/list_changed; changedEarly remembers
+	// one that came before it was set.
 	onToolsChanged atomic.Pointer[func()]
+	changedEarly   atomic.Bool
 
 	done chan struct{} // closed when the session ends
+
+	secrets []string // expanded ${VAR} values, kept out of errors
 
 	progressMu sync.Mutex
 	progress   map[string]ProgressFunc // by the progress token of a call in flight
@@ -81,12 +86,23 @@ type ProgressFunc func(progress, total float64, message string)
 // Connect starts or dials s and completes the MCP handshake. ctx bounds the
 // handshake only: the session lives until Close.
 func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) {
-	x, err := s.expanded(opts.LookupEnv)
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	var secrets []string // what ${VAR}s expanded to: errors must not show them
+	x, err := s.expanded(func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok && len(v) >= minSecret {
+			secrets = append(secrets, v)
+		}
+		return v, ok
+	})
 	if err != nil {
 		return nil, fmt.Errorf("connect MCP server %q: %w", s.ID, err)
 	}
 	log := opts.logger().With("mcp_server", s.ID)
-	c := &Conn{server: s, log: log, progress: map[string]ProgressFunc{}}
+	c := &Conn{server: s, log: log, progress: map[string]ProgressFunc{}, secrets: secrets}
 	client := mcp.NewClient(&mcp.Implementation{
 		Name:    cmp.Or(opts.Name, "ramabana-mcp"),
 		Version: cmp.Or(opts.Version, "dev"),
@@ -97,7 +113,9 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 		ProgressNotificationHandler: c.onProgress,
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			if f := c.onToolsChanged.Load(); f != nil {
-				go (*f)()
+				(*f)()
+			} else {
+				c.changedEarly.Store(true)
 			}
 		},
 	})
@@ -107,9 +125,9 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 		c.stdio = &stdioTransport{cmd: command(x, opts), terminate: closeTimeout(opts)}
 		transport = c.stdio
 	case TypeHTTP:
-		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.Headers)}
+		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers)}
 	case TypeSSE:
-		transport = detached{&mcp.SSEClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.Headers)}}
+		transport = detached{&mcp.SSEClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers)}}
 	default:
 		return nil, fmt.Errorf("connect MCP server %q: unknown type %q", s.ID, x.Type)
 	}
@@ -118,7 +136,7 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 		if c.stdio != nil {
 			c.stdio.kill()
 		}
-		return nil, fmt.Errorf("connect MCP server %q: %w", s.ID, err)
+		return nil, c.redact(fmt.Errorf("connect MCP server %q: %w", s.ID, err))
 	}
 	c.session = session
 	c.done = make(chan struct{})
@@ -129,9 +147,44 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 	return c, nil
 }
 
-// SetOnToolsChanged sets the function called, in a goroutine of its own,
-// each time the server says its tool list changed.
-func (c *Conn) SetOnToolsChanged(f func()) { c.onToolsChanged.Store(&f) }
+// minSecret is the shortest expanded value redact hides: shorter ones
+// would garble messages and hide little.
+const minSecret = 4
+
+// redact replaces every expanded ${VAR} value in err's message with
+// [redacted]: a token in a url's query would otherwise reach the log, the
+// status resource and the activity feed. The result still wraps err.
+func (c *Conn) redact(err error) error {
+	if err == nil || len(c.secrets) == 0 {
+		return err
+	}
+	msg := err.Error()
+	for _, s := range c.secrets {
+		msg = strings.ReplaceAll(msg, s, "[redacted]")
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &redactedError{msg: msg, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// SetOnToolsChanged sets the function called each time the server says
+// its tool list changed, at once if it said so before. f must not block:
+// it runs on the session's message loop.
+func (c *Conn) SetOnToolsChanged(f func()) {
+	c.onToolsChanged.Store(&f)
+	if c.changedEarly.Swap(false) {
+		f()
+	}
+}
 
 // Done is closed when the session has ended: closed, or the server gone
 // (a stdio server exited, an HTTP session lost).
@@ -242,8 +295,9 @@ func (c *Conn) Close() error {
 	return c.closeErr
 }
 
-// httpClient returns base with headers set on every request.
-func httpClient(base *http.Client, headers map[string]string) *http.Client {
+// httpClient returns base with headers set on every request to the
+// endpoint's host (and port): a redirect elsewhere does not get them.
+func httpClient(base *http.Client, endpoint string, headers map[string]string) *http.Client {
 	if base == nil {
 		base = http.DefaultClient
 	}
@@ -255,16 +309,24 @@ func httpClient(base *http.Client, headers map[string]string) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = headerTransport{rt, headers}
+	host := ""
+	if u, err := url.Parse(endpoint); err == nil {
+		host = u.Host
+	}
+	c.Transport = headerTransport{rt, host, headers}
 	return &c
 }
 
 type headerTransport struct {
 	next    http.RoundTripper
+	host    string // the endpoint's host:port
 	headers map[string]string
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host != t.host {
+		return t.next.RoundTrip(req)
+	}
 	req = req.Clone(req.Context())
 	for k, v := range t.headers {
 		req.Header.Set(k, v)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -332,5 +333,20 @@ func TestConnOutlivesConnectContext(t *testing.T) {
 				t.Errorf("Call after the connect ctx ended = %+v, %v", res, err)
 			}
 		})
+	}
+}
+
+// What a ${VAR} expanded to never shows in an error: a token in a url's
+// query would reach the log, the status resource and the activity feed.
+func TestConnErrorsHideExpandedSecrets(t *testing.T) {
+	t.Parallel()
+	s := Server{ID: "remote", Type: TypeHTTP, URL: "http://127.0.0.1:1/mcp?token=${TOK}"}
+	lookup := func(string) (string, bool) { return "hunter2-secret", true }
+	_, err := Connect(t.Context(), s, ConnectOptions{LookupEnv: lookup})
+	if err == nil {
+		t.Fatal("connected to a closed port")
+	}
+	if strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "[redacted]") {
+		t.Errorf("err = %v", err)
 	}
 }

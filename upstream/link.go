@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -53,6 +54,9 @@ type Link struct {
 	transport     string
 	closed        bool
 	cancelConnect context.CancelFunc // of the connect in flight
+	attempts      int                // connects begun
+	relisting     bool               // a re-list runs
+	relistAgain   bool               // the list changed again while it ran
 }
 
 // NewLink returns a Link to s that is not connected yet. onChange, when
@@ -106,11 +110,24 @@ func (l *Link) live(ctx context.Context) (*Conn, error) {
 	if c, err := l.current(); c != nil || err != nil {
 		return c, err
 	}
+	l.mu.Lock()
+	attempt := l.attempts
+	l.mu.Unlock()
 	l.connectMu.Lock()
 	defer l.connectMu.Unlock()
 	if c, err := l.current(); c != nil || err != nil {
 		return c, err // connected while this one waited
 	}
+	l.mu.Lock()
+	if l.attempts != attempt && l.state == StateFailed {
+		// A connect that began while this one waited failed: its answer
+		// is this one's, rather than another wait of a connect timeout.
+		err := l.err
+		l.mu.Unlock()
+		return nil, err
+	}
+	l.attempts++
+	l.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(ctx, l.connectTimeout())
 	defer cancel()
@@ -151,7 +168,7 @@ func (l *Link) live(ctx context.Context) (*Conn, error) {
 	l.instructions = conn.Instructions()
 	l.setTools(tools)
 	l.mu.Unlock()
-	conn.SetOnToolsChanged(func() { l.relist(conn) })
+	conn.SetOnToolsChanged(func() { l.listChanged(conn) })
 	go l.watch(conn)
 	l.changed()
 	return conn, nil
@@ -216,7 +233,35 @@ func (l *Link) list(ctx context.Context, c *Conn) ([]Tool, error) {
 	return kept, nil
 }
 
-// relist lists the tools again after the server said they changed.
+// listChanged lists the tools again after the server said they changed:
+// one listing at a time, and one more after it when the server said so
+// again meanwhile, so that a flood of notifications costs two listings and
+// the last listing is the newest.
+func (l *Link) listChanged(c *Conn) {
+	l.mu.Lock()
+	if l.relisting {
+		l.relistAgain = true
+		l.mu.Unlock()
+		return
+	}
+	l.relisting = true
+	l.mu.Unlock()
+	go func() {
+		for {
+			l.relist(c)
+			l.mu.Lock()
+			if !l.relistAgain || l.conn != c {
+				l.relisting, l.relistAgain = false, false
+				l.mu.Unlock()
+				return
+			}
+			l.relistAgain = false
+			l.mu.Unlock()
+		}
+	}()
+}
+
+// relist lists the tools again.
 func (l *Link) relist(c *Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.connectTimeout())
 	defer cancel()
@@ -268,16 +313,29 @@ func (l *Link) connectTimeout() time.Duration {
 // or a cancel) fails this call and the next one reconnects; see
 // [Conn.Call] for the rest.
 func (l *Link) Call(ctx context.Context, namespaced string, args json.RawMessage, progress ProgressFunc) (*sdk.Result, error) {
+	for retried := false; ; retried = true {
+		res, unsent, err := l.call(ctx, namespaced, args, progress)
+		if !unsent || retried {
+			return res, err
+		}
+		// The connection was closing, so the request never went out: the
+		// dead connection is dropped, and one more try connects afresh.
+	}
+}
+
+// call is one try of Call; unsent says the request never went out because
+// the connection was already closing.
+func (l *Link) call(ctx context.Context, namespaced string, args json.RawMessage, progress ProgressFunc) (_ *sdk.Result, unsent bool, _ error) {
 	c, err := l.live(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	l.mu.Lock()
 	tool, listed := l.names[namespaced]
 	l.mu.Unlock()
 	if !listed {
 		_, asked, _ := SplitName(namespaced)
-		return nil, unknownTool(namespaced, fmt.Sprintf("MCP server %q lists no tool %q", l.server.ID, asked))
+		return nil, false, unknownTool(namespaced, fmt.Sprintf("MCP server %q lists no tool %q", l.server.ID, asked))
 	}
 	limit := l.server.CallTimeout()
 	callCtx, cancel := context.WithTimeoutCause(ctx, limit, errTimedOut)
@@ -286,11 +344,11 @@ func (l *Link) Call(ctx context.Context, namespaced string, args json.RawMessage
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
-		return res, nil
+		return res, false, nil
 	case ctx.Err() == nil && errors.Is(context.Cause(callCtx), errTimedOut):
-		return nil, fmt.Errorf("MCP server %q did not answer %s within %s (its timeout): %w", l.server.ID, tool, limit, ErrTimeout)
+		return nil, false, fmt.Errorf("MCP server %q did not answer %s within %s (its timeout): %w", l.server.ID, tool, limit, ErrTimeout)
 	case ctx.Err() != nil, errors.As(err, &rpcErr):
-		return nil, err // cancelled, or the server's own answer: the connection is fine
+		return nil, false, err // cancelled, or the server's own answer: the connection is fine
 	}
 	// The connection failed under the call (a stdio server that exited, an
 	// HTTP session the server lost): the next use connects afresh.
@@ -298,7 +356,8 @@ func (l *Link) Call(ctx context.Context, namespaced string, args json.RawMessage
 	l.lost(c)
 	l.mu.Unlock()
 	l.changed()
-	return nil, fmt.Errorf("%w (the connection is lost; the next call reconnects)", err)
+	// The SDK says ErrConnectionClosed only of a call it refused to send.
+	return nil, errors.Is(err, mcp.ErrConnectionClosed), fmt.Errorf("%w (the connection is lost; the next call reconnects)", err)
 }
 
 var errTimedOut = errors.New("the MCP server's timeout")

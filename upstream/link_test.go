@@ -1,13 +1,13 @@
 package upstream
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -27,31 +27,58 @@ func newLink(t *testing.T, s Server, opts ConnectOptions, onChange func()) *Link
 	return l
 }
 
-// A call outlives its server's timeout: it fails with ErrTimeout, having
-// passed the server's progress on.
-func TestLinkCallTimeoutAndProgress(t *testing.T) {
+// A call outlives its server's timeout: it fails with ErrTimeout, and the
+// server is still there for the next call.
+func TestLinkCallTimeout(t *testing.T) {
 	t.Parallel()
 	s := stdioServer(t, "slow", "slow")
-	s.Timeout = 500 * time.Millisecond
+	s.Timeout = 300 * time.Millisecond
 	l := newLink(t, s, ConnectOptions{}, nil)
-	var got []string
-	var mu sync.Mutex
-	_, err := l.Call(t.Context(), "slow__wait", nil, func(p, total float64, msg string) {
-		mu.Lock()
-		got = append(got, msg)
-		mu.Unlock()
-	})
-	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), `MCP server "slow" did not answer wait within 500ms`) {
+	_, err := l.Call(t.Context(), "slow__wait", nil, nil)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), `MCP server "slow" did not answer wait within 300ms`) {
 		t.Errorf("err = %v, want the timeout", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !slices.Equal(got, []string{"waiting"}) {
-		t.Errorf("progress = %q", got)
-	}
-	// The server is still there for the next call.
 	if res, err := l.Call(t.Context(), "slow__echo", json.RawMessage(`{"text":"after"}`), nil); err != nil || res.Content[0].Text != "after" {
 		t.Errorf("echo after a timeout = %+v, %v", res, err)
+	}
+}
+
+// Progress comes through, and cancelling the caller's context ends the
+// call.
+func TestLinkProgressAndCancel(t *testing.T) {
+	t.Parallel()
+	l := newLink(t, stdioServer(t, "slow", "slow"), ConnectOptions{}, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	got := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Call(ctx, "slow__wait", nil, func(_, _ float64, msg string) {
+			select {
+			case got <- msg:
+			default:
+			}
+		})
+		done <- err
+	}()
+	select {
+	case msg := <-got:
+		if msg != "waiting" {
+			t.Errorf("progress = %q", msg)
+		}
+	case <-time.After(proctest.Patience):
+		t.Fatal("no progress")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled call = %v", err)
+		}
+	case <-time.After(proctest.Patience):
+		t.Fatal("the cancelled call did not end")
+	}
+	if st := l.Status(); st.State != StateReady {
+		t.Errorf("after a cancel the link is %s", st.State)
 	}
 }
 

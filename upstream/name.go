@@ -20,22 +20,32 @@ const MaxName = 64
 const MaxIDLength = 32
 
 // Namespace returns the name an upstream tool is registered under:
-// <server>__<tool>, or, when that is longer than MaxName, a readable
-// prefix of it, "_" and 8 hex digits of its sha256: stable across runs,
-// and two different tools never share one (a collision of the hash is
-// refused when the server's tools are listed).
+// <server>__<tool>, or, when that is longer than MaxName or holds a
+// character other than A-Z, a-z, 0-9, "_" and "-" (the names every client
+// accepts; MCP also allows "."), a readable prefix of it with those
+// characters made "_", then "_" and 8 hex digits of its sha256: stable
+// across runs, and two different tools never share one (a collision of
+// the hash is refused when the server's tools are listed).
 func Namespace(server, tool string) string {
 	name := server + Separator + tool
-	if len(name) <= MaxName {
+	clean := strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (r == '_' || r == '-' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, name)
+	if len(name) <= MaxName && clean == name {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))
 	suffix := "_" + hex.EncodeToString(sum[:4])
-	prefix := name[:MaxName-len(suffix)]
-	for !utf8.ValidString(prefix) { // do not cut a character in two
-		prefix = prefix[:len(prefix)-1]
+	prefix := clean[:min(len(clean), MaxName-len(suffix))]
+	// A prefix ending in "_" or "-" reads badly before "_": trim them, but
+	// never into the separator after the id.
+	if trimmed := strings.TrimRight(prefix, "_-"); len(trimmed) > len(server)+len(Separator) {
+		prefix = trimmed
 	}
-	return strings.TrimRight(prefix, "_-") + suffix
+	return prefix + suffix
 }
 
 // SplitName splits a namespaced tool name at its first "__". ok is false

@@ -1,9 +1,9 @@
 package upstream
 
 import (
+	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 func TestSplitName(t *testing.T) {
@@ -45,10 +45,13 @@ func TestNamespace(t *testing.T) {
 		server, tool string
 		want         string // "" means: shortened, checked below
 	}{
-		"short":      {"files", "read_file", "files__read_file"},
-		"exactly 64": {"s", strings.Repeat("t", MaxName-3), "s__" + strings.Repeat("t", MaxName-3)},
-		"long":       {"server", long + "_one", ""},
-		"long, utf8": {"server", strings.Repeat("é", 60), ""},
+		"short":       {"files", "read_file", "files__read_file"},
+		"exactly 64":  {"s", strings.Repeat("t", MaxName-3), "s__" + strings.Repeat("t", MaxName-3)},
+		"long":        {"server", long + "_one", ""},
+		"long, utf8":  {"server", strings.Repeat("é", 60), ""},
+		"dotted":      {"db", "sql.query", ""},
+		"spaces":      {"db", "run query", ""},
+		"underscores": {"w", "___x", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -59,8 +62,8 @@ func TestNamespace(t *testing.T) {
 				}
 				return
 			}
-			if len(got) > MaxName || !utf8.ValidString(got) || got != Namespace(tc.server, tc.tool) {
-				t.Errorf("Namespace = %q (%d bytes), want at most %d valid, stable bytes", got, len(got), MaxName)
+			if len(got) > MaxName || !regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString(got) || got != Namespace(tc.server, tc.tool) {
+				t.Errorf("Namespace = %q (%d bytes), want at most %d stable bytes of A-Z a-z 0-9 _ -", got, len(got), MaxName)
 			}
 			if server, _, ok := SplitName(got); !ok || server != tc.server {
 				t.Errorf("SplitName(%q) = %q, %v; want the server id kept", got, server, ok)
@@ -69,5 +72,8 @@ func TestNamespace(t *testing.T) {
 	}
 	if a, b := Namespace("server", long+"_one"), Namespace("server", long+"_two"); a == b {
 		t.Errorf("two tools that differ at the end share the name %q", a)
+	}
+	if a, b := Namespace("db", "sql.query"), Namespace("db", "sql_query"); a == b {
+		t.Errorf("sql.query and sql_query share the name %q", a)
 	}
 }

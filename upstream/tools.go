@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,6 +37,11 @@ type Tool struct {
 // [MaxToolPages] pages, or a failed page is a [*ToolsListError]. A tool name
 // listed twice keeps its first definition.
 func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
+	tools, err := c.tools(ctx)
+	return tools, c.redact(err)
+}
+
+func (c *Conn) tools(ctx context.Context) ([]Tool, error) {
 	id := c.server.ID
 	var tools []Tool
 	names := map[string]bool{}
@@ -83,6 +91,10 @@ func (c *Conn) Tools(ctx context.Context) ([]Tool, error) {
 }
 
 func convertTool(server string, t *mcp.Tool) (Tool, error) {
+	// Namespace makes any other name one that clients accept.
+	if t.Name == "" || len(t.Name) > 128 || !utf8.ValidString(t.Name) || strings.ContainsFunc(t.Name, unicode.IsControl) {
+		return Tool{}, fmt.Errorf("tool name %q: want 1 to 128 bytes of UTF-8 without control characters", t.Name)
+	}
 	in, err := schemaJSON(t.InputSchema)
 	if err != nil {
 		return Tool{}, fmt.Errorf("tool %q input schema: %w", t.Name, err)
@@ -142,6 +154,11 @@ func schemaJSON(v any) (json.RawMessage, error) {
 // params, the server gone), which callers report to a model as an error
 // result.
 func (c *Conn) Call(ctx context.Context, tool string, args json.RawMessage, progress ProgressFunc) (*sdk.Result, error) {
+	res, err := c.call(ctx, tool, args, progress)
+	return res, c.redact(err)
+}
+
+func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, progress ProgressFunc) (*sdk.Result, error) {
 	name := c.server.ID + Separator + tool // for errors: the upstream name in full
 	obj, err := argsObject(args)
 	if err != nil {
