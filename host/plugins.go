@@ -90,11 +90,26 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 // starting; a call that comes sooner launches its plugin itself.
 const warmDelay = 200 * time.Millisecond
 
+// upstreamDelay bounds how much longer background launches wait for the
+// eager upstream servers to connect: a node or python server starting
+// does not then share the CPU with seven plugin processes, and its tools
+// reach the client's first tools/list sooner.
+const upstreamDelay = 2 * time.Second
+
 // launchLate launches a plugin registered from its in-process description,
-// after warmDelay unless the host closes first.
+// after warmDelay and the eager upstream servers' connects (for
+// upstreamDelay at most), unless the host closes first.
 func (h *Host) launchLate(p *supervise.Plugin) {
 	select {
 	case <-time.After(warmDelay):
+	case <-h.closing:
+		return
+	}
+	connected := make(chan struct{})
+	go func() { h.up.connect.Wait(); close(connected) }()
+	select {
+	case <-connected:
+	case <-time.After(upstreamDelay):
 	case <-h.closing:
 		return
 	}

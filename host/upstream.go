@@ -23,6 +23,7 @@ import (
 // conversation's mcp_connect (UpstreamSession).
 type upstreams struct {
 	links   map[string]*upstream.Link // eager servers, by id
+	refused map[string]string         // servers not served, by id: why
 	connect sync.WaitGroup            // the connects Start began
 	retries sync.WaitGroup            // retryUpstream loops; they end when the host closes
 
@@ -39,13 +40,38 @@ func upstreamSource(id string) string { return "mcp:" + id }
 func (h *Host) newUpstreams() {
 	h.up.links = map[string]*upstream.Link{}
 	h.up.state = map[string]string{}
+	h.up.refused = map[string]string{}
+	reserved := map[string]bool{AgentGroup: true, "session": true, "web": true}
+	for _, name := range h.cfg.Bundled {
+		reserved[name] = true
+	}
 	for _, s := range h.cfg.Upstream.Servers() {
+		if reserved[s.ID] {
+			// The id is the group of the server's tools: --groups and the
+			// serving policy would take them for the built-in group's.
+			h.up.refused[s.ID] = fmt.Sprintf("the id %q is a built-in tool group's name; give the server another id", s.ID)
+			h.logger.Warn("MCP server skipped", "mcp_server", s.ID, "error", h.up.refused[s.ID])
+		}
+	}
+	for _, s := range h.upstreamServers() {
 		if s.Lazy {
 			continue
 		}
 		id := s.ID
 		h.up.links[id] = upstream.NewLink(s, h.upstreamOptions(), func() { h.syncUpstream(id) })
 	}
+}
+
+// upstreamServers are the configured servers the host serves: not those
+// refused, nor those --groups opts out (they are not even started).
+func (h *Host) upstreamServers() []upstream.Server {
+	var out []upstream.Server
+	for _, s := range h.cfg.Upstream.Servers() {
+		if _, refused := h.up.refused[s.ID]; !refused && !h.policy.OptOut[s.ID] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (h *Host) upstreamOptions() upstream.ConnectOptions {
@@ -159,11 +185,20 @@ func (h *Host) closeUpstreams() {
 func (h *Host) UpstreamStatus() []upstream.LinkStatus {
 	var out []upstream.LinkStatus
 	for _, s := range h.cfg.Upstream.Servers() {
-		if l := h.up.links[s.ID]; l != nil {
+		switch l := h.up.links[s.ID]; {
+		case l != nil:
 			out = append(out, l.Status())
-			continue
+		case h.up.refused[s.ID] != "":
+			st := upstream.IdleStatus(s)
+			st.State, st.Error = upstream.StateFailed, h.up.refused[s.ID]
+			out = append(out, st)
+		case h.policy.OptOut[s.ID]:
+			st := upstream.IdleStatus(s)
+			st.State, st.Error = upstream.StateIdle, "opted out with --groups"
+			out = append(out, st)
+		default:
+			out = append(out, upstream.IdleStatus(s))
 		}
-		out = append(out, upstream.IdleStatus(s))
 	}
 	return out
 }
@@ -252,7 +287,7 @@ type UpstreamSession struct {
 // sorted by id.
 func (h *Host) LazyUpstreams() []upstream.Server {
 	var lazy []upstream.Server
-	for _, s := range h.cfg.Upstream.Servers() {
+	for _, s := range h.upstreamServers() {
 		if s.Lazy {
 			lazy = append(lazy, s)
 		}

@@ -91,6 +91,7 @@ func TestUpstreamServersForAClient(t *testing.T) {
 		"chg":   upstreamServer("changing", map[string]any{"readonly": true}),
 		"later": upstreamServer("ok", map[string]any{"lazy": true}),
 		"BAD":   upstreamServer("ok", nil),
+		"files": upstreamServer("ok", map[string]any{"readonly": true}),
 	})
 	changed := make(chan struct{}, 10)
 	s := startStdioEnvOpts(t, nil, &mcp.ClientOptions{
@@ -165,6 +166,12 @@ func TestUpstreamServersForAClient(t *testing.T) {
 		if _, ok := got[short]; !ok || long != "a_tool_with_a_rather_long_name_that_needs_shortening_for_clients" {
 			t.Errorf("renamed %s → %v", short, long)
 		}
+	}
+	if files := upstreamStatus(t, cs, "files"); files["state"] != "failed" || !strings.Contains(fmt.Sprint(files["error"]), "built-in tool group") {
+		t.Errorf("files status = %v: an id that is a built-in group's name must be refused", files)
+	}
+	if _, ok := got["files__echo"]; ok {
+		t.Error("a server with a built-in group's id was served")
 	}
 	if later := upstreamStatus(t, cs, "later"); later["state"] != "lazy" || later["lazy"] != true {
 		t.Errorf("later status = %v", later)
