@@ -84,14 +84,15 @@ func TestUpstreamServersForAClient(t *testing.T) {
 	t.Parallel()
 	cancelFile := filepath.Join(t.TempDir(), "cancelled")
 	cfg := mcpConfig(t, map[string]any{
-		"up":    upstreamServer("ok", nil),
-		"ro":    upstreamServer("ok", map[string]any{"readonly": true, "env": map[string]string{"TESTUPSTREAM_CANCEL_FILE": cancelFile, "GORACE": "atexit_sleep_ms=0"}}),
-		"pages": upstreamServer("emptycursor", map[string]any{"readonly": true, "deny": []string{"crash", "slow"}}),
-		"loops": upstreamServer("repeat", nil),
-		"chg":   upstreamServer("changing", map[string]any{"readonly": true}),
-		"later": upstreamServer("ok", map[string]any{"lazy": true}),
-		"BAD":   upstreamServer("ok", nil),
-		"files": upstreamServer("ok", map[string]any{"readonly": true}),
+		"up":     upstreamServer("ok", nil),
+		"ro":     upstreamServer("ok", map[string]any{"readonly": true, "env": map[string]string{"TESTUPSTREAM_CANCEL_FILE": cancelFile, "GORACE": "atexit_sleep_ms=0"}}),
+		"pages":  upstreamServer("emptycursor", map[string]any{"readonly": true, "deny": []string{"crash", "slow"}}),
+		"loops":  upstreamServer("repeat", nil),
+		"chg":    upstreamServer("changing", map[string]any{"readonly": true}),
+		"later":  upstreamServer("ok", map[string]any{"lazy": true}),
+		"BAD":    upstreamServer("ok", nil),
+		"files":  upstreamServer("ok", map[string]any{"readonly": true}),
+		"skipme": upstreamServer("ok", map[string]any{"readonly": true}),
 	})
 	changed := make(chan struct{}, 10)
 	s := startStdioEnvOpts(t, nil, &mcp.ClientOptions{
@@ -101,7 +102,7 @@ func TestUpstreamServersForAClient(t *testing.T) {
 			default:
 			}
 		},
-	}, project(t), "--mcp-config", cfg, "--upstream-wait", "2m")
+	}, project(t), "--mcp-config", cfg, "--upstream-wait", "2m", "--groups", "-skipme")
 	cs := s.session
 
 	got := tools(t, cs)
@@ -172,6 +173,12 @@ func TestUpstreamServersForAClient(t *testing.T) {
 	}
 	if _, ok := got["files__echo"]; ok {
 		t.Error("a server with a built-in group's id was served")
+	}
+	if st := upstreamStatus(t, cs, "skipme"); st["state"] != "idle" || !strings.Contains(fmt.Sprint(st["error"]), "opted out") {
+		t.Errorf("skipme status = %v", st)
+	}
+	if _, ok := got["skipme__echo"]; ok {
+		t.Error("an opted-out server was served")
 	}
 	if later := upstreamStatus(t, cs, "later"); later["state"] != "lazy" || later["lazy"] != true {
 		t.Errorf("later status = %v", later)
