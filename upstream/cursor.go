@@ -1,10 +1,10 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
+
+	"github.com/ramabana/ramabana-mcp/internal/jsonmember"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,7 +49,7 @@ func (c *cursorConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		c.listing[req.ID.Raw()] = true
 		c.mu.Unlock()
-		if params, ok := replaceString(req.Params, "cursor", emptyCursor, ""); ok {
+		if params, ok := jsonmember.ReplaceString(req.Params, "cursor", emptyCursor, ""); ok {
 			sent := *req
 			sent.Params = params
 			msg = &sent
@@ -69,34 +69,11 @@ func (c *cursorConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	delete(c.listing, resp.ID.Raw())
 	c.mu.Unlock()
 	if listing {
-		if result, ok := replaceString(resp.Result, "nextCursor", "", emptyCursor); ok {
+		if result, ok := jsonmember.ReplaceString(resp.Result, "nextCursor", "", emptyCursor); ok {
 			got := *resp
 			got.Result = result
 			msg = &got
 		}
 	}
 	return msg, nil
-}
-
-// replaceString returns the JSON object obj with its member key set to to,
-// when the member is the string from; ok is false, and obj unchanged,
-// otherwise (no such member, another value, not an object).
-func replaceString(obj json.RawMessage, key, from, to string) (json.RawMessage, bool) {
-	if len(bytes.TrimSpace(obj)) == 0 {
-		return obj, false
-	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(obj, &members) != nil {
-		return obj, false
-	}
-	var value string
-	if raw, present := members[key]; !present || json.Unmarshal(raw, &value) != nil || value != from {
-		return obj, false
-	}
-	members[key], _ = json.Marshal(to)
-	out, err := json.Marshal(members)
-	if err != nil {
-		return obj, false
-	}
-	return out, true
 }

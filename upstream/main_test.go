@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ramabana/ramabana-mcp/internal/jsonmember"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -303,7 +305,7 @@ type emptyCursorServerConn struct{ mcp.Connection }
 func (c emptyCursorServerConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" {
-		if params, ok := replaceString(req.Params, "cursor", "", "EMPTY"); ok {
+		if params, ok := jsonmember.ReplaceString(req.Params, "cursor", "", "EMPTY"); ok {
 			r := *req
 			r.Params = params
 			msg = &r
@@ -314,7 +316,7 @@ func (c emptyCursorServerConn) Read(ctx context.Context) (jsonrpc.Message, error
 
 func (c emptyCursorServerConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if result, ok := replaceString(resp.Result, "nextCursor", "EMPTY", ""); ok {
+		if result, ok := jsonmember.ReplaceString(resp.Result, "nextCursor", "EMPTY", ""); ok {
 			r := *resp
 			r.Result = result
 			msg = &r

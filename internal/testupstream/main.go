@@ -51,7 +51,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -67,6 +66,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/internal/jsonmember"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -441,7 +442,7 @@ func (c emptyCursorConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 func (c emptyCursorConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		if result, ok := swapString(resp.Result, "nextCursor", emptyCursor, ""); ok {
+		if result, ok := jsonmember.ReplaceString(resp.Result, "nextCursor", emptyCursor, ""); ok {
 			sent := *resp
 			sent.Result = result
 			msg = &sent
@@ -456,7 +457,7 @@ func cursorIn(msg jsonrpc.Message) jsonrpc.Message {
 	if !ok || req.Method != "tools/list" {
 		return msg
 	}
-	params, ok := swapString(req.Params, "cursor", "", emptyCursor)
+	params, ok := jsonmember.ReplaceString(req.Params, "cursor", "", emptyCursor)
 	if !ok {
 		return msg
 	}
@@ -507,23 +508,3 @@ func (w emptyCursorWriter) Write(p []byte) (int, error) {
 
 // Unwrap lets http.ResponseController flush the SSE stream.
 func (w emptyCursorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// swapString returns the JSON object obj with its member key set to to,
-// when the member is the string from; ok is false, and obj unchanged,
-// otherwise (no such member, another value, not an object).
-func swapString(obj json.RawMessage, key, from, to string) (json.RawMessage, bool) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(obj, &members) != nil {
-		return obj, false
-	}
-	var value string
-	if raw, present := members[key]; !present || json.Unmarshal(raw, &value) != nil || value != from {
-		return obj, false
-	}
-	members[key], _ = json.Marshal(to)
-	out, err := json.Marshal(members)
-	if err != nil {
-		return obj, false
-	}
-	return out, true
-}
