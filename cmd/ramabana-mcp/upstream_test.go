@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,6 +272,98 @@ func TestUpstreamServersForAClient(t *testing.T) {
 	}
 	if _, ok := tools(t, cs)["later__echo"]; !ok {
 		t.Error("later__echo is not listed after mcp_connect")
+	}
+}
+
+// startHTTPUpstream runs internal/testupstream over streamable HTTP and
+// returns its URL; env is added to its environment.
+func startHTTPUpstream(t *testing.T, mode string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(testUpstream, "-mode", mode, "-http", "127.0.0.1:0")
+	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0"), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	m := regexp.MustCompile(`^listening (http://\S+)\n$`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("testupstream -http printed %q, %v", line, err)
+	}
+	return m[1]
+}
+
+// Over HTTP each session owns its mcp_connect activations; an HTTP
+// upstream's tools pass through.
+func TestUpstreamServersOverHTTP(t *testing.T) {
+	t.Parallel()
+	cancelFile := filepath.Join(t.TempDir(), "cancelled")
+	url := startHTTPUpstream(t, "ok", "TESTUPSTREAM_CANCEL_FILE="+cancelFile)
+	cfg := mcpConfig(t, map[string]any{
+		"remote": map[string]any{"url": url, "readonly": true},
+		"later":  upstreamServer("ok", map[string]any{"lazy": true, "readonly": true}),
+	})
+	_, base := startHTTP(t, project(t), "--mcp-config", cfg, "--upstream-wait", "2m", "--pii", "redact")
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	a := connectWith(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- req.Params:
+			default:
+			}
+		},
+	})
+	b := connect(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"})
+	if res, err := call(t, a, "remote__echo", map[string]any{"text": "over http"}); err != nil || text(res) != "over http" {
+		t.Errorf("remote__echo = %v, %v", res, err)
+	}
+	// Everything an upstream answers goes through --pii.
+	if res, err := call(t, a, "remote__echo", map[string]any{"text": "mail ana.lopez@fastmail.fm"}); err != nil || text(res) != "mail [REDACTED:email]" {
+		t.Errorf("remote__echo with an address = %v, %v", text(res), err)
+	}
+	if st := upstreamStatus(t, a, "remote"); st["transport"] != "streamable-http" || st["state"] != "ready" {
+		t.Errorf("remote status = %v", st)
+	}
+	// Progress and cancellation through both HTTP hops.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "remote__slow", Arguments: map[string]any{"seconds": 600}}
+		params.SetProgressToken("http-1")
+		_, err := a.CallTool(ctx, params)
+		done <- err
+	}()
+	select {
+	case p := <-progress:
+		if p.ProgressToken != "http-1" || !strings.HasPrefix(p.Message, "tick ") {
+			t.Errorf("progress = %+v", p)
+		}
+	case <-time.After(proctest.Patience):
+		t.Fatal("no progress from the HTTP upstream")
+	}
+	cancel()
+	<-done
+	if !proctest.Await(func() bool { _, err := os.Stat(cancelFile); return err == nil }) {
+		t.Error("the HTTP upstream never saw the cancellation")
+	}
+	if res, _ := call(t, a, "mcp_connect", map[string]any{"id": "later"}); res.IsError {
+		t.Fatalf("connect: %q", text(res))
+	}
+	if _, ok := tools(t, a)["later__echo"]; !ok {
+		t.Error("session a lacks later__echo after its mcp_connect")
+	}
+	if _, ok := tools(t, b)["later__echo"]; ok {
+		t.Error("session b got later__echo from session a's mcp_connect")
+	}
+	if res, err := call(t, b, "later__echo", map[string]any{"text": "x"}); err == nil && !res.IsError {
+		t.Error("session b could call session a's upstream tool")
+	}
+	if res, _ := call(t, b, "mcp_connect", map[string]any{"id": "later"}); res.IsError {
+		t.Errorf("session b's own connect: %q", text(res))
 	}
 }
 
