@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 )
@@ -98,8 +99,8 @@ type posting struct {
 type analysed struct {
 	doc   Doc
 	lens  [numFields]int32
-	tf    map[string]*[numFields]uint16
-	terms []string
+	terms []string            // distinct
+	tf    [][numFields]uint16 // by terms' index
 }
 
 // New returns an empty index.
@@ -116,15 +117,15 @@ func New() *Index {
 // later Set, and of two docs with one Name in docs the last is kept. The
 // index keeps its own copy of docs.
 func (ix *Index) Set(source string, docs []Doc) {
+	all := analyseAll(docs)
 	as := make([]analysed, 0, len(docs))
 	at := make(map[string]int, len(docs))
-	for _, d := range docs {
-		a := analyse(d)
-		if i, ok := at[d.Name]; ok {
+	for _, a := range all {
+		if i, ok := at[a.doc.Name]; ok {
 			as[i] = a
 			continue
 		}
-		at[d.Name] = len(as)
+		at[a.doc.Name] = len(as)
 		as = append(as, a)
 	}
 
@@ -227,8 +228,8 @@ func (ix *Index) add(source string, a analysed) int32 {
 	}
 	ix.docs[id] = entry{doc: a.doc, source: source, lens: a.lens, terms: a.terms, live: true}
 	ix.byName[a.doc.Name] = id
-	for _, t := range a.terms {
-		ix.postings[t] = append(ix.postings[t], posting{id: id, tf: *a.tf[t]})
+	for i, t := range a.terms {
+		ix.postings[t] = append(ix.postings[t], posting{id: id, tf: a.tf[i]})
 	}
 	for f, n := range a.lens {
 		ix.sumLen[f] += float64(n)
@@ -274,20 +275,47 @@ func without(ids []int32, id int32) []int32 {
 	return out
 }
 
+// analyseAll analyses docs, on every CPU when there are enough of them to
+// be worth it: analysis is most of what building an index costs.
+func analyseAll(docs []Doc) []analysed {
+	out := make([]analysed, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs)/16)
+	if workers < 2 {
+		for i, d := range docs {
+			out[i] = analyse(d)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(docs) + workers - 1) / workers
+	for start := 0; start < len(docs); start += per {
+		end := min(start+per, len(docs))
+		wg.Go(func() {
+			for i := start; i < end; i++ {
+				out[i] = analyse(docs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
 // analyse splits a document into its fields' terms.
 func analyse(d Doc) analysed {
 	d.Params = append([]Param(nil), d.Params...)
-	a := analysed{doc: d, tf: map[string]*[numFields]uint16{}}
+	a := analysed{doc: d}
+	at := make(map[string]int, 64)
 	count := func(f int, ts []string) {
 		for _, t := range ts {
-			tf, ok := a.tf[t]
+			i, ok := at[t]
 			if !ok {
-				tf = new([numFields]uint16)
-				a.tf[t] = tf
+				i = len(a.terms)
+				at[t] = i
 				a.terms = append(a.terms, t)
+				a.tf = append(a.tf, [numFields]uint16{})
 			}
-			if tf[f] < math.MaxUint16 {
-				tf[f]++
+			if a.tf[i][f] < math.MaxUint16 {
+				a.tf[i][f]++
 			}
 		}
 		a.lens[f] += int32(len(ts))

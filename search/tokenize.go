@@ -12,6 +12,74 @@ import (
 // gives itself whole ("github" from "GitHub", "s3" from "S3"), so that a
 // query matches a word however either side cased it. Words are lower-case.
 func words(s string) []string {
+	if !isASCII(s) {
+		return wordsUnicode(s)
+	}
+	// ASCII keeps byte offsets through lower-casing, so words are slices
+	// of one lower-cased copy: no allocation per word.
+	lower := strings.ToLower(s)
+	out := make([]string, 0, len(s)/6+1)
+	for i := 0; i < len(s); {
+		if !isAlnum(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isAlnum(s[j]) {
+			j++
+		}
+		n := len(out)
+		out = append(out, "") // the whole run, if it splits
+		start := i
+		for k := i + 1; k < j; k++ {
+			if splitAt(s[k-1], s[k], k+1 < j, k+1 < j && s[k+1] == 's' && (k+2 == j || !isLower(s[k+2])), k+1 < j && isLower(s[k+1])) {
+				out = append(out, lower[start:k])
+				start = k
+			}
+		}
+		out = append(out, lower[start:j])
+		if len(out)-n > 2 {
+			out[n] = lower[i:j]
+		} else {
+			out = append(out[:n], out[n+1:]...)
+		}
+		i = j
+	}
+	return out
+}
+
+// splitAt reports whether a word ends between prev and cur: at a change
+// between letters and digits, from lower to upper case, and before the
+// last capital of a run followed by lower case ("HTTPResponse") unless
+// that is only a plural s ("PRs").
+func splitAt(prev, cur byte, more, pluralS, nextLower bool) bool {
+	switch {
+	case isDigit(prev) != isDigit(cur):
+		return true
+	case isLower(prev) && isUpper(cur):
+		return true
+	case isUpper(prev) && isUpper(cur) && more && nextLower:
+		return !pluralS
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool { return isDigit(c) || isLower(c) || isUpper(c) }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+
+// wordsUnicode is words for text beyond ASCII.
+func wordsUnicode(s string) []string {
 	var out []string
 	var run []rune
 	flush := func() {
@@ -38,8 +106,7 @@ func words(s string) []string {
 	return out
 }
 
-// splitRun splits a run of letters and digits at camelCase and letter/digit
-// boundaries. An upper-case run keeps a plural s ("PRs", "URLs").
+// splitRun splits a run of letters and digits as splitAt does.
 func splitRun(run []rune) []string {
 	var parts []string
 	start := 0
@@ -52,8 +119,6 @@ func splitRun(run []rune) []string {
 		case unicode.IsLower(prev) && unicode.IsUpper(cur):
 			split = true
 		case unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(run) && unicode.IsLower(run[i+1]):
-			// "HTTPResponse": the last capital begins the next word,
-			// unless what follows is only a plural s ("PRs").
 			pluralS := run[i+1] == 's' && (i+2 == len(run) || !unicode.IsLower(run[i+2]))
 			split = !pluralS
 		}

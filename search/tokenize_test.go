@@ -26,7 +26,7 @@ func TestWords(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tc.want, words(tc.in)); diff != "" {
+			if diff := cmp.Diff(tc.want, words(tc.in), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("words(%q) (-want +got):\n%s", tc.in, diff)
 			}
 		})
