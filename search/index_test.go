@@ -205,3 +205,22 @@ func TestConcurrentSearchAndSet(t *testing.T) {
 	})
 	wg.Wait()
 }
+
+func TestSearchAfterKeepPanics(t *testing.T) {
+	ix := indexOf(realTools)
+	want, err := ix.Search("read a file", 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = ix.Search("read a file", 5, func(*Doc) bool { panic("keep") })
+	}()
+	got, err := ix.Search("read a file", 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("search after a panicking keep differs (-before +after):\n%s", diff)
+	}
+}

@@ -28,7 +28,15 @@ func (ix *Index) Search(query string, limit int, keep func(*Doc) bool) ([]Hit, e
 		return nil, ErrEmptyQuery
 	}
 	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	defer func() {
+		// Scores go back to zero even when keep panics, so that the
+		// next search starts from nothing.
+		for _, id := range sc.touched {
+			sc.score[id] = 0
+		}
+		sc.touched = sc.touched[:0]
+		scratchPool.Put(sc)
+	}()
 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
@@ -36,7 +44,6 @@ func (ix *Index) Search(query string, limit int, keep func(*Doc) bool) ([]Hit, e
 		sc.score = make([]float64, len(ix.docs))
 	}
 	score := sc.score[:len(ix.docs)]
-	touched := sc.touched[:0]
 	n := float64(ix.live)
 	for _, qt := range qts {
 		ps := ix.postings[qt.term]
@@ -53,16 +60,15 @@ func (ix *Index) Search(query string, limit int, keep func(*Doc) bool) ([]Hit, e
 				tf += float32(p.tf[f]) * nm[f]
 			}
 			if score[p.id] == 0 {
-				touched = append(touched, p.id)
+				sc.touched = append(sc.touched, p.id)
 			}
 			score[p.id] += w * float64(tf) / (k1 + float64(tf))
 		}
 	}
 
 	var top hitHeap
-	for _, id := range touched {
+	for _, id := range sc.touched {
 		s := score[id]
-		score[id] = 0
 		d := &ix.docs[id].doc
 		h := Hit{Doc: *d, Score: s}
 		if limit > 0 && len(top) == limit && !before(&h, &top[0]) {
@@ -78,7 +84,6 @@ func (ix *Index) Search(query string, limit int, keep func(*Doc) bool) ([]Hit, e
 		}
 		heap.Push(&top, h)
 	}
-	sc.touched = touched
 	hits := []Hit(top)
 	slices.SortFunc(hits, func(a, b Hit) int {
 		if before(&a, &b) {
