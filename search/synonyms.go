@@ -1,0 +1,132 @@
+package search
+
+import "slices"
+
+// synonymWeight is how much a word found through a synonym counts against
+// one the query wrote: enough to find a tool described in other words, not
+// enough to outrank one described in the query's.
+const synonymWeight = 0.5
+
+// synonymGroups are words and phrases that ask for the same thing of a
+// tool. A query word or phrase in a group adds the group's others.
+// Groups are narrow on purpose: "save" is not "commit", "run" is not
+// "start a server".
+var synonymGroups = [][]string{
+	{"find", "search", "lookup", "look up", "query", "locate", "grep"},
+	{"remove", "delete", "erase", "rm", "del", "destroy", "drop", "discard"},
+	{"make", "create", "new", "add", "insert"},
+	{"show", "view", "read", "get", "fetch", "open", "display", "cat", "retrieve", "print", "see", "look at", "inspect"},
+	{"change", "edit", "modify", "update", "alter", "patch", "amend"},
+	{"folder", "directory", "dir"},
+	{"file", "document"},
+	{"run", "execute", "exec", "invoke", "launch"},
+	{"issue", "ticket", "bug"},
+	{"pr", "pull request", "merge request", "mr"},
+	{"repo", "repository"},
+	{"web", "internet", "online", "website"},
+	{"url", "link", "page", "site", "webpage", "website"},
+	{"image", "picture", "photo", "img", "pic"},
+	{"list", "enumerate", "ls"},
+	{"message", "msg", "dm"},
+	{"send", "post"},
+	{"email", "mail", "e-mail"},
+	{"download", "fetch", "scrape"},
+	{"navigate", "visit", "go to", "browse", "goto"},
+	{"click", "press", "tap"},
+	{"type", "enter", "input", "fill"},
+	{"database", "db"},
+	{"sql", "query"},
+	{"rename", "move", "mv"},
+	{"copy", "duplicate", "cp", "clone"},
+	{"event", "meeting", "appointment", "calendar"},
+	{"user", "person", "member", "account", "people"},
+	{"history", "log"},
+	{"diff", "changes", "compare"},
+	{"function", "method", "symbol", "definition"},
+	{"content", "contents", "text"},
+	{"kill", "stop", "terminate", "cancel", "abort"},
+	{"error", "exception", "failure", "crash"},
+	{"shell", "terminal", "command", "cmd", "bash", "console"},
+	{"note", "memo"},
+	{"save", "write", "store"},
+	{"replace", "substitute", "overwrite"},
+	{"upload", "attach"},
+	{"comment", "reply", "respond"},
+	{"tag", "label"},
+	{"notify", "notification", "alert"},
+	{"summary", "summarize", "tldr"},
+	{"screenshot", "capture", "snapshot"},
+	{"table", "tables", "schema"},
+	{"memory", "remember", "recall"},
+	{"documentation", "docs", "manual", "reference"},
+	{"weather", "forecast", "temperature"},
+	{"star", "favorite", "bookmark"},
+}
+
+// phrase is a synonym's terms, in order.
+type phrase []string
+
+// synonyms is synonymGroups analysed: each group's phrases as terms.
+var synonyms = func() [][]phrase {
+	groups := make([][]phrase, 0, len(synonymGroups))
+	for _, g := range synonymGroups {
+		var ps []phrase
+		for _, s := range g {
+			if t := terms(s); len(t) > 0 && !slices.ContainsFunc(ps, func(p phrase) bool { return slices.Equal(p, t) }) {
+				ps = append(ps, t)
+			}
+		}
+		groups = append(groups, ps)
+	}
+	return groups
+}()
+
+// queryTerm is one term of an analysed query and what it counts.
+type queryTerm struct {
+	term   string
+	weight float64
+}
+
+// analyzeQuery returns the query's terms, each once with weight 1, then the
+// terms its synonyms add with synonymWeight, in a stable order.
+func analyzeQuery(q string) []queryTerm {
+	ts := terms(q)
+	weight := make(map[string]float64, len(ts))
+	var out []queryTerm
+	add := func(t string, w float64) {
+		if old, ok := weight[t]; ok {
+			if w > old {
+				weight[t] = w
+			}
+			return
+		}
+		weight[t] = w
+		out = append(out, queryTerm{t, w})
+	}
+	for _, t := range ts {
+		add(t, 1)
+	}
+	for _, g := range synonyms {
+		if !slices.ContainsFunc(g, func(p phrase) bool { return containsPhrase(ts, p) }) {
+			continue
+		}
+		for _, p := range g {
+			for _, t := range p {
+				add(t, synonymWeight)
+			}
+		}
+	}
+	for i := range out {
+		out[i].weight = weight[out[i].term]
+	}
+	return out
+}
+
+func containsPhrase(ts []string, p phrase) bool {
+	for i := 0; i+len(p) <= len(ts); i++ {
+		if slices.Equal(ts[i:i+len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
