@@ -28,6 +28,9 @@ type Entry struct {
 	Spec      sdk.ToolSpec
 	Group     string
 	GroupMode sdk.GroupMode
+	// GroupDescription says what the group is for (a plugin group's own
+	// words), for search results.
+	GroupDescription string
 	// ReplacedBy is set for legacy groups.
 	ReplacedBy string
 	// Plugin is the name of the plugin serving the tool, or the source of
@@ -103,24 +106,9 @@ func New() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
 // launcher drops those from a plugin's description first), or a tool whose
 // name another plugin serves already, rejects the whole plugin.
 func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error {
-	if err := desc.Validate(); err != nil {
+	batch, err := entriesOf(plugin, desc, caller)
+	if err != nil {
 		return err
-	}
-	if _, refused := desc.DropMisdeclared(); refused != nil {
-		return refused[0] // the launcher drops these from a plugin's description; an in-process group must not have them
-	}
-	var batch []*Entry
-	for _, g := range desc.Groups {
-		for _, t := range g.Tools {
-			input, err := sdk.NewInputValidator(t)
-			if err != nil {
-				return err
-			}
-			batch = append(batch, &Entry{
-				Spec: t, Group: g.Name, GroupMode: g.Mode, ReplacedBy: g.ReplacedBy, Plugin: plugin,
-				caller: caller, input: input,
-			})
-		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -133,6 +121,56 @@ func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error
 		c.entries[e.Spec.Name] = e
 	}
 	return nil
+}
+
+// Swap is Add for a source already in the catalog: its tools become
+// those of desc in one step (an in-process group whose description
+// changes). A tool another source serves leaves the whole swap undone.
+func (c *Catalog) Swap(plugin string, desc *sdk.Description, caller Caller) error {
+	batch, err := entriesOf(plugin, desc, caller)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range batch {
+		if prev, dup := c.entries[e.Spec.Name]; dup && prev.Plugin != plugin {
+			return fmt.Errorf("tool %q is already served by plugin %q", e.Spec.Name, prev.Plugin)
+		}
+	}
+	for name, e := range c.entries {
+		if e.Plugin == plugin {
+			delete(c.entries, name)
+		}
+	}
+	for _, e := range batch {
+		c.entries[e.Spec.Name] = e
+	}
+	return nil
+}
+
+// entriesOf checks a description and makes its entries.
+func entriesOf(plugin string, desc *sdk.Description, caller Caller) ([]*Entry, error) {
+	if err := desc.Validate(); err != nil {
+		return nil, err
+	}
+	if _, refused := desc.DropMisdeclared(); refused != nil {
+		return nil, refused[0] // the launcher drops these from a plugin's description; an in-process group must not have them
+	}
+	var batch []*Entry
+	for _, g := range desc.Groups {
+		for _, t := range g.Tools {
+			input, err := sdk.NewInputValidator(t)
+			if err != nil {
+				return nil, err
+			}
+			batch = append(batch, &Entry{
+				Spec: t, Group: g.Name, GroupMode: g.Mode, GroupDescription: g.Description, ReplacedBy: g.ReplacedBy,
+				Plugin: plugin, caller: caller, input: input,
+			})
+		}
+	}
+	return batch, nil
 }
 
 // Replace makes entries the whole of source's tools: the source's earlier

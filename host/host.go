@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/search"
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
@@ -105,8 +108,9 @@ type Host struct {
 	calls       context.Context
 	cancelCalls context.CancelCauseFunc
 
-	up    upstreams
-	ready chan struct{} // closed when Start's plugins and upstream connects have settled
+	up     upstreams
+	search searcher
+	ready  chan struct{} // closed when Start's plugins and upstream connects have settled
 
 	watchMu  sync.Mutex
 	watchers map[int]func() // OnToolsChanged subscribers, by id
@@ -164,6 +168,7 @@ func New(cfg Config) (*Host, error) {
 		warned:   map[string]bool{},
 		closing:  make(chan struct{}),
 		ready:    make(chan struct{}),
+		search:   searcher{ix: search.New(), indexed: map[string][sha256.Size]byte{}},
 	}
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())

@@ -41,7 +41,7 @@ func (h *Host) newUpstreams() {
 	h.up.links = map[string]*upstream.Link{}
 	h.up.state = map[string]string{}
 	h.up.refused = map[string]string{}
-	reserved := map[string]bool{AgentGroup: true, "session": true, "web": true}
+	reserved := map[string]bool{AgentGroup: true, SearchGroup: true, "session": true, "web": true}
 	for _, name := range h.cfg.Bundled {
 		reserved[name] = true
 	}
@@ -244,8 +244,10 @@ func UpstreamEntry(s upstream.Server, t upstream.Tool, caller catalog.Caller) *c
 		}
 		ann = copied
 	}
-	return catalog.NewUpstreamEntry(spec, s.ID, upstreamSource(s.ID),
+	e := catalog.NewUpstreamEntry(spec, s.ID, upstreamSource(s.ID),
 		&catalog.Upstream{Server: s.ID, Annotations: ann, Meta: maps.Clone(t.Meta)}, caller)
+	e.GroupDescription = s.Description
+	return e
 }
 
 // linkCaller calls an eager server's tools through its Link.

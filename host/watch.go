@@ -22,6 +22,7 @@ func (h *Host) OnToolsChanged(fn func()) (stop func()) {
 
 // toolsChanged tells the subscribers that the mounted tools changed.
 func (h *Host) toolsChanged() {
+	h.syncSearch()
 	h.watchMu.Lock()
 	fns := make([]func(), 0, len(h.watchers))
 	for _, fn := range h.watchers {

@@ -39,7 +39,17 @@ type Options struct {
 	// announced with notifications/tools/list_changed. initialize is
 	// answered at once either way. The zero time never waits.
 	ReadyBy time.Time
+	// Surface is what tools/list holds: SurfaceAll (the default) every
+	// mounted tool, search_capabilities among them; SurfaceSearch only
+	// search_capabilities, invoke_tool and ask (capability mode).
+	Surface string
 }
+
+// Surfaces of Options.Surface.
+const (
+	SurfaceAll    = "all"
+	SurfaceSearch = "search"
+)
 
 // New builds the MCP server over h for one MCP session (for stdio, the
 // one; over HTTP, call it for each new session): one tool per mounted
@@ -69,13 +79,18 @@ func New(h *host.Host, opts Options) *mcp.Server {
 		// warnings are news to a user reading the host's log.
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
 	})
-	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{}}
+	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
+		searchOnly: opts.Surface == SurfaceSearch}
 	// The tools now, without a subscription: a server no session ever
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
 	t.sync()
 	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest)
-	addConnect(s, t)
+	if t.searchOnly {
+		addInvoke(s, t)
+	} else {
+		addConnect(s, t)
+	}
 	addResources(s, h)
 	return s
 }
@@ -114,9 +129,10 @@ func waitReady(h *host.Host, readyBy time.Time, known func(string) bool) mcp.Mid
 
 // tools keeps an MCP server's tools in step with a host's mounted ones.
 type tools struct {
-	server *mcp.Server
-	host   *host.Host
-	logger *slog.Logger
+	server     *mcp.Server
+	host       *host.Host
+	logger     *slog.Logger
+	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed
 
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
@@ -178,7 +194,9 @@ func (t *tools) sync() {
 	defer t.mu.Unlock()
 	want := map[string]*catalog.Entry{}
 	for _, e := range t.host.Mounted() {
-		want[e.Spec.Name] = e
+		if !t.searchOnly || e.Group == host.SearchGroup || e.Group == host.AgentGroup {
+			want[e.Spec.Name] = e
+		}
 	}
 	var gone []string
 	for name, e := range t.exported {

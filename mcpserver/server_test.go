@@ -80,8 +80,8 @@ func TestExportedToolsCarryTaskMeta(t *testing.T) {
 	}
 	got := map[string]any{}
 	for _, tool := range res.Tools {
-		if tool.Name == "activity" || tool.Name == "changes" {
-			continue // the host's own session group
+		if tool.Name == "activity" || tool.Name == "changes" || tool.Name == "search_capabilities" {
+			continue // the host's own session and search groups
 		}
 		got[tool.Name] = tool.Meta[mcpserver.MetaKey]
 		if tool.Name == "fetch" && !*tool.Annotations.OpenWorldHint {

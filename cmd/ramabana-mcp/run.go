@@ -96,6 +96,7 @@ type options struct {
 	logLevel                          string
 	startTimeout, upstreamWait        time.Duration
 	upstreamConnectTimeout            time.Duration
+	surface                           string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
@@ -127,6 +128,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cfg, "cfg", "", "config dir, for skills, plugins and stores (default: ~/.config/ramabana)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	fs.Func("tools", "all (every tool, search_capabilities among them) or search (capability mode: only search_capabilities, invoke_tool and ask)", func(v string) error {
+		switch v {
+		case mcpserver.SurfaceAll, mcpserver.SurfaceSearch:
+			o.surface = v
+			return nil
+		}
+		return fmt.Errorf("use all or search")
+	})
 	fs.Var(&o.mcpConfigs, "mcp-config", "upstream MCP server config files (mcpServers or VS Code servers JSON), read after CFG/mcp.json, comma-separated or repeated")
 	fs.DurationVar(&o.upstreamConnectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")
 	fs.DurationVar(&o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
@@ -239,7 +248,7 @@ func serve(ctx context.Context, args []string) error {
 	// --upstream-wait.
 	readyBy := time.Now().Add(o.upstreamWait)
 	newServer := func() *mcp.Server {
-		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy})
+		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface})
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	started := make(chan struct{})

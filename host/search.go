@@ -1,0 +1,322 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/search"
+)
+
+// SearchGroup is the in-process group of search_capabilities.
+const SearchGroup = "search"
+
+// SearchTool is the tool that ranks the catalog for a query.
+const SearchTool = "search_capabilities"
+
+// Bounds of search_capabilities' limit.
+const (
+	DefaultSearchLimit = 8
+	MaxSearchLimit     = 50
+)
+
+// searcher keeps a search index in step with the catalog, a source (a
+// plugin, an upstream server, an in-process group) at a time, and serves
+// search_capabilities as an in-process group whose description names
+// every server it searches.
+type searcher struct {
+	ix  *search.Index
+	box atomic.Pointer[sdk.Toolbox] // the group as registered now
+
+	mu      sync.Mutex
+	indexed map[string][sha256.Size]byte // source → the content its documents were made from
+	servers string                       // the server list in the tool's description now
+}
+
+// serverOf is what an entry's search results are grouped by: the upstream
+// server, or the group.
+func serverOf(e *catalog.Entry) string {
+	if e.Upstream != nil {
+		return e.Upstream.Server
+	}
+	return e.Group
+}
+
+// reindex brings the index in line with the catalog: sources whose tools
+// changed are indexed again, sources gone are removed.
+func (h *Host) reindex() {
+	bySource := map[string][]*catalog.Entry{}
+	var order []string
+	for _, e := range h.catalog.All() {
+		if e.Group == SearchGroup {
+			continue
+		}
+		if _, ok := bySource[e.Plugin]; !ok {
+			order = append(order, e.Plugin)
+		}
+		bySource[e.Plugin] = append(bySource[e.Plugin], e)
+	}
+	s := &h.search
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for source := range s.indexed {
+		if _, ok := bySource[source]; !ok {
+			s.ix.Remove(source)
+			delete(s.indexed, source)
+		}
+	}
+	for _, source := range order {
+		entries := bySource[source]
+		sum := contentOf(entries)
+		if s.indexed[source] == sum {
+			continue
+		}
+		docs := make([]search.Doc, len(entries))
+		for i, e := range entries {
+			docs[i] = search.Doc{
+				Name: e.Spec.Name, Server: serverOf(e), Title: e.Spec.Title, Description: e.Spec.Description,
+				Params: search.ParamsFromSchema(e.Spec.InputSchema),
+			}
+		}
+		s.ix.Set(source, docs)
+		s.indexed[source] = sum
+	}
+}
+
+// contentOf fingerprints what the documents of entries are made from.
+func contentOf(entries []*catalog.Entry) [sha256.Size]byte {
+	h := sha256.New()
+	for _, e := range entries {
+		for _, part := range []string{e.Spec.Name, serverOf(e), e.Spec.Title, e.Spec.Description, string(e.Spec.InputSchema)} {
+			h.Write([]byte(part))
+			h.Write([]byte{0})
+		}
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// ServerInfo is one server of search results (003's UpstreamServerInfo):
+// an upstream MCP server or a tool group.
+type ServerInfo struct {
+	Name         string      `json:"name"`
+	Description  string      `json:"description,omitempty"`
+	Instructions string      `json:"instructions,omitempty"`
+	ToolCount    int         `json:"tool_count"`
+	NeedsAuth    bool        `json:"needs_auth"`
+	Tools        []SearchHit `json:"tools"`
+}
+
+// SearchHit is one tool found: what a model needs to call it at once.
+type SearchHit struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Annotations any             `json:"annotations,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// SearchResult is search_capabilities' answer: the hits grouped by
+// server, servers in the order of their best hit.
+type SearchResult struct {
+	Query   string       `json:"query"`
+	Servers []ServerInfo `json:"servers"`
+}
+
+// Search ranks the tools the caller (the client, or an ask turn: see
+// WithCaller) may call for query; server, when set, keeps one server's.
+// An empty or junk query is an error that says what a query should be.
+func (h *Host) Search(ctx context.Context, query string, limit int, server string) (*SearchResult, error) {
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	limit = min(limit, MaxSearchLimit)
+	agent := callerOf(ctx).IsAgent()
+	callable := func(e *catalog.Entry) bool {
+		if e.Group == SearchGroup {
+			return false
+		}
+		if agent {
+			ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode)
+			return ok && e.Group != AgentGroup && (h.policy.Web || !e.Hints().OpenWorld)
+		}
+		ok, _ := h.policy.Mounted(e)
+		return ok
+	}
+	hits, err := h.search.ix.Search(query, limit, func(d *search.Doc) bool {
+		e, ok := h.catalog.Get(d.Name)
+		return ok && (server == "" || d.Server == server) && callable(e)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &SearchResult{Query: query, Servers: []ServerInfo{}}
+	at := map[string]int{}
+	for _, hit := range hits {
+		e, ok := h.catalog.Get(hit.Doc.Name)
+		if !ok {
+			continue // gone since the search
+		}
+		name := serverOf(e)
+		i, seen := at[name]
+		if !seen {
+			i = len(res.Servers)
+			at[name] = i
+			res.Servers = append(res.Servers, h.serverInfo(name, e, callable))
+		}
+		res.Servers[i].Tools = append(res.Servers[i].Tools, SearchHit{
+			Name: e.Spec.Name, Description: oneLine(e.Spec.Description), Annotations: annotationsOf(e),
+			InputSchema: json.RawMessage(e.Spec.InputSchema),
+		})
+	}
+	return res, nil
+}
+
+// serverInfo describes the server of e: an upstream server's config
+// description and instructions, or a group's description; the count of
+// its tools the caller may call.
+func (h *Host) serverInfo(name string, e *catalog.Entry, callable func(*catalog.Entry) bool) ServerInfo {
+	info := ServerInfo{Name: name, Description: e.GroupDescription}
+	if e.Upstream != nil {
+		if l := h.up.links[name]; l != nil {
+			info.Instructions = l.Instructions()
+		}
+	}
+	for _, other := range h.catalog.All() {
+		if serverOf(other) == name && callable(other) {
+			info.ToolCount++
+		}
+	}
+	return info
+}
+
+// annotationsOf is the annotations a client would see for e.
+func annotationsOf(e *catalog.Entry) any {
+	if e.Upstream != nil {
+		if e.Upstream.Annotations == nil {
+			return nil // absent stays absent
+		}
+		return e.Upstream.Annotations
+	}
+	hints := e.Hints()
+	return map[string]bool{
+		"readOnlyHint": hints.ReadOnly, "destructiveHint": hints.Destructive,
+		"idempotentHint": hints.Idempotent, "openWorldHint": hints.OpenWorld,
+	}
+}
+
+// oneLine is the first line of s.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+type searchArgs struct {
+	Query  string `json:"query" jsonschema:"what the tool should do, in a few plain words: 'create a github issue', 'read a file', 'take a screenshot'"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many tools at most (default 8, at most 50)"`
+	Server string `json:"server,omitempty" jsonschema:"only this server's (or group's) tools"`
+}
+
+// searchDescription is search_capabilities' description, naming servers.
+func searchDescription(servers string) string {
+	return "Find the tools for a task among all this server aggregates, ranked, grouped by server with its description and instructions; each hit has its name, description, annotations and input schema, ready to call. Query in a few plain words. Servers: " + servers
+}
+
+// serverList names every server of a mounted group (names only: the
+// description is in every tools/list, and the servers' descriptions come
+// with the results); "" when there is none.
+func (h *Host) serverList() string {
+	seen := map[string]bool{}
+	for _, e := range h.catalog.All() {
+		if ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode); ok && e.Group != SearchGroup {
+			seen[serverOf(e)] = true
+		}
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ") + "."
+}
+
+// searchCaller runs search_capabilities.
+type searchCaller struct{ h *Host }
+
+func (c searchCaller) box(servers string) *sdk.Toolbox {
+	box := sdk.NewToolbox(SearchGroup, sdk.WithVersion("1"), sdk.WithDescription("search over every tool"))
+	box.AddGroup(sdk.GroupSpec{Name: SearchGroup, Description: "Search the tools of every server by what they do."},
+		sdk.TypedTool(sdk.ToolSpec{
+			Name: SearchTool, Title: "Search capabilities", Kind: sdk.KindRead,
+			Description: searchDescription(servers),
+		}, func(ctx context.Context, _ *sdk.Request, a searchArgs) (*sdk.Result, error) {
+			res, err := c.h.Search(ctx, a.Query, a.Limit, a.Server)
+			if errors.Is(err, search.ErrEmptyQuery) {
+				return nil, sdk.Failf("%v", err)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if len(res.Servers) == 0 {
+				return nil, sdk.Failf("no tool matches %q: try other words for what you want done, or fewer", a.Query)
+			}
+			// No output schema: it would cost every tools/list more than
+			// the rest of capability mode's together.
+			b, err := json.Marshal(res)
+			if err != nil {
+				return nil, err
+			}
+			return &sdk.Result{Structured: b}, nil
+		}))
+	return box
+}
+
+func (c searchCaller) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	box := c.h.search.box.Load()
+	if box == nil {
+		return nil, sdk.UnknownTool(call.Tool)
+	}
+	return box.Call(ctx, call, events)
+}
+
+// syncSearch indexes what changed and, when the servers changed, gives
+// search_capabilities a description naming them.
+func (h *Host) syncSearch() {
+	h.reindex()
+	servers := h.serverList()
+	h.search.mu.Lock()
+	same := servers == h.search.servers
+	h.search.servers = servers
+	h.search.mu.Unlock()
+	if same {
+		return
+	}
+	c := searchCaller{h}
+	if servers == "" { // nothing to search
+		h.catalog.RemoveCaller(c)
+		return
+	}
+	box := c.box(servers)
+	d, err := box.Describe(context.Background(), sdk.Host{})
+	if err == nil {
+		h.search.box.Store(box)
+		err = h.catalog.Swap(SearchGroup, d, c)
+	}
+	if err != nil {
+		h.logger.Warn("search_capabilities not updated", "error", fmt.Sprint(err))
+	}
+}
