@@ -64,15 +64,7 @@ func Naive(docs []Doc, query string, limit int) []Hit {
 			hits = append(hits, Hit{Doc: docs[i], Score: s})
 		}
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if before(&a, &b) {
-			return -1
-		}
-		if before(&b, &a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(hits, compareHits)
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]
 	}

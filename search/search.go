@@ -85,16 +85,19 @@ func (ix *Index) Search(query string, limit int, keep func(*Doc) bool) ([]Hit, e
 		heap.Push(&top, h)
 	}
 	hits := []Hit(top)
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if before(&a, &b) {
-			return -1
-		}
-		if before(&b, &a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(hits, compareHits)
 	return hits, nil
+}
+
+// compareHits orders hits best first, as before does.
+func compareHits(a, b Hit) int {
+	if before(&a, &b) {
+		return -1
+	}
+	if before(&b, &a) {
+		return 1
+	}
+	return 0
 }
 
 // hitHeap is a min-heap by rank: its root is the worst of the hits kept.
