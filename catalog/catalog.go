@@ -106,27 +106,18 @@ func New() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
 // launcher drops those from a plugin's description first), or a tool whose
 // name another plugin serves already, rejects the whole plugin.
 func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error {
-	batch, err := entriesOf(plugin, desc, caller)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, e := range batch {
-		if prev, dup := c.entries[e.Spec.Name]; dup {
-			return fmt.Errorf("tool %q is already served by plugin %q", e.Spec.Name, prev.Plugin)
-		}
-	}
-	for _, e := range batch {
-		c.entries[e.Spec.Name] = e
-	}
-	return nil
+	return c.put(plugin, desc, caller, false)
 }
 
 // Swap is Add for a source already in the catalog: its tools become
 // those of desc in one step (an in-process group whose description
 // changes). A tool another source serves leaves the whole swap undone.
 func (c *Catalog) Swap(plugin string, desc *sdk.Description, caller Caller) error {
+	return c.put(plugin, desc, caller, true)
+}
+
+// put is Add, or with replace Swap.
+func (c *Catalog) put(plugin string, desc *sdk.Description, caller Caller, replace bool) error {
 	batch, err := entriesOf(plugin, desc, caller)
 	if err != nil {
 		return err
@@ -134,13 +125,15 @@ func (c *Catalog) Swap(plugin string, desc *sdk.Description, caller Caller) erro
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range batch {
-		if prev, dup := c.entries[e.Spec.Name]; dup && prev.Plugin != plugin {
+		if prev, dup := c.entries[e.Spec.Name]; dup && !(replace && prev.Plugin == plugin) {
 			return fmt.Errorf("tool %q is already served by plugin %q", e.Spec.Name, prev.Plugin)
 		}
 	}
-	for name, e := range c.entries {
-		if e.Plugin == plugin {
-			delete(c.entries, name)
+	if replace {
+		for name, e := range c.entries {
+			if e.Plugin == plugin {
+				delete(c.entries, name)
+			}
 		}
 	}
 	for _, e := range batch {

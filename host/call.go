@@ -64,13 +64,6 @@ func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage,
 	return nil, sdk.UnknownTool(name)
 }
 
-// Record records a call that does not go through the catalog (an upstream
-// server's tool called by the agent) in the activity feed.
-func (h *Host) Record(ctx context.Context, tool, group string, args json.RawMessage) func(*sdk.Result, error) {
-	p := h.activity.Start(tool, group, callerOf(ctx), args)
-	return p.Finish
-}
-
 // AddGroup serves an in-process group through the catalog, like a plugin:
 // its calls take the same path. The MCP server's tools follow.
 func (h *Host) AddGroup(name string, g sdk.Group) error {

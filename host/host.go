@@ -241,25 +241,29 @@ func (h *Host) Mounted() []*catalog.Entry {
 // Catalog is every described tool, mounted or not.
 func (h *Host) Catalog() *catalog.Catalog { return h.catalog }
 
-// AgentTools are the entries the ask agent may call: every tool of a
-// mounted group that the network policy allows, write tools included
-// (there is no approval gate in a turn; --write only decides what the
-// client may call directly), but not the agent's own tools.
+// AgentTools are the entries the ask agent may call (see callable).
 func (h *Host) AgentTools() []*catalog.Entry {
 	var out []*catalog.Entry
 	for _, e := range h.catalog.All() {
-		if e.Group == AgentGroup {
-			continue
+		if h.callable(e, true) {
+			out = append(out, e)
 		}
-		if ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode); !ok {
-			continue
-		}
-		if !h.policy.Web && e.Hints().OpenWorld {
-			continue
-		}
-		out = append(out, e)
 	}
 	return out
+}
+
+// callable is the serving policy for one caller. The client may call what
+// is mounted. An ask turn (agent) may call every tool of a mounted group
+// that the network policy allows, write tools included (there is no
+// approval gate in a turn; --write only decides what the client may call
+// directly), but not the agent's own tools.
+func (h *Host) callable(e *catalog.Entry, agent bool) bool {
+	if !agent {
+		ok, _ := h.policy.Mounted(e)
+		return ok
+	}
+	ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode)
+	return ok && e.Group != AgentGroup && (h.policy.Web || !e.Hints().OpenWorld)
 }
 
 // AgentGroup is the in-process group of the ask tool.

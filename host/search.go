@@ -140,17 +140,7 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 	}
 	limit = min(limit, MaxSearchLimit)
 	agent := callerOf(ctx).IsAgent()
-	callable := func(e *catalog.Entry) bool {
-		if e.Group == SearchGroup {
-			return false
-		}
-		if agent {
-			ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode)
-			return ok && e.Group != AgentGroup && (h.policy.Web || !e.Hints().OpenWorld)
-		}
-		ok, _ := h.policy.Mounted(e)
-		return ok
-	}
+	callable := func(e *catalog.Entry) bool { return e.Group != SearchGroup && h.callable(e, agent) }
 	hits, err := h.search.ix.Search(query, limit, func(d *search.Doc) bool {
 		e, ok := h.catalog.Get(d.Name)
 		return ok && (server == "" || d.Server == server) && callable(e)
@@ -159,6 +149,16 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 		return nil, err
 	}
 	res := &SearchResult{Query: query, Servers: []ServerInfo{}}
+	if len(hits) == 0 {
+		return res, nil
+	}
+	// How many tools the caller may call of each server, in one pass.
+	counts := map[string]int{}
+	for _, e := range h.catalog.All() {
+		if callable(e) {
+			counts[serverOf(e)]++
+		}
+	}
 	at := map[string]int{}
 	for _, hit := range hits {
 		e, ok := h.catalog.Get(hit.Doc.Name)
@@ -170,7 +170,9 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 		if !seen {
 			i = len(res.Servers)
 			at[name] = i
-			res.Servers = append(res.Servers, h.serverInfo(name, e, callable))
+			info := h.serverInfo(name, e)
+			info.ToolCount = counts[name]
+			res.Servers = append(res.Servers, info)
 		}
 		res.Servers[i].Tools = append(res.Servers[i].Tools, SearchHit{
 			Name: e.Spec.Name, Description: oneLine(e.Spec.Description), Annotations: annotationsOf(e),
@@ -181,18 +183,12 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 }
 
 // serverInfo describes the server of e: an upstream server's config
-// description and instructions, or a group's description; the count of
-// its tools the caller may call.
-func (h *Host) serverInfo(name string, e *catalog.Entry, callable func(*catalog.Entry) bool) ServerInfo {
+// description and instructions, or a group's description.
+func (h *Host) serverInfo(name string, e *catalog.Entry) ServerInfo {
 	info := ServerInfo{Name: name, Description: e.GroupDescription}
 	if e.Upstream != nil {
 		if l := h.up.links[name]; l != nil {
 			info.Instructions = l.Instructions()
-		}
-	}
-	for _, other := range h.catalog.All() {
-		if serverOf(other) == name && callable(other) {
-			info.ToolCount++
 		}
 	}
 	return info

@@ -324,7 +324,7 @@ func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.En
 	s.mu.Lock()
 	for _, t := range tools {
 		e := UpstreamEntry(server, t, caller)
-		if !s.callable(e) {
+		if !s.h.callable(e, s.agent) {
 			continue
 		}
 		if _, taken := s.h.catalog.Get(e.Spec.Name); taken {
@@ -339,17 +339,6 @@ func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.En
 		Transport: upstream.TransportLabel(server.Type), Tools: len(added), Instructions: s.pool.Instructions(id),
 	}))
 	return added, nil
-}
-
-// callable applies the serving policy: for a client, what Mounted would;
-// for an ask turn, what AgentTools would.
-func (s *UpstreamSession) callable(e *catalog.Entry) bool {
-	if s.agent {
-		ok, _ := s.h.policy.GroupMounted(e.Group, e.GroupMode)
-		return ok && (s.h.policy.Web || !e.Hints().OpenWorld)
-	}
-	ok, _ := s.h.policy.Mounted(e)
-	return ok
 }
 
 // Entries are the tools connected so far, in activation order.

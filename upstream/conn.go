@@ -190,10 +190,6 @@ func (c *Conn) SetOnToolsChanged(f func()) {
 // (a stdio server exited, an HTTP session lost).
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
-// Transport names how the server is reached: "stdio", "streamable-http"
-// or "sse".
-func (c *Conn) Transport() string { return TransportLabel(c.server.Type) }
-
 // TransportLabel names a server type as 003's upstream_register records
 // it: "stdio", "streamable-http" or "sse".
 func TransportLabel(typ string) string {
