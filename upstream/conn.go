@@ -120,14 +120,15 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 		},
 	})
 	var transport mcp.Transport
+	auth := &authWatch{}
 	switch x.Type {
 	case TypeStdio:
 		c.stdio = &stdioTransport{cmd: command(x, opts), terminate: closeTimeout(opts)}
 		transport = c.stdio
 	case TypeHTTP:
-		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers)}
+		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers, auth)}
 	case TypeSSE:
-		transport = detached{&mcp.SSEClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers)}}
+		transport = detached{&mcp.SSEClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers, auth)}}
 	default:
 		return nil, fmt.Errorf("connect MCP server %q: unknown type %q", s.ID, x.Type)
 	}
@@ -135,6 +136,9 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 	if err != nil {
 		if c.stdio != nil {
 			c.stdio.kill()
+		}
+		if code := auth.status.Load(); code != 0 {
+			return nil, c.redact(fmt.Errorf("connect MCP server %q: %w (HTTP %d): set its credentials in the config's headers, e.g. \"Authorization\": \"Bearer ${TOKEN}\" (%w)", s.ID, ErrNeedsAuth, code, err))
 		}
 		return nil, c.redact(fmt.Errorf("connect MCP server %q: %w", s.ID, err))
 	}
@@ -291,14 +295,27 @@ func (c *Conn) Close() error {
 	return c.closeErr
 }
 
+// ErrNeedsAuth is wrapped by a connect refused for want of credentials:
+// the server answered 401, or 403 with a WWW-Authenticate challenge.
+var ErrNeedsAuth = errors.New("the server needs authorization")
+
+// authWatch notes the last refusal for want of credentials an HTTP
+// server answered.
+type authWatch struct{ status atomic.Int32 }
+
+func (w *authWatch) note(resp *http.Response) {
+	if resp.StatusCode == http.StatusUnauthorized ||
+		resp.StatusCode == http.StatusForbidden && resp.Header.Get("WWW-Authenticate") != "" {
+		w.status.Store(int32(resp.StatusCode))
+	}
+}
+
 // httpClient returns base with headers set on every request to the
 // endpoint's host (and port): a redirect elsewhere does not get them.
-func httpClient(base *http.Client, endpoint string, headers map[string]string) *http.Client {
+// Every answer is shown to auth.
+func httpClient(base *http.Client, endpoint string, headers map[string]string, auth *authWatch) *http.Client {
 	if base == nil {
 		base = http.DefaultClient
-	}
-	if len(headers) == 0 {
-		return base
 	}
 	c := *base
 	rt := c.Transport
@@ -309,7 +326,7 @@ func httpClient(base *http.Client, endpoint string, headers map[string]string) *
 	if u, err := url.Parse(endpoint); err == nil {
 		host = u.Host
 	}
-	c.Transport = headerTransport{rt, host, headers}
+	c.Transport = headerTransport{rt, host, headers, auth}
 	return &c
 }
 
@@ -317,17 +334,21 @@ type headerTransport struct {
 	next    http.RoundTripper
 	host    string // the endpoint's host:port
 	headers map[string]string
+	auth    *authWatch
 }
 
 func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL.Host != t.host {
-		return t.next.RoundTrip(req)
+	if req.URL.Host == t.host && len(t.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range t.headers {
+			req.Header.Set(k, v)
+		}
 	}
-	req = req.Clone(req.Context())
-	for k, v := range t.headers {
-		req.Header.Set(k, v)
+	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		t.auth.note(resp)
 	}
-	return t.next.RoundTrip(req)
+	return resp, err
 }
 
 // detached gives a transport a connection context that outlives the ctx

@@ -231,11 +231,24 @@ func TestConnHeaders(t *testing.T) {
 			t.Parallel()
 			s := Server{ID: "secure", Type: typ, URL: httpServer(t, typ, "ok", "s3cret"),
 				Headers: map[string]string{"Authorization": "Bearer ${TOKEN}"}}
-			if c, err := Connect(t.Context(), s, ConnectOptions{LookupEnv: func(string) (string, bool) { return "wrong", true }}); err == nil {
+			wrong := ConnectOptions{LookupEnv: func(string) (string, bool) { return "wrong", true }}
+			c, err := Connect(t.Context(), s, wrong)
+			if err == nil {
 				c.Close()
 				t.Fatal("Connect with a wrong token: no error")
 			}
-			c := connect(t, s, ConnectOptions{LookupEnv: func(string) (string, bool) { return "s3cret", true }})
+			if !errors.Is(err, ErrNeedsAuth) || !strings.Contains(err.Error(), "HTTP 401") || strings.Contains(err.Error(), "wrong") {
+				t.Errorf("Connect with a wrong token = %v, want ErrNeedsAuth naming HTTP 401, the token hidden", err)
+			}
+			l := NewLink(s, wrong, nil)
+			t.Cleanup(func() { l.Close() })
+			if _, err := l.Connect(t.Context()); !errors.Is(err, ErrNeedsAuth) {
+				t.Errorf("Link.Connect = %v, want ErrNeedsAuth", err)
+			}
+			if st := l.Status(); !st.NeedsAuth || st.State != StateFailed {
+				t.Errorf("Status = %+v, want failed and needs_auth", st)
+			}
+			c = connect(t, s, ConnectOptions{LookupEnv: func(string) (string, bool) { return "s3cret", true }})
 			res, err := c.Call(t.Context(), "echo", json.RawMessage(`{"text":"in"}`), nil)
 			if err != nil || res.Content[0].Text != "in" {
 				t.Errorf("Call = %+v, %v", res, err)

@@ -379,6 +379,9 @@ type LinkStatus struct {
 	Renamed      map[string]string `json:"renamed,omitempty"`
 	Instructions string            `json:"instructions,omitempty"`
 	Source       string            `json:"source,omitempty"`
+	// NeedsAuth says the server refused the last connect for want of
+	// credentials (ErrNeedsAuth).
+	NeedsAuth bool `json:"needs_auth,omitempty"`
 }
 
 // IdleStatus is the status of s before anything connected it: idle, or
@@ -402,6 +405,7 @@ func (l *Link) Status() LinkStatus {
 	}
 	if l.err != nil {
 		st.Error = l.err.Error()
+		st.NeedsAuth = errors.Is(l.err, ErrNeedsAuth)
 	}
 	for _, t := range l.tools {
 		if t.Namespaced != l.server.ID+Separator+t.Name {
