@@ -29,9 +29,9 @@ type evalQuery struct {
 	Paraphrase bool     `json:"paraphrase"`
 }
 
-// evalSet loads the tools as documents named <server>__<tool>, in file
-// order, and the queries.
-func evalSet(t testing.TB) ([]Doc, []evalQuery) {
+// evalTools loads the tools as documents named <server>__<tool>, in file
+// order.
+func evalTools(t testing.TB) []Doc {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "tools", "*.json"))
 	if err != nil || len(files) == 0 {
@@ -55,15 +55,21 @@ func evalSet(t testing.TB) ([]Doc, []evalQuery) {
 			})
 		}
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", "queries.json"))
+	return docs
+}
+
+// evalQueries loads a query file of testdata.
+func evalQueries(t testing.TB, file string) []evalQuery {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var queries []evalQuery
 	if err := json.Unmarshal(b, &queries); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", file, err)
 	}
-	return docs, queries
+	return queries
 }
 
 // scores are an engine's figures over a query set.
@@ -108,19 +114,25 @@ func hitNames(hits []Hit) []string {
 	return out
 }
 
-// minRecall5 is (a little under) the recall@5 the ranking reached on the
-// evaluation set when this test was written, 0.564 (naive BM25: 0.554):
-// a change that ranks worse fails here. Raise it with the ranking. Field
-// weights barely move it (0.55 to 0.57 over a grid): what it misses are
-// queries in other words than the tools', which needs embeddings.
-const minRecall5 = 0.55
+// minRecall5 is (a little under) the recall@5 the ranking reached on each
+// query set when this test was written: a change that ranks worse fails
+// here. Raise it with the ranking.
+//
+// queries.json is the set the synonym table was tuned on: 0.564 before
+// the table grew from 51 to 155 groups, 0.681 after (naive BM25: 0.554).
+// queries_heldout.json was written afterwards by someone who saw neither
+// the table nor the other set, and was scored once the table was final:
+// 0.650 with the 51 groups, 0.683 with 155 (naive: 0.608). What both miss
+// are queries in other words than the tools' ("do I need an umbrella"),
+// which needs embeddings (--embed-model).
+var minRecall5 = map[string]float64{"queries.json": 0.67, "queries_heldout.json": 0.67}
 
-// TestEvaluation scores the ranking and the naive baseline on the
-// evaluation set, all queries and the paraphrased ones apart, and fails
-// when recall@5 drops below minRecall5.
+// TestEvaluation scores the ranking and the naive baseline on each query
+// set, all queries and the paraphrased ones apart, and fails when
+// recall@5 drops below minRecall5.
 func TestEvaluation(t *testing.T) {
 	t.Parallel()
-	docs, queries := evalSet(t)
+	docs := evalTools(t)
 	ix := New()
 	ix.Set("eval", docs)
 	bm25 := func(q string) []string {
@@ -136,27 +148,31 @@ func TestEvaluation(t *testing.T) {
 		}
 		return hitNames(Naive(docs, q, 10))
 	}
-	var para []evalQuery
-	for _, q := range queries {
-		if q.Paraphrase {
-			para = append(para, q)
+	for _, file := range []string{"queries.json", "queries_heldout.json"} {
+		queries := evalQueries(t, file)
+		var para []evalQuery
+		for _, q := range queries {
+			if q.Paraphrase {
+				para = append(para, q)
+			}
 		}
-	}
-	for _, row := range []struct {
-		name    string
-		queries []evalQuery
-	}{{"all", queries}, {"paraphrased", para}} {
-		b, n := score(row.queries, bm25), score(row.queries, naive)
-		t.Logf("%d tools, %s queries (%d): recall@1 %.3f / naive %.3f, recall@5 %.3f / naive %.3f, MRR@10 %.3f / naive %.3f",
-			len(docs), row.name, b.n, b.recall1, n.recall1, b.recall5, n.recall5, b.mrr10, n.mrr10)
-		if row.name == "all" {
+		for _, row := range []struct {
+			name    string
+			queries []evalQuery
+		}{{"all", queries}, {"paraphrased", para}} {
+			b, n := score(row.queries, bm25), score(row.queries, naive)
+			t.Logf("%d tools, %s, %s queries (%d): recall@1 %.3f / naive %.3f, recall@5 %.3f / naive %.3f, MRR@10 %.3f / naive %.3f",
+				len(docs), file, row.name, b.n, b.recall1, n.recall1, b.recall5, n.recall5, b.mrr10, n.mrr10)
+			if row.name != "all" {
+				continue
+			}
 			if testing.Verbose() {
 				for _, q := range b.missed5 {
 					t.Logf("missed at 5: %s", q)
 				}
 			}
-			if b.recall5 < minRecall5 {
-				t.Errorf("recall@5 is %.3f, below the %.3f reached before", b.recall5, minRecall5)
+			if b.recall5 < minRecall5[file] {
+				t.Errorf("%s: recall@5 is %.3f, below the %.3f reached before", file, b.recall5, minRecall5[file])
 			}
 		}
 	}
