@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/tasks"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
@@ -29,7 +30,7 @@ func addConnect(s *mcp.Server, t *tools) {
 			DestructiveHint: ptr(false),
 			OpenWorldHint:   ptr(true),
 		},
-		Meta: mcp.Meta{MetaKey: map[string]any{"task": "completion"}},
+		Meta: tasks.Info{Task: tasks.Completion}.Meta(),
 	}, t.connect)
 	t.own[upstream.ConnectToolName] = true
 }

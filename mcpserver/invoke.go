@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
 // InvokeTool is capability mode's one way to call a tool.
@@ -28,7 +29,7 @@ func addInvoke(s *mcp.Server, t *tools) {
 			`"arguments":{"type":"object","description":"the tool's arguments, matching its input schema"}},` +
 			`"required":["name"],"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Invoke a tool", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-		Meta:        mcp.Meta{MetaKey: map[string]any{"task": "completion"}},
+		Meta:        tasks.Info{Task: tasks.Completion}.Meta(),
 	}, t.invoke)
 	t.own[InvokeTool] = true
 }

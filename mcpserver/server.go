@@ -1,7 +1,7 @@
 // Package mcpserver exports a host over MCP: one tool per mounted catalog
 // entry (the plugin's own schema and description, annotations from the
-// entry, and _meta.mcp_server task tags), kept in step with the host as
-// plugins come and go; the skills and status resources; and progress
+// entry, and its agent task in _meta.mcp_server and _meta.fastmcp.tags),
+// kept in step with the host as plugins come and go; the skills and status resources; and progress
 // notifications for the calls that ask for them. Every tool call takes the
 // host's one call path.
 package mcpserver
@@ -22,10 +22,12 @@ import (
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
-// MetaKey is the _meta key of the task tags (001_fc2aff96529d39f8.txt).
-const MetaKey = "mcp_server"
+// MetaKey is the _meta key of a tool's task (001_fc2aff96529d39f8.txt);
+// package tasks reads it, and its FastMCP twin.
+const MetaKey = tasks.MetaKey
 
 // Options configure New.
 type Options struct {
@@ -240,8 +242,12 @@ func mcpTool(e *catalog.Entry) *mcp.Tool {
 			Meta: mcp.Meta{},
 		}
 		maps.Copy(t.Meta, up.Meta)
-		if _, ok := t.Meta[MetaKey]; !ok {
-			t.Meta[MetaKey] = TaskMeta(e.Spec)
+		// What the server said of the task wins; a key it left out is
+		// filled in from the task read off the other.
+		for k, v := range e.TaskInfo().Meta() {
+			if _, ok := t.Meta[k]; !ok {
+				t.Meta[k] = v
+			}
 		}
 		if len(e.Spec.OutputSchema) > 0 {
 			t.OutputSchema = json.RawMessage(e.Spec.OutputSchema)
@@ -261,7 +267,7 @@ func mcpTool(e *catalog.Entry) *mcp.Tool {
 			IdempotentHint:  hints.Idempotent,
 			OpenWorldHint:   &hints.OpenWorld,
 		},
-		Meta: mcp.Meta{MetaKey: TaskMeta(e.Spec)},
+		Meta: TaskMeta(e.Spec),
 	}
 	if len(e.Spec.OutputSchema) > 0 {
 		t.OutputSchema = json.RawMessage(e.Spec.OutputSchema)
@@ -272,21 +278,11 @@ func mcpTool(e *catalog.Entry) *mcp.Tool {
 	return t
 }
 
-// TaskMeta is the _meta.mcp_server value of a tool: task always,
-// as_user_message for context tools, mode for skill tools.
-func TaskMeta(s sdk.ToolSpec) map[string]any {
-	m := map[string]any{"task": string(s.EffectiveTask())}
-	switch s.EffectiveTask() {
-	case sdk.TaskContext:
-		m["as_user_message"] = s.AsUserMessage
-	case sdk.TaskSkill:
-		mode := s.Mode
-		if mode == "" {
-			mode = sdk.SkillAuto
-		}
-		m["mode"] = string(mode)
-	}
-	return m
+// TaskMeta is the _meta of a plugin's tool: its task under MetaKey (task
+// always, as_user_message for context tools, mode for skill tools) and
+// again as the one tag under tasks.FastMCPKey, as 001 has it.
+func TaskMeta(s sdk.ToolSpec) mcp.Meta {
+	return catalog.SpecTask(s).Meta()
 }
 
 // handler calls the tool through the host's one call path and turns the

@@ -14,6 +14,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
+	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
 var obj = json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
@@ -84,6 +85,10 @@ func TestExportedToolsCarryTaskMeta(t *testing.T) {
 			continue // the host's own session and search groups
 		}
 		got[tool.Name] = tool.Meta[mcpserver.MetaKey]
+		info := tasks.Of(tool)
+		if diff := cmp.Diff(map[string]any{"tags": []any{string(info.Task)}}, tool.Meta[tasks.FastMCPKey]); diff != "" {
+			t.Errorf("%s _meta.fastmcp (-want +got):\n%s", tool.Name, diff)
+		}
 		if tool.Name == "fetch" && !*tool.Annotations.OpenWorldHint {
 			t.Errorf("fetch is not open-world")
 		}

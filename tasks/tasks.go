@@ -67,9 +67,9 @@ type Info struct {
 	Mode SkillMode
 }
 
-// normal is i with the defaults filled in and what does not apply to its
-// task dropped.
-func (i Info) normal() Info {
+// Normal is i with the defaults filled in (completion for no task, auto
+// for a skill's mode) and what does not apply to its task dropped.
+func (i Info) Normal() Info {
 	out := Info{Task: i.Task}
 	switch i.Task {
 	case "":
@@ -88,7 +88,7 @@ func (i Info) normal() Info {
 // ServerMeta is the value of _meta.mcp_server: task always,
 // as_user_message for context tools, mode for skill tools.
 func (i Info) ServerMeta() map[string]any {
-	i = i.normal()
+	i = i.Normal()
 	m := map[string]any{"task": string(i.Task)}
 	switch i.Task {
 	case Context:
@@ -104,7 +104,7 @@ func (i Info) ServerMeta() map[string]any {
 func (i Info) Meta() map[string]any {
 	return map[string]any{
 		MetaKey:    i.ServerMeta(),
-		FastMCPKey: map[string]any{"tags": []string{string(i.normal().Task)}},
+		FastMCPKey: map[string]any{"tags": []string{string(i.Normal().Task)}},
 	}
 }
 
@@ -120,13 +120,13 @@ func FromMeta(meta map[string]any) Info {
 			if mode, ok := m["mode"].(string); ok {
 				i.Mode = SkillMode(mode)
 			}
-			return i.normal()
+			return i.Normal()
 		}
 	}
 	if f, ok := meta[FastMCPKey].(map[string]any); ok {
 		for _, tag := range tags(f["tags"]) {
 			if Known(Task(tag)) {
-				return Info{Task: Task(tag)}.normal()
+				return Info{Task: Task(tag)}.Normal()
 			}
 		}
 	}
