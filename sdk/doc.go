@@ -27,6 +27,15 @@
 //
 // The package's Example is a complete plugin.
 //
+// A tool serves an agent at one stage of its run, its task (001): context
+// tools build the prompt, completion tools (TypedTool's, the default) are
+// offered to the model, post tools run after the result, evaluation tools
+// judge it, skill tools hold instructions, none tools are for other
+// clients. [ContextTool], [EvaluationTool], [PostTool], [SkillTool] (or
+// [SkillText]) and [NoneTool] declare each with a handler of the type its
+// task returns, and check the rest at start-up. examples/tasks-plugin
+// declares one of each.
+//
 // The same Go types are used on both sides: the host talks to every plugin
 // process, whatever its language, through a [Group] too, so tests run a
 // group in-process over real gRPC (package sdktest) exactly as the host

@@ -56,7 +56,20 @@ func (r *Request) Bind(v any) error {
 //
 // A handler returns sdk.Failf for failures the model can act on: they
 // become error results, whatever Out is; any other error is a fault.
+//
+// TypedTool declares a completion tool (or a none tool): a context,
+// evaluation, post or skill tool, whose result its task fixes, is declared
+// with its helper (ContextTool...), and TypedTool panics, naming the tool
+// and the helper.
 func TypedTool[In, Out any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (Out, error)) Tool {
+	if helper, ok := typedTasks[spec.Task]; ok {
+		panic(fmt.Sprintf("sdk: tool %q: its task is %s: declare it with sdk.%s, which checks what it returns", spec.Name, spec.Task, helper))
+	}
+	return typedTool(spec, fn)
+}
+
+// typedTool is TypedTool for any task.
+func typedTool[In, Out any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (Out, error)) Tool {
 	if len(spec.InputSchema) == 0 {
 		spec.InputSchema = MustSchemaFor[In]()
 	}

@@ -59,12 +59,9 @@ func main() {
 	case "skill":
 		box := sdk.NewToolbox("skill", sdk.WithVersion("0.0.1"),
 			sdk.WithDescription("a skill served by a tool"))
-		box.AddGroup(sdk.GroupSpec{Name: "skill"}, sdk.TypedTool(sdk.ToolSpec{
+		box.AddGroup(sdk.GroupSpec{Name: "skill"}, sdk.SkillText(sdk.ToolSpec{
 			Name: "house_style", Description: "Use when writing user-facing text.\nMore detail.", Kind: sdk.KindRead,
-			Task: sdk.TaskSkill, Mode: sdk.SkillAuto,
-		}, func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
-			return sdk.TextResult("# House style\nShort sentences."), nil
-		}))
+		}, sdk.SkillAuto, "---\nname: house-style\ndescription: Use when writing user-facing text.\n---\n# House style\nShort sentences.\n"))
 		sdk.Serve(box)
 	case "optin":
 		sdk.Serve(single("optin", "optin_echo", sdk.GroupSpec{Name: "optin", Mode: sdk.ModeOptIn}))
