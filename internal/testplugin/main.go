@@ -12,7 +12,8 @@
 //	optin        an opt-in group "optin" (tool optin_echo)
 //	skill        a group "skill" with a skill tool house_style
 //	nokind       a group "nokind" whose tool declares no kind (refused by every check)
-//	misdeclared  a group "misdeclared": tool fine, and tool moded, a completion tool with a skill mode (left out)
+//	misdeclared  a group "misdeclared": tool fine, and tools left out: moded, a completion tool with a skill
+//	             mode, and user_eval, an evaluation tool with as_user_message
 package main
 
 import (
@@ -85,8 +86,9 @@ func (noKind) Call(context.Context, *sdk.Call, sdk.Events) (*sdk.Result, error) 
 }
 
 // misdeclared is a group written without the Toolbox, as a plugin in
-// another language would be, whose second tool has a skill mode but is not
-// a skill.
+// another language would be, whose other tools are declared for the wrong
+// task: a skill mode on a tool that is not a skill, as_user_message on one
+// that is not a context tool.
 type misdeclared struct{}
 
 func (misdeclared) Describe(context.Context, sdk.Host) (*sdk.Description, error) {
@@ -94,6 +96,7 @@ func (misdeclared) Describe(context.Context, sdk.Host) (*sdk.Description, error)
 	return &sdk.Description{Name: "misdeclared", Version: "0.0.1", Groups: []sdk.GroupSpec{{Name: "misdeclared", Tools: []sdk.ToolSpec{
 		{Name: "fine", Description: "A good tool.", Kind: sdk.KindRead, InputSchema: obj},
 		{Name: "moded", Description: "A mode without being a skill.", Kind: sdk.KindRead, InputSchema: obj, Mode: sdk.SkillAuto},
+		{Name: "user_eval", Description: "A user message without being a context tool.", Kind: sdk.KindRead, InputSchema: obj, Task: sdk.TaskEvaluation, AsUserMessage: true},
 	}}}}, nil
 }
 
