@@ -10,7 +10,12 @@ import (
 const (
 	DefaultMaxSteps      = 20
 	DefaultContextBudget = 200_000 // characters, about 50k tokens
+	DefaultMaxRetries    = 1
 )
+
+// NoRetries is the Config.MaxRetries of an agent that never retries after
+// a failed evaluation.
+const NoRetries = -1
 
 // Config builds an Agent.
 type Config struct {
@@ -23,6 +28,12 @@ type Config struct {
 	System string
 	// Tools is the host's catalog; nil means no tools but mcp_connect.
 	Tools Toolset
+	// Skills is the skill library; nil means no skills and no read_skill.
+	Skills Skills
+	// MaxRetries bounds the further attempts a turn makes after an
+	// evaluation tool judges its answer not valid, each with the feedback;
+	// 0 means DefaultMaxRetries, NoRetries (or any negative) none.
+	MaxRetries int
 	// MaxSteps bounds the model calls of one turn; 0 means DefaultMaxSteps.
 	MaxSteps int
 	// ContextBudget is the conversation size, in characters (about four per
@@ -41,6 +52,8 @@ type Agent struct {
 	model   string
 	system  string
 	tools   Toolset
+	skills  Skills
+	retries int
 	steps   int
 	budget  int
 	log     *slog.Logger
@@ -68,12 +81,20 @@ func New(cfg Config) *Agent {
 		model:   cfg.Model,
 		system:  cfg.System,
 		tools:   cfg.Tools,
+		skills:  cfg.Skills,
+		retries: cfg.MaxRetries,
 		steps:   cfg.MaxSteps,
 		budget:  cfg.ContextBudget,
 		log:     cfg.Logger,
 	}
 	if a.steps <= 0 {
 		a.steps = DefaultMaxSteps
+	}
+	switch {
+	case a.retries == 0:
+		a.retries = DefaultMaxRetries
+	case a.retries < 0:
+		a.retries = 0
 	}
 	if a.budget <= 0 {
 		a.budget = DefaultContextBudget

@@ -29,10 +29,11 @@ func msgSize(m Message) int {
 // that answer it, which must be kept or dropped together.
 type exchange struct{ start, end int }
 
-// exchanges splits the history after the system prompt and the task.
-func exchanges(msgs []Message) []exchange {
+// exchanges splits the history after its first head messages (the system
+// prompt, any context as user messages, the task).
+func exchanges(msgs []Message, head int) []exchange {
 	var xs []exchange
-	for i := 2; i < len(msgs); i++ {
+	for i := head; i < len(msgs); i++ {
 		if msgs[i].Role == RoleTool && len(xs) > 0 {
 			xs[len(xs)-1].end = i + 1
 			continue
@@ -45,8 +46,9 @@ func exchanges(msgs []Message) []exchange {
 // compact shrinks the conversation when it is over the budget, down to
 // three quarters of it so that the next steps do not compact again at once:
 // first older tool results (and long tool-call arguments) become stubs,
-// then the oldest exchanges are dropped whole. The system prompt, the task
-// and the latest exchange are always kept intact.
+// then the oldest exchanges are dropped whole. The system prompt, the
+// context given as user messages, the task and the latest exchange are
+// always kept intact.
 func (t *turn) compact(step int) {
 	budget := t.a.budget
 	before := estimate(t.msgs)
@@ -55,7 +57,8 @@ func (t *turn) compact(step int) {
 	}
 	target := budget * 3 / 4
 	cur := before
-	xs := exchanges(t.msgs)
+	head := t.head
+	xs := exchanges(t.msgs, head)
 	old := xs[:max(len(xs)-1, 0)]
 
 	stubbed := 0
@@ -74,18 +77,18 @@ func (t *turn) compact(step int) {
 			t.dropped = append(t.dropped, c.Name)
 		}
 		dropped++
-		cur = msgSize(t.msgs[0]) + msgOverhead + len(t.task) + len(t.note()) + estimate(t.msgs[x.end:])
+		cur = estimate(t.msgs[:head]) + len(t.note()) + estimate(t.msgs[x.end:])
 	}
 	if dropped > 0 {
-		t.msgs = append(t.msgs[:2:2], t.msgs[old[dropped-1].end:]...)
-		t.msgs[1].Content = t.task + t.note()
+		t.msgs = append(t.msgs[:head:head], t.msgs[old[dropped-1].end:]...)
+		t.msgs[head-1].Content = t.task + t.note()
 		cur = estimate(t.msgs)
 	}
 
 	t.out.Compactions++
 	t.a.log.Info("ask: compacted the conversation", "step", step, "before", before, "after", cur,
 		"budget", budget, "stubbed", stubbed, "dropped_exchanges", dropped)
-	t.progress(step, fmt.Sprintf("step %d: compacted the conversation (%s → %s)", step, size(before), size(cur)))
+	t.progress(fmt.Sprintf("step %d: compacted the conversation (%s → %s)", step, size(before), size(cur)))
 	if cur > budget {
 		t.a.log.Warn("ask: the conversation is still over the context budget after compaction", "size", cur, "budget", budget)
 	}

@@ -149,6 +149,7 @@ func TestCompact(t *testing.T) {
 			// A shallow copy: ToolCalls slices are shared, as they are
 			// with the requests already sent.
 			tr.msgs = append([]Message(nil), tc.in...)
+			tr.head = 2 // the system prompt and the task
 			tr.compact(1)
 			if d := cmp.Diff(tc.want, tr.msgs); d != "" {
 				t.Errorf("compacted (-want +got):\n%s", d)

@@ -48,7 +48,7 @@ func (t *turn) connect(ctx context.Context, args json.RawMessage) (text string, 
 		}
 		// A name the catalog already has (the host may mount the same
 		// upstream server) stays routed to the catalog: callable either way.
-		t.add(tool, routeUpstream)
+		t.sort(tool, routeUpstream)
 	}
 	return upstream.ConnectedMessage(a.ID, len(tools)), false, nil
 }

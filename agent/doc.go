@@ -3,14 +3,22 @@
 // feed the results back, stop at its final answer or at a step limit) and
 // returns one answer.
 //
-// The agent knows nothing of the host. It depends on three small interfaces
+// The agent knows nothing of the host. It depends on four small interfaces
 // the host implements:
 //
 //   - [Toolset] is the host's catalog. Every call the agent makes goes
 //     through Toolset.Call, the host's one call path, so it lands in the
 //     activity feed and the changes ledger like a client's call, and the
-//     descriptions the model reads are the catalog's own. The agent never
-//     filters tools: there is no approval gate.
+//     descriptions the model reads are the catalog's own. There is no
+//     approval gate; the agent sorts tools only by their agent task (001,
+//     [Tool].Task): the model is offered the completion tools, context
+//     tools build the prompt before the first step, post tools then
+//     evaluation tools run on the answer (a verdict that is not valid sends
+//     its feedback back, for at most Config.MaxRetries more attempts), and
+//     skill and none tools are never offered.
+//   - [Skills] is the skill library (skill files and skill tools alike):
+//     always-on skills are injected with the context, the others listed in
+//     the system prompt and loaded with the built-in read_skill tool.
 //   - [Connector] is one turn's view of the upstream MCP servers. When one
 //     with servers is given, the model gets the built-in mcp_connect tool and
 //     an <available_mcps> block in its system prompt; connecting adds the
@@ -29,7 +37,7 @@
 //	})
 //	out, err := ag.Run(ctx, task, agent.RunOptions{
 //		Connector: upstreams.NewConnector(), // fresh per turn; Run closes it
-//		Progress:  func(step int, msg string) { notify(msg) },
+//		Progress:  func(n int, msg string) { notify(n, msg) },
 //	})
 //
 // Run is synchronous and starts no goroutines; cancelling ctx cancels the

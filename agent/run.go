@@ -22,9 +22,12 @@ type RunOptions struct {
 	// from the call on and closes it when the turn ends, whatever the
 	// outcome.
 	Connector Connector
-	// Progress, if set, is called synchronously as the turn advances
-	// ("step 2: calling view_file").
-	Progress func(step int, message string)
+	// Progress, if set, is called synchronously once for every step of the
+	// turn ("step 2: calling view_file", "context: policies", "post:
+	// audit", "evaluating with grounded", "retry 1: evaluation feedback"),
+	// with n counting the calls of this turn from 1: strictly increasing,
+	// as MCP progress values must be.
+	Progress func(n int, message string)
 }
 
 // Outcome is the result of one turn.
@@ -40,6 +43,14 @@ type Outcome struct {
 	StoppedBy string
 	// Compactions counts the times the conversation was compacted.
 	Compactions int
+	// Stages are the calls of context, skill, post and evaluation tools
+	// (and the ones skipped), in order.
+	Stages []StageRecord
+	// Evaluations are the evaluation tools' verdicts on each answer, in
+	// order; Verdict.Attempt says which answer each judged.
+	Evaluations []Verdict
+	// Retries counts the further attempts made after failed evaluations.
+	Retries int
 }
 
 // CallRecord is one tool call of a turn.
@@ -52,6 +63,16 @@ type CallRecord struct {
 }
 
 // Run runs one turn for task and returns its outcome.
+//
+// Before the first step it calls the context tools (their text goes in
+// the system prompt, or in a user message before the task) and reads the
+// always-on skills into the system prompt; the other skills are listed
+// there, for read_skill. A context tool that fails, or whose input schema
+// asks for what a turn cannot give, is left out and recorded in
+// Outcome.Stages. After the model's answer, Run calls the post tools, then
+// the evaluation tools, with the answer; a verdict that is not valid
+// sends the feedback back to the model for another attempt, at most
+// Config.MaxRetries times, each attempt with its own step limit.
 //
 // A backend failure (after the backend's own retries) ends the turn with an
 // error naming the step, and an Outcome with StoppedBy StopError holding
@@ -86,13 +107,17 @@ func (a *Agent) Run(ctx context.Context, task string, opts RunOptions) (out *Out
 	if a.backend == nil {
 		return out, errors.New("ask: no model backend configured")
 	}
+	if err := t.prepare(ctx); err != nil {
+		return out, err
+	}
+	first := 1 // the first step of the attempt
 	for step := 1; ; step++ {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
 		t.compact(step)
 		req := &Request{Model: a.model, Messages: cloneMessages(t.msgs), Tools: t.toolList()}
-		t.progress(step, fmt.Sprintf("step %d: waiting for the model", step))
+		t.progress(fmt.Sprintf("step %d: waiting for the model", step))
 		resp, err := a.backend.Complete(ctx, req)
 		out.Steps = step
 		if err != nil {
@@ -117,9 +142,20 @@ func (a *Agent) Run(ctx context.Context, task string, opts RunOptions) (out *Out
 			if strings.TrimSpace(msg.Content) == "" {
 				out.Answer = "The model ended the turn without a final answer." + t.summary()
 			}
-			return out, nil
+			feedback, err := t.judge(ctx, msg.Content)
+			if err != nil {
+				return out, err
+			}
+			if feedback == "" || out.Retries >= a.retries {
+				return out, nil
+			}
+			out.Retries++
+			first = step + 1
+			t.progress(fmt.Sprintf("retry %d: evaluation feedback", out.Retries))
+			t.msgs = append(t.msgs, Message{Role: RoleUser, Content: feedback})
+			continue
 		}
-		if step >= a.steps {
+		if step-first+1 >= a.steps {
 			out.StoppedBy = StopStepLimit
 			out.Answer = t.stepLimitAnswer(msg)
 			return out, nil
@@ -164,9 +200,10 @@ func parseArgs(s string) (json.RawMessage, bool) {
 	return json.RawMessage(s), true
 }
 
-func (t *turn) progress(step int, msg string) {
+func (t *turn) progress(msg string) {
+	t.notified++
 	if t.onProgress != nil {
-		t.onProgress(step, msg)
+		t.onProgress(t.notified, msg)
 	}
 }
 

@@ -21,6 +21,7 @@ const (
 	routeCatalog routeKind = iota
 	routeConnect
 	routeUpstream
+	routeSkill
 )
 
 // turn is the state of one Run: nothing in it is shared with another.
@@ -28,6 +29,7 @@ type turn struct {
 	a          *Agent
 	task       string
 	onProgress func(int, string)
+	notified   int // progress notifications sent
 	out        *Outcome
 
 	conn      Connector
@@ -36,7 +38,14 @@ type turn struct {
 	tools     []Tool          // what the model sees, in order
 	routes    map[string]routeKind
 
+	// The tools of the other stages, and the skill library as listed.
+	contexts, posts, evals []stageTool
+	skills                 []Skill
+
 	msgs []Message
+	// head counts the first messages compaction keeps: the system prompt,
+	// the context given as user messages, the task.
+	head int
 	// dropped lists the tool calls of exchanges compaction removed.
 	dropped []string
 }
@@ -50,23 +59,23 @@ func (a *Agent) newTurn(task string, opts RunOptions) *turn {
 		connected:  map[string]bool{},
 		routes:     map[string]routeKind{},
 	}
-	system := a.system
 	if opts.Connector != nil {
 		t.conn = opts.Connector
 		t.servers = opts.Connector.Available()
 	}
 	if len(t.servers) > 0 {
-		system += mcpPrompt(t.servers)
 		t.add(connectTool(t.servers), routeConnect)
+	}
+	if a.skills != nil {
+		t.skills = a.skills.List()
+		if slices.ContainsFunc(t.skills, func(s Skill) bool { return !s.AlwaysOn }) {
+			t.add(readSkillTool(), routeSkill)
+		}
 	}
 	if a.tools != nil {
 		for _, tool := range a.tools.Tools() {
-			t.add(tool, routeCatalog)
+			t.sort(tool, routeCatalog)
 		}
-	}
-	t.msgs = []Message{
-		{Role: RoleSystem, Content: system},
-		{Role: RoleUser, Content: task},
 	}
 	return t
 }
@@ -98,16 +107,16 @@ func (t *turn) call(ctx context.Context, step int, c ToolCall) (string, CallReco
 	rec := CallRecord{Name: c.Name, Args: c.Arguments, IsError: true}
 	kind, ok := t.routes[c.Name]
 	if !ok {
-		t.progress(step, fmt.Sprintf("step %d: the model called %q, which does not exist", step, c.Name))
+		t.progress(fmt.Sprintf("step %d: the model called %q, which does not exist", step, c.Name))
 		return t.unknownTool(c.Name), rec, nil
 	}
 	args, ok := parseArgs(c.Arguments)
 	if !ok {
-		t.progress(step, fmt.Sprintf("step %d: the model's arguments for %s are not a JSON object", step, c.Name))
+		t.progress(fmt.Sprintf("step %d: the model's arguments for %s are not a JSON object", step, c.Name))
 		return fmt.Sprintf("Error: the arguments of this %s call are not a valid JSON object, so the tool was not run. You sent: %s\nCall it again with one JSON object that matches the tool's input schema.",
 			c.Name, truncate(c.Arguments, 500)), rec, nil
 	}
-	t.progress(step, fmt.Sprintf("step %d: calling %s", step, c.Name))
+	t.progress(fmt.Sprintf("step %d: calling %s", step, c.Name))
 	start := time.Now()
 	var (
 		text    string
@@ -117,6 +126,8 @@ func (t *turn) call(ctx context.Context, step int, c ToolCall) (string, CallReco
 	switch kind {
 	case routeConnect:
 		text, isError, err = t.connect(ctx, args)
+	case routeSkill:
+		text, isError, err = t.readSkill(ctx, args)
 	default:
 		var res *sdk.Result
 		if kind == routeUpstream {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
 // Tool is one tool the model may call, as the model sees it.
@@ -15,17 +16,43 @@ type Tool struct {
 	// It is sent to the model as given; empty means an object without
 	// properties.
 	InputSchema json.RawMessage
+	// Task is the stage of a turn the tool serves (001); the zero value is
+	// a completion tool. Only completion tools are offered to the model: a
+	// turn calls context tools before the first step, post and evaluation
+	// tools after the answer, and leaves skill tools (read through Skills)
+	// and none tools alone.
+	Task tasks.Info
 }
 
-// Toolset is the host's catalog. The agent calls Tools once per turn and
-// sends every tool it returns to the model; it calls Call for each tool call
-// the model makes, sequentially, with the turn's context.
+// Toolset is the host's catalog. The agent calls Tools once per turn,
+// sends its completion tools to the model and runs the others at their
+// stage (Tool.Task); it calls Call for each of those calls and each tool
+// call the model makes, sequentially, with the turn's context.
 //
 // Call returns a result (IsError for failures the model can act on) or a Go
 // error for faults; the agent reports either to the model as a tool result.
 type Toolset interface {
 	Tools() []Tool
 	Call(ctx context.Context, name string, args json.RawMessage) (*sdk.Result, error)
+}
+
+// Skill is one skill of the library, as a turn lists it.
+type Skill struct {
+	Name        string
+	Description string
+	// AlwaysOn skills are read before the first step and injected with the
+	// context; the others are listed by name and description, and the model
+	// loads one with read_skill.
+	AlwaysOn bool
+}
+
+// Skills is the skill library a turn may read: skill files and skill tools
+// alike. Read returns the same text as the resource skill://{name}; ok is
+// false when there is no such skill. Read is called with the turn's
+// context, so a skill tool's call is the turn's.
+type Skills interface {
+	List() []Skill
+	Read(ctx context.Context, name string) (text string, ok bool, err error)
 }
 
 // Server is an upstream MCP server the model may connect to.
