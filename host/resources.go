@@ -7,9 +7,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/tasks"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
@@ -44,10 +46,10 @@ func (h *Host) skillIndex() (*skills.Index, map[string]string) {
 	ix, warnings := skills.Load(h.skillRoots())
 	tools := map[string]string{}
 	for _, e := range h.Mounted() {
-		if e.Spec.EffectiveTask() != sdk.TaskSkill {
+		if e.TaskInfo().Task != tasks.Skill {
 			continue
 		}
-		name := strings.ReplaceAll(strings.ToLower(e.Spec.Name), "_", "-")
+		name := ToolSkillName(e)
 		if w, ok := ix.Add(skills.Skill{Name: name, Description: firstLine(e.Spec.Description)}); !ok {
 			warnings = append(warnings, w)
 			continue
@@ -63,6 +65,19 @@ func (h *Host) skillIndex() (*skills.Index, map[string]string) {
 		}
 	}
 	return ix, tools
+}
+
+// ToolSkillName is the name of the skill a skill tool serves
+// (sdk.SkillName): of a plugin's tool, its name's; of an upstream
+// server's, that of the tool's name on its server, without <id>__.
+func ToolSkillName(e *catalog.Entry) string {
+	name := e.Spec.Name
+	if e.Upstream != nil {
+		if _, tool, ok := upstream.SplitName(name); ok {
+			name = tool
+		}
+	}
+	return sdk.SkillName(name)
 }
 
 func firstLine(s string) string {
