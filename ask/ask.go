@@ -7,6 +7,12 @@
 // and the changes ledger like a client's call. The agent may call write
 // tools whatever --write says: --write decides only what the client may
 // call directly.
+//
+// The agent is a task-aware client of the catalog (001): each tool reaches
+// it with its agent task (catalog.Entry.TaskInfo, so an upstream server's
+// _meta counts too), and the host's skills (skill files and skill tools,
+// the text of skill://{name}) are its skill library. The calls of context,
+// skill, post and evaluation tools are the turn's like the model's.
 package ask
 
 import (
@@ -18,8 +24,11 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
 // Config mounts the agent.
@@ -29,7 +38,10 @@ type Config struct {
 	Model   string
 	// MaxSteps and ContextBudget bound a turn (0: the agent's defaults).
 	MaxSteps, ContextBudget int
-	Logger                  *slog.Logger
+	// MaxRetries bounds the attempts after a failed evaluation: 0 means
+	// agent.DefaultMaxRetries, agent.NoRetries none.
+	MaxRetries int
+	Logger     *slog.Logger
 }
 
 // Mount adds the ask tool to the host (group "agent") and the agent's
@@ -39,8 +51,8 @@ func Mount(cfg Config) (*agent.Agent, error) {
 		cfg.Logger = slog.Default()
 	}
 	ag := agent.New(agent.Config{
-		Backend: cfg.Backend, Model: cfg.Model, Tools: toolset{cfg.Host},
-		MaxSteps: cfg.MaxSteps, ContextBudget: cfg.ContextBudget, Logger: cfg.Logger,
+		Backend: cfg.Backend, Model: cfg.Model, Tools: toolset{cfg.Host}, Skills: library{cfg.Host},
+		MaxSteps: cfg.MaxSteps, ContextBudget: cfg.ContextBudget, MaxRetries: cfg.MaxRetries, Logger: cfg.Logger,
 	})
 	m := &mounted{cfg: cfg, agent: ag}
 	box := sdk.NewToolbox(host.AgentGroup, sdk.WithVersion("1"),
@@ -87,8 +99,8 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 	}
 	out, err := m.agent.Run(ctx, a.Task, agent.RunOptions{
 		Connector: conn,
-		Progress: func(step int, message string) {
-			req.Events.Progress(float64(step), 0, message)
+		Progress: func(n int, message string) {
+			req.Events.Progress(float64(n), 0, message)
 		},
 	})
 	if err != nil {
@@ -97,23 +109,64 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 		}
 		return nil, sdk.Failf("the ask agent could not finish: %v", err)
 	}
-	return sdk.TextResult(out.Answer), nil
+	text := out.Answer
+	if sum := out.EvaluationSummary(); sum != "" {
+		text += "\n\n" + sum
+	}
+	return sdk.TextResult(text), nil
 }
 
 // toolset is the host's catalog as the agent sees it.
 type toolset struct{ h *host.Host }
 
+var (
+	_ agent.Toolset   = toolset{}
+	_ agent.Skills    = library{}
+	_ agent.Connector = (*connector)(nil)
+)
+
 func (t toolset) Tools() []agent.Tool {
 	entries := t.h.AgentTools()
 	out := make([]agent.Tool, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, agent.Tool{Name: e.Spec.Name, Description: e.Spec.Description, InputSchema: e.Spec.InputSchema})
+		out = append(out, agentTool(e))
 	}
 	return out
 }
 
+// agentTool is an entry as the agent sees it: the catalog's own words,
+// and its task.
+func agentTool(e *catalog.Entry) agent.Tool {
+	return agent.Tool{Name: e.Spec.Name, Description: e.Spec.Description, InputSchema: e.Spec.InputSchema, Task: e.TaskInfo()}
+}
+
 func (t toolset) Call(ctx context.Context, name string, args json.RawMessage) (*sdk.Result, error) {
 	return t.h.AgentCall(ctx, name, args, nil)
+}
+
+// library is the host's skills as the agent's skill library: a skill
+// tool's skill is always-on when its tool says so (and no skill file of
+// the same name shadows it).
+type library struct{ h *host.Host }
+
+func (l library) List() []agent.Skill {
+	alwaysOn := map[string]bool{}
+	for _, e := range catalog.ForTask(l.h.AgentTools(), tasks.Skill) {
+		if e.TaskInfo().Mode == tasks.AlwaysOn {
+			alwaysOn[host.ToolSkillName(e)] = true
+		}
+	}
+	list := l.h.Skills().List()
+	out := make([]agent.Skill, len(list))
+	for i, s := range list {
+		out[i] = agent.Skill{Name: s.Name, Description: s.Description, AlwaysOn: s.Source == skills.Plugin && alwaysOn[s.Name]}
+	}
+	return out
+}
+
+// Read is the text of skill://{name}; a skill tool's call is the turn's.
+func (l library) Read(ctx context.Context, name string) (string, bool, error) {
+	return l.h.ReadSkill(ctx, name)
 }
 
 // connector is one turn's activation set of the host's lazy upstream
@@ -135,7 +188,7 @@ func (c *connector) Connect(ctx context.Context, id string) ([]agent.Tool, error
 	}
 	out := make([]agent.Tool, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, agent.Tool{Name: e.Spec.Name, Description: e.Spec.Description, InputSchema: e.Spec.InputSchema})
+		out = append(out, agentTool(e))
 	}
 	return out, nil
 }

@@ -93,6 +93,7 @@ type options struct {
 	model, modelURL, modelKeyEnv      string
 	delegate                          bool
 	maxSteps, contextBudget           int
+	maxRetries                        int
 	logLevel                          string
 	startTimeout, upstreamWait        time.Duration
 	upstreamConnectTimeout            time.Duration
@@ -145,6 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
 	fs.BoolVar(&o.delegate, "delegate", true, "with --model, mount the ask tool")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
+	fs.IntVar(&o.maxRetries, "max-retries", agent.DefaultMaxRetries, "further attempts an ask turn makes after an evaluation tool judges its answer not valid, each with the feedback; 0 for none")
 	fs.IntVar(&o.contextBudget, "context-budget", 0, "characters of conversation (about 4 a token) above which an ask turn compacts its history (default 200000)")
 	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off)", func(s string) error {
 		m, err := pii.ParseMode(s)
@@ -313,9 +315,19 @@ func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
 		Model:         o.model,
 		MaxSteps:      o.maxSteps,
 		ContextBudget: o.contextBudget,
+		MaxRetries:    maxRetries(o.maxRetries),
 		Logger:        logger,
 	})
 	return err
+}
+
+// maxRetries is --max-retries as ask.Config takes it: the flag's 0 is
+// none, where the config's 0 is the default.
+func maxRetries(n int) int {
+	if n <= 0 {
+		return agent.NoRetries
+	}
+	return n
 }
 
 // describeBundled describes a bundled group in-process, exactly as its
