@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/activity"
+	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/ask"
+	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// progressRecorder is the ask call's events: its progress notifications.
+type progressRecorder struct {
+	mu     sync.Mutex
+	values []float64
+	msgs   []string
+}
+
+func (p *progressRecorder) Progress(progress, _ float64, msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.values = append(p.values, progress)
+	p.msgs = append(p.msgs, msg)
+}
+
+func (p *progressRecorder) Log(sdk.LogLevel, string) {}
+
+// TestAskIsATaskAwareClient: an ask turn over the plugin, with the
+// scripted backend. What the backend was sent holds the context tools'
+// text (policies in the system prompt, ticket as a user message) and the
+// always-on skill, and only the completion tool; after the answer, audit
+// then grounded ran, and grounded's failure on the empty first answer
+// brought one retry. Every call is in the activity feed as the agent's,
+// and every step was its own progress notification.
+func TestAskIsATaskAwareClient(t *testing.T) {
+	t.Parallel()
+	h, err := host.New(host.Config{
+		Roots: []string{t.TempDir()}, PluginDirs: []string{filepath.Dir(pluginBin)}, Agent: true,
+		StartTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	be := agent.NewScripted(
+		agent.Calls(agent.ToolCall{ID: "c1", Name: "search", Arguments: `{"q": "the answer"}`}),
+		agent.Text(""),
+		agent.Text("It is 42."),
+	)
+	if _, err := ask.Mount(ask.Config{Host: h, Backend: be, Model: "scripted"}); err != nil {
+		t.Fatal(err)
+	}
+	rec := &progressRecorder{}
+	res, err := h.Call(context.Background(), "ask", json.RawMessage(`{"task": "what is the answer?"}`), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "It is 42.\n\nevaluations: grounded passed (score 1) (after 1 retry)"; res.IsError || res.Text() != want {
+		t.Errorf("ask = %q (isError %v), want %q", res.Text(), res.IsError, want)
+	}
+
+	sent := be.Sent()
+	if len(sent) != 3 {
+		t.Fatalf("the backend was sent %d requests, want 3", len(sent))
+	}
+	first := sent[0]
+	system := first.Messages[0].Content
+	for _, want := range []string{"Always cite sources.", "<skill name=\"style\">", "Use short sentences."} {
+		if !strings.Contains(system, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, system)
+		}
+	}
+	wantMsgs := []agent.Message{
+		{Role: agent.RoleUser, Content: "Ticket #123 is still open."},
+		{Role: agent.RoleUser, Content: "what is the answer?"},
+	}
+	if d := cmp.Diff(wantMsgs, first.Messages[1:]); d != "" {
+		t.Errorf("the messages after the system prompt (-want +got):\n%s", d)
+	}
+	var offered []string // of the plugin's: the host's own groups are offered too
+	for _, tool := range first.Tools {
+		if _, ours := wantMeta[tool.Name]; ours {
+			offered = append(offered, tool.Name)
+		}
+	}
+	if d := cmp.Diff([]string{"search"}, offered); d != "" {
+		t.Errorf("the plugin's tools offered to the model (-want +got):\n%s", d)
+	}
+	retry := sent[2].Messages[len(sent[2].Messages)-1]
+	if retry.Role != agent.RoleUser || !strings.Contains(retry.Content, "grounded (score 0): Answer is empty.") {
+		t.Errorf("the retry's last message = %+v, want grounded's feedback", retry)
+	}
+
+	var calls []string
+	records := h.Activity().Recent(0, activity.Filter{})
+	slices.Reverse(records) // oldest first
+	for _, r := range records {
+		if r.Tool == "ask" {
+			continue
+		}
+		if !r.Caller.IsAgent() {
+			t.Errorf("%s is in the activity feed as %s's", r.Tool, r.Caller)
+		}
+		calls = append(calls, r.Tool)
+	}
+	wantCalls := []string{"policies", "ticket", "style", "search", "audit", "grounded", "audit", "grounded"}
+	if d := cmp.Diff(wantCalls, calls); d != "" {
+		t.Errorf("the activity feed (-want +got):\n%s", d)
+	}
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for i := 1; i < len(rec.values); i++ {
+		if rec.values[i] <= rec.values[i-1] {
+			t.Errorf("progress %g after %g: not strictly increasing", rec.values[i], rec.values[i-1])
+		}
+	}
+	wantProgress := []string{
+		"context: policies", "context: ticket", "skill: style",
+		"step 1: waiting for the model", "step 1: calling search",
+		"step 2: waiting for the model", "post: audit", "evaluating with grounded",
+		"retry 1: evaluation feedback",
+		"step 3: waiting for the model", "post: audit", "evaluating with grounded",
+	}
+	if d := cmp.Diff(wantProgress, rec.msgs); d != "" {
+		t.Errorf("progress messages (-want +got):\n%s\nvalues %v", d, fmt.Sprint(rec.values))
+	}
+}
