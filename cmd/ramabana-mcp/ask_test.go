@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // fakeModel is an OpenAI-compatible chat completions server on 127.0.0.1
@@ -223,5 +229,107 @@ func TestAskConnectsToAnUpstreamServer(t *testing.T) {
 	act, err := call(t, s.session, "activity", map[string]any{})
 	if err != nil || !strings.Contains(text(act), "other__view_file") {
 		t.Errorf("the upstream call is not in the activity feed:\n%s", text(act))
+	}
+}
+
+// TestAskStepsAreProgressNotifications: through the real binary, every
+// step of a turn reaches the client as its own progress notification,
+// with strictly increasing progress values.
+func TestAskStepsAreProgressNotifications(t *testing.T) {
+	t.Parallel()
+	model := newFakeModel(t,
+		toolCall("call_1", "view_file", `{"path": "pkg/sizes.py"}`),
+		finalText("done"),
+	)
+	s := startStdio(t, project(t), "--model", "m", "--model-url", model.srv.URL, "--max-retries", "2")
+	if _, ok := tools(t, s.session)["view_file"]; !ok { // the first listing waits for the plugins
+		t.Fatal("view_file not listed")
+	}
+	params := &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"task": "read sizes.py"}}
+	params.SetProgressToken("ask-1")
+	ctx, cancel := context.WithTimeout(context.Background(), proctest.Patience)
+	defer cancel()
+	res, err := s.session.CallTool(ctx, params)
+	if err != nil || res.IsError || text(res) != "done" {
+		t.Fatalf("ask = %v, %v", res, err)
+	}
+	want := []string{"step 1: waiting for the model", "step 1: calling view_file", "step 2: waiting for the model"}
+	var got []string
+	var last float64
+	for len(got) < len(want) {
+		select {
+		case p := <-s.progress:
+			if p.ProgressToken != "ask-1" {
+				continue
+			}
+			if p.Progress <= last {
+				t.Errorf("progress %g after %g: not strictly increasing", p.Progress, last)
+			}
+			last = p.Progress
+			got = append(got, p.Message)
+		case <-ctx.Done():
+			t.Fatalf("progress notifications %q, want %q", got, want)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("progress (-want +got):\n%s", d)
+	}
+}
+
+// TestAskReadsSkills: read_skill gives the model the same text as
+// skill://{name}, of a skill file and of a plugin's skill tool alike, and
+// the skill tool's call is the agent's in the activity feed.
+func TestAskReadsSkills(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	writeSkill(t, filepath.Join(root, ".agents", "skills"), "deploy", "Use when deploying this project.", "# Project deploy\n")
+	model := newFakeModel(t,
+		toolCall("c1", "read_skill", `{"name": "deploy"}`),
+		toolCall("c2", "read_skill", `{"name": "house-style"}`),
+		finalText("read both"),
+	)
+	s := startStdio(t, root, "--plugins", pluginDir(t, "skill"), "--model", "m", "--model-url", model.srv.URL)
+	if _, ok := tools(t, s.session)["house_style"]; !ok { // the first listing waits for the plugins
+		t.Fatal("house_style not listed")
+	}
+	res, err := call(t, s.session, "ask", map[string]any{"task": "read the skills"})
+	if err != nil || res.IsError || text(res) != "read both" {
+		t.Fatalf("ask = %v, %v", res, err)
+	}
+	reqs := model.sent()
+	if len(reqs) != 3 {
+		t.Fatalf("the model was sent %d requests, want 3", len(reqs))
+	}
+	system := fmt.Sprint(reqs[0]["messages"].([]any)[0].(map[string]any)["content"])
+	for _, want := range []string{"- deploy: Use when deploying this project.", "- house-style: Use when writing user-facing text."} {
+		if !strings.Contains(system, want) {
+			t.Errorf("the system prompt does not list %q:\n%s", want, system)
+		}
+	}
+	sent := toolsSent(reqs[0])
+	if _, ok := sent["read_skill"]; !ok {
+		t.Error("read_skill not offered")
+	}
+	if _, ok := sent["house_style"]; ok {
+		t.Error("the skill tool is offered to the model")
+	}
+	for i, name := range []string{"deploy", "house-style"} {
+		msgs := reqs[i+1]["messages"].([]any)
+		got := fmt.Sprint(msgs[len(msgs)-1].(map[string]any)["content"])
+		want, err := readResource(t, s.session, "skill://"+name)
+		if err != nil || got != want {
+			t.Errorf("read_skill(%s) = %q, want skill://%s: %q (%v)", name, got, name, want, err)
+		}
+	}
+	act, err := call(t, s.session, "activity", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var agentRead bool
+	for _, line := range strings.Split(text(act), "\n") {
+		agentRead = agentRead || strings.Contains(line, "house_style") && strings.Contains(line, "agent:")
+	}
+	if !agentRead {
+		t.Errorf("the skill tool's call is not in the activity feed as the agent's:\n%s", text(act))
 	}
 }
