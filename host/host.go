@@ -15,6 +15,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -77,6 +78,11 @@ type Config struct {
 	// UpstreamOptions are how upstream servers are connected (the version
 	// is the host's).
 	UpstreamOptions upstream.ConnectOptions
+	// Embed, when set, makes search_capabilities' ranking hybrid: every
+	// tool is embedded in the background (only what changed; the vectors
+	// are cached in ConfigDir/embeddings), and a query's vector ranks the
+	// tools too, the two rankings fused with BM25's. nil: BM25 alone.
+	Embed *embed.Client
 }
 
 // Host owns the plugin processes and the catalog.

@@ -118,6 +118,9 @@ type Status struct {
 	Agent     any               `json:"agent,omitempty"`
 	// Upstreams are the configured upstream MCP servers, connected or not.
 	Upstreams []upstream.LinkStatus `json:"upstreams,omitempty"`
+	// Embeddings is search_capabilities' hybrid ranking, with
+	// --embed-model.
+	Embeddings *EmbeddingStatus `json:"embeddings,omitempty"`
 }
 
 // SandboxStatus says which protections shell commands run under on this
@@ -221,6 +224,7 @@ func (h *Host) Status() Status {
 	}
 	st.Sandbox = h.sandboxStatus()
 	st.Upstreams = h.UpstreamStatus()
+	st.Embeddings = h.EmbeddingStatus()
 	h.skillsMu.Lock()
 	agent := h.agentStatus
 	h.skillsMu.Unlock()

@@ -126,3 +126,82 @@ func BenchmarkSet50(b *testing.B) {
 	}
 	reportPercentiles(b, ds)
 }
+
+// randomVectors gives every document of docs a random vector of
+// dim dimensions, and returns queries random vectors too: the cost of a
+// dense search does not depend on what the vectors mean.
+func randomVectors(docs map[string][]Doc, dim, queries int) (map[string][]Embedded, [][]float32) {
+	r := rand.New(rand.NewPCG(3, 4))
+	vec := func() []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		return v
+	}
+	out := map[string][]Embedded{}
+	servers := make([]string, 0, len(docs))
+	for s := range docs {
+		servers = append(servers, s)
+	}
+	slices.Sort(servers)
+	for _, s := range servers {
+		for _, d := range docs[s] {
+			out[s] = append(out[s], Embedded{Doc: d, Vector: vec()})
+		}
+	}
+	qs := make([][]float32, queries)
+	for i := range qs {
+		qs[i] = vec()
+	}
+	return out, qs
+}
+
+// BenchmarkHybrid10k is a hybrid search over 10,000 tools with vectors of
+// 384 dimensions (all-MiniLM's, bge-small's), as the host runs it: BM25's
+// top 100, the dense top 100, fused to 10. The query's embedding, a round
+// trip to the embeddings server, is not in it.
+func BenchmarkHybrid10k(b *testing.B) {
+	docs := synthetic(10000)
+	ix := New()
+	for s, ds := range docs {
+		ix.Set(s, ds)
+	}
+	embedded, qs := randomVectors(docs, 384, len(benchQueries))
+	d := NewDense()
+	for s, es := range embedded {
+		d.Set(s, es)
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		lexical, err := ix.Search(benchQueries[i%len(benchQueries)], 100, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if hits := Fuse(lexical, d.Search(qs[i%len(qs)], 100, nil), 10, d.Has); len(hits) != 10 {
+			b.Fatalf("%d hits", len(hits))
+		}
+		ds = append(ds, time.Since(start))
+	}
+	reportPercentiles(b, ds)
+}
+
+// BenchmarkDense10k is the dense half alone: 10,000 cosine similarities of
+// 384 dimensions and a top 100.
+func BenchmarkDense10k(b *testing.B) {
+	embedded, qs := randomVectors(synthetic(10000), 384, 16)
+	d := NewDense()
+	for s, es := range embedded {
+		d.Set(s, es)
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		d.Search(qs[i%len(qs)], 100, nil)
+		ds = append(ds, time.Since(start))
+	}
+	reportPercentiles(b, ds)
+}

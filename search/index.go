@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Doc is one tool as the index sees it.
@@ -20,6 +21,60 @@ type Doc struct {
 
 // Param is one property of a tool's input schema.
 type Param struct{ Name, Description string }
+
+// Text is the document as one text, for an embedding model: the name split
+// into words ("github__create_issue" gives "github create issue",
+// "getHTTPResponse" "get HTTP Response"), the title unless it only repeats
+// the name, the description, and the parameters' names, a line each, empty
+// parts left out. It is the one choice of what a tool's vector is made of.
+func (d Doc) Text() string {
+	var b strings.Builder
+	line := func(s string) {
+		if s = strings.TrimSpace(s); s == "" {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(s)
+	}
+	name := nameWords(d.Name)
+	line(name)
+	if !strings.EqualFold(nameWords(d.Title), name) {
+		line(d.Title)
+	}
+	line(d.Description)
+	if len(d.Params) > 0 {
+		names := make([]string, len(d.Params))
+		for i, p := range d.Params {
+			names[i] = nameWords(p.Name)
+		}
+		line("Parameters: " + strings.Join(names, ", "))
+	}
+	return b.String()
+}
+
+// nameWords splits an identifier into words, at anything not a letter or a
+// digit and before a capital that follows a small letter or a digit, or
+// ends a run of capitals ("s3Bucket" gives "s3 Bucket", "HTTPResponse"
+// "HTTP Response"), keeping their case.
+func nameWords(s string) string {
+	var out []string
+	for _, run := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		rs := []rune(run)
+		start := 0
+		for i := 1; i < len(rs); i++ {
+			prev, cur := rs[i-1], rs[i]
+			upperRunEnds := unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if ((unicode.IsLower(prev) || unicode.IsDigit(prev)) && unicode.IsUpper(cur)) || upperRunEnds {
+				out = append(out, string(rs[start:i]))
+				start = i
+			}
+		}
+		out = append(out, string(rs[start:]))
+	}
+	return strings.Join(out, " ")
+}
 
 // The fields a document is scored on.
 const (

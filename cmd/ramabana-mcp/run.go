@@ -20,6 +20,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/ask"
+	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
@@ -91,6 +92,7 @@ type options struct {
 	transport, addr, token, cfg       string
 	pii                               pii.Mode
 	model, modelURL, modelKeyEnv      string
+	embedModel, embedURL, embedKeyEnv string
 	delegate                          bool
 	maxSteps, contextBudget           int
 	maxRetries                        int
@@ -145,6 +147,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model (Ollama's by default)")
 	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
 	fs.BoolVar(&o.delegate, "delegate", true, "with --model, mount the ask tool")
+	fs.StringVar(&o.embedModel, "embed-model", "", "embeddings model that makes search_capabilities' ranking hybrid (BM25 fused with vector similarity), served at --embed-url; omit for BM25 alone")
+	fs.StringVar(&o.embedURL, "embed-url", "", "OpenAI-compatible API base URL for --embed-model, read as --model-url is (http://127.0.0.1:11434/v1 for Ollama; requests go to its /embeddings, or to the URL itself when it ends in /embeddings)")
+	fs.StringVar(&o.embedKeyEnv, "embed-key-env", "RAMABANA_EMBED_KEY", "environment variable holding the API key for --embed-url, if it needs one")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
 	fs.IntVar(&o.maxRetries, "max-retries", agent.DefaultMaxRetries, "further attempts an ask turn makes after an evaluation tool judges its answer not valid, each with the feedback; 0 for none")
 	fs.IntVar(&o.contextBudget, "context-budget", 0, "characters of conversation (about 4 a token) above which an ask turn compacts its history (default 200000)")
@@ -174,6 +179,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
 		return nil, fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
+	}
+	switch {
+	case o.embedModel != "" && o.embedURL == "":
+		return nil, errors.New("--embed-model needs --embed-url, the OpenAI-compatible server that embeds with it (http://127.0.0.1:11434/v1 for Ollama)")
+	case o.embedModel == "" && o.embedURL != "":
+		return nil, errors.New("--embed-url needs --embed-model, the embeddings model to ask it for")
 	}
 	cfg, err := cliflag.ConfigDir(o.cfg)
 	if err != nil {
@@ -205,6 +216,10 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("find own binary: %w", err)
 	}
+	embedder, err := newEmbedder(o)
+	if err != nil {
+		return err
+	}
 	upstreams := loadUpstreams(o, logger)
 	h, err := host.New(host.Config{
 		Roots:        o.roots,
@@ -230,6 +245,7 @@ func serve(ctx context.Context, args []string) error {
 		UpstreamOptions: upstream.ConnectOptions{
 			Name: "ramabana-mcp", Logger: logger, Stderr: os.Stderr, ConnectTimeout: o.upstreamConnectTimeout,
 		},
+		Embed: embedder,
 	})
 	if err != nil {
 		return err
@@ -328,6 +344,19 @@ func maxRetries(n int) int {
 		return agent.NoRetries
 	}
 	return n
+}
+
+// newEmbedder is the embeddings client of --embed-model and --embed-url;
+// nil without them.
+func newEmbedder(o *options) (*embed.Client, error) {
+	if o.embedModel == "" {
+		return nil, nil
+	}
+	c, err := embed.New(embed.Config{URL: o.embedURL, Model: o.embedModel, APIKey: os.Getenv(o.embedKeyEnv), KeyEnv: o.embedKeyEnv})
+	if err != nil {
+		return nil, fmt.Errorf("--embed-url: %w", err)
+	}
+	return c, nil
 }
 
 // describeBundled describes a bundled group in-process, exactly as its
