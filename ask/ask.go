@@ -95,7 +95,9 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 	ctx = host.WithCaller(ctx, activity.Agent(turn))
 	var conn agent.Connector
 	if len(m.cfg.Host.LazyUpstreams()) > 0 {
-		conn = &connector{m.cfg.Host.NewUpstreamSession(true)}
+		s := m.cfg.Host.NewUpstreamSession(true)
+		ctx = host.WithUpstreamSession(ctx, s) // the turn's searches find what it connects
+		conn = &connector{s}
 	}
 	out, err := m.agent.Run(ctx, a.Task, agent.RunOptions{
 		Connector: conn,

@@ -46,6 +46,7 @@ type searcher struct {
 
 	mu      sync.Mutex
 	indexed map[string][sha256.Size]byte // source → the content its documents were made from
+	lazy    map[string][sha256.Size]byte // the same for lazy servers' tools (indexSession)
 	servers string                       // the server list in the tool's description now
 }
 
@@ -95,19 +96,49 @@ func (h *Host) reindex() {
 		if s.indexed[source] == sum {
 			continue
 		}
-		docs := make([]search.Doc, len(entries))
-		for i, e := range entries {
-			docs[i] = search.Doc{
-				Name: e.Spec.Name, Server: serverOf(e), Title: e.Spec.Title, Description: e.Spec.Description,
-				Params: search.ParamsFromSchema(e.Spec.InputSchema),
-			}
-		}
+		docs := docsOf(entries)
 		s.ix.Set(source, docs)
 		if emb != nil {
 			emb.set(source, docs)
 		}
 		s.indexed[source] = sum
 	}
+}
+
+// indexSession indexes the tools a conversation's mcp_connect added for
+// the lazy server id, under a source of their own that reindex leaves
+// alone: the catalog does not hold them. Every conversation that connects
+// the server shares them; Search shows them only to those that did.
+func (h *Host) indexSession(id string, entries []*catalog.Entry) {
+	source := "mcp-lazy:" + id
+	sum := contentOf(entries)
+	s := &h.search
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lazy == nil {
+		s.lazy = map[string][sha256.Size]byte{}
+	}
+	if prev, ok := s.lazy[source]; ok && prev == sum {
+		return
+	}
+	docs := docsOf(entries)
+	s.ix.Set(source, docs)
+	if emb := s.emb.Load(); emb != nil {
+		emb.set(source, docs)
+	}
+	s.lazy[source] = sum
+}
+
+// docsOf is the search documents of entries.
+func docsOf(entries []*catalog.Entry) []search.Doc {
+	docs := make([]search.Doc, len(entries))
+	for i, e := range entries {
+		docs[i] = search.Doc{
+			Name: e.Spec.Name, Server: serverOf(e), Title: e.Spec.Title, Description: e.Spec.Description,
+			Params: search.ParamsFromSchema(e.Spec.InputSchema),
+		}
+	}
+	return docs
 }
 
 // contentOf fingerprints what the documents of entries are made from.
@@ -161,10 +192,22 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 	}
 	limit = min(limit, MaxSearchLimit)
 	agent := callerOf(ctx).IsAgent()
+	sess := upstreamSessionOf(ctx)
 	callable := func(e *catalog.Entry) bool { return e.Group != SearchGroup && h.callable(e, agent) }
+	// entry is the tool the caller may call by that name: the catalog's,
+	// or one its conversation's mcp_connect added (callable when added).
+	entry := func(name string) (*catalog.Entry, bool) {
+		if e, ok := h.catalog.Get(name); ok {
+			return e, callable(e)
+		}
+		if sess != nil {
+			return sess.entry(name)
+		}
+		return nil, false
+	}
 	keep := func(d *search.Doc) bool {
-		e, ok := h.catalog.Get(d.Name)
-		return ok && (server == "" || d.Server == server) && callable(e)
+		_, ok := entry(d.Name)
+		return ok && (server == "" || d.Server == server)
 	}
 	emb := h.search.emb.Load()
 	hybrid := emb != nil && emb.dense.Len() > 0
@@ -178,7 +221,7 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 	}
 	if hybrid {
 		if q := emb.query(ctx, query); q != nil {
-			hits = search.Fuse(hits, emb.dense.Search(q, depth, keep), limit, emb.dense.Has)
+			hits = search.Fuse(hits, emb.dense.Search(q, depth, keep), emb.dense.Similarity(q), limit)
 		}
 	}
 	hits = hits[:min(len(hits), limit)]
@@ -193,9 +236,14 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 			counts[serverOf(e)]++
 		}
 	}
+	if sess != nil {
+		for _, e := range sess.Entries() {
+			counts[serverOf(e)]++
+		}
+	}
 	at := map[string]int{}
 	for _, hit := range hits {
-		e, ok := h.catalog.Get(hit.Doc.Name)
+		e, ok := entry(hit.Doc.Name)
 		if !ok {
 			continue // gone since the search
 		}
@@ -204,7 +252,7 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 		if !seen {
 			i = len(res.Servers)
 			at[name] = i
-			info := h.serverInfo(name, e)
+			info := h.serverInfo(name, e, sess)
 			info.ToolCount = counts[name]
 			res.Servers = append(res.Servers, info)
 		}
@@ -217,13 +265,19 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 }
 
 // serverInfo describes the server of e: an upstream server's config
-// description and instructions, or a group's description.
-func (h *Host) serverInfo(name string, e *catalog.Entry) ServerInfo {
+// description, instructions and whether it now refuses for want of
+// credentials, or a group's description. sess, when not nil, is the
+// conversation whose mcp_connect may have connected it.
+func (h *Host) serverInfo(name string, e *catalog.Entry, sess *UpstreamSession) ServerInfo {
 	info := ServerInfo{Name: name, Description: e.GroupDescription}
-	if e.Upstream != nil {
-		if l := h.up.links[name]; l != nil {
-			info.Instructions = l.Instructions()
-		}
+	if e.Upstream == nil {
+		return info
+	}
+	if l := h.up.links[name]; l != nil {
+		st := l.Status()
+		info.Instructions, info.NeedsAuth = st.Instructions, st.NeedsAuth
+	} else if sess != nil {
+		info.Instructions = sess.pool.Instructions(name)
 	}
 	return info
 }
@@ -279,6 +333,18 @@ func (h *Host) serverList() string {
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)
+	}
+	// A server that refused for want of credentials says so, tools or
+	// none, so that the model can tell the user instead of searching on.
+	for id, l := range h.up.links {
+		if l.Status().NeedsAuth {
+			if !seen[id] {
+				names = append(names, id+" (needs authorization)")
+				continue
+			}
+			i := slices.Index(names, id)
+			names[i] += " (needs authorization)"
+		}
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ") + "."
@@ -353,8 +419,8 @@ func (h *Host) syncSearch() {
 
 // Hybrid ranking (Config.Embed): BM25 ranks the tools the caller may
 // call, so does the cosine similarity of each tool's vector to the
-// query's, and search.Fuse joins the two rankings by reciprocal rank
-// fusion (k = 60, search.RRFK). The tools are embedded by a background
+// query's, and search.Fuse joins the two rankings by their scores
+// (search.LexicalWeight). The tools are embedded by a background
 // worker, never on the catalog's path: a catalog change sets what is
 // wanted, takes the vectors the cache already has and wakes the worker
 // for the rest. Until a tool has its vector, BM25 alone ranks it; until
@@ -362,8 +428,9 @@ func (h *Host) syncSearch() {
 // all (one log line when the server starts failing, one when it answers
 // again).
 const (
-	// fuseDepth is how many tools each ranking hands to the fusion: one
-	// place further down adds at most 1/(60+101) to a tool's score.
+	// fuseDepth is how many tools each ranking hands to the fusion; a
+	// lexical hit the dense ranking did not reach gets its cosine all the
+	// same (Dense.Similarity).
 	fuseDepth = 100
 	// queryEmbedTimeout bounds a query's embedding: a slow server costs a
 	// search this much at most, then BM25 answers alone.

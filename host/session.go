@@ -26,6 +26,24 @@ func callerOf(ctx context.Context) activity.Caller {
 	return activity.Client
 }
 
+// upstreamSessionKey carries the conversation a call is made in.
+type upstreamSessionKey struct{}
+
+// WithUpstreamSession marks ctx's calls as made in the conversation
+// whose mcp_connect activations s holds: search_capabilities then finds
+// the tools s connected too.
+func WithUpstreamSession(ctx context.Context, s *UpstreamSession) context.Context {
+	if s == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, upstreamSessionKey{}, s)
+}
+
+func upstreamSessionOf(ctx context.Context) *UpstreamSession {
+	s, _ := ctx.Value(upstreamSessionKey{}).(*UpstreamSession)
+	return s
+}
+
 // sessionGroup is the in-process "session" group: what this session did
 // and changed, from the activity log. Its calls are recorded like any
 // other.

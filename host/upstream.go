@@ -320,21 +320,25 @@ func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.En
 	}
 	server, _ := s.pool.Lookup(id)
 	caller := poolCaller{s.pool}
-	var added []*catalog.Entry
+	var added, served []*catalog.Entry // what this conversation may call; every tool of the server
 	s.mu.Lock()
 	for _, t := range tools {
 		e := UpstreamEntry(server, t, caller)
-		if !s.h.callable(e, s.agent) {
-			continue
-		}
 		if _, taken := s.h.catalog.Get(e.Spec.Name); taken {
 			continue // the host serves a tool of that name
+		}
+		served = append(served, e)
+		if !s.h.callable(e, s.agent) {
+			continue
 		}
 		s.entries[e.Spec.Name] = e
 		s.order = append(s.order, e.Spec.Name)
 		added = append(added, e)
 	}
 	s.mu.Unlock()
+	// Indexed whole: which of them a conversation finds is its own
+	// entries' business.
+	s.h.indexSession(id, served)
 	s.h.activity.Note(activity.EventUpstreamRegister, id, callerOf(ctx), registerMessage(upstream.LinkStatus{
 		Transport: upstream.TransportLabel(server.Type), Tools: len(added), Instructions: s.pool.Instructions(id),
 	}))
@@ -350,6 +354,14 @@ func (s *UpstreamSession) Entries() []*catalog.Entry {
 		out[i] = s.entries[name]
 	}
 	return out
+}
+
+// entry is the session's tool of that name.
+func (s *UpstreamSession) entry(name string) (*catalog.Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[name]
+	return e, ok
 }
 
 // Call runs one of the session's tools through the host's one call path;

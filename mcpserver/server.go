@@ -296,6 +296,9 @@ func (t *tools) handler(name string) mcp.ToolHandler {
 func (t *tools) handle(name string, call func(context.Context, string, json.RawMessage, sdk.Events) (*sdk.Result, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: t.logger}
+		t.mu.Lock()
+		ctx = host.WithUpstreamSession(ctx, t.session)
+		t.mu.Unlock()
 		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, err

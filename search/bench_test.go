@@ -180,7 +180,7 @@ func BenchmarkHybrid10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if hits := Fuse(lexical, d.Search(qs[i%len(qs)], 100, nil), 10, d.Has); len(hits) != 10 {
+		if hits := Fuse(lexical, d.Search(qs[i%len(qs)], 100, nil), d.Similarity(qs[i%len(qs)]), 10); len(hits) != 10 {
 			b.Fatalf("%d hits", len(hits))
 		}
 		ds = append(ds, time.Since(start))

@@ -2,6 +2,8 @@ package search
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -130,63 +132,72 @@ func TestDenseSetAndRemove(t *testing.T) {
 
 func TestFuse(t *testing.T) {
 	t.Parallel()
-	hits := func(names ...string) []Hit {
+	// scored gives hits "name:score", best first.
+	scored := func(spec ...string) []Hit {
 		out := []Hit{}
-		for _, n := range names {
-			out = append(out, Hit{Doc: denseDoc("s", n)})
+		for _, sp := range spec {
+			name, score, _ := strings.Cut(sp, ":")
+			f, err := strconv.ParseFloat(score, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, Hit{Doc: denseDoc("s", name), Score: f})
 		}
 		return out
 	}
-	only := func(names ...string) func(string) bool {
-		return func(n string) bool {
-			for _, x := range names {
-				if x == n {
-					return true
-				}
-			}
-			return false
-		}
+	cosines := func(m map[string]float64) func(string) (float64, bool) {
+		return func(n string) (float64, bool) { c, ok := m[n]; return c, ok }
 	}
 	tests := map[string]struct {
 		lexical, dense []Hit
+		similarity     func(string) (float64, bool)
 		limit          int
-		embedded       func(string) bool
 		want           []string
 	}{
-		"agreement first, then what one ranking alone found": {
-			lexical: hits("a", "b"), dense: hits("c", "a", "b"),
-			want: []string{"a", "b", "c"},
+		// a: 0.4 + 0.6*0.5 = 0.7; b: 0.4*0.5 + 0.6 = 0.8; c: 0.6*0.9 = 0.54.
+		"both rankings count by their margins": {
+			lexical: scored("a:10", "b:5"), dense: scored("b:0.8", "c:0.72", "a:0.4"),
+			want: []string{"b", "a", "c"},
 		},
-		// b: 1/62 + 1/61, c: 1/63 + 1/62, a: 1/61 + 1/66.
-		"the dense ranking reorders": {
-			lexical: hits("a", "b", "c"), dense: hits("b", "c", "d", "e", "f", "a"),
-			want: []string{"b", "c", "a", "d", "e", "f"},
+		// a: 0.4 + 0.6*0.1 = 0.46 against c's 0.6: a clear lexical win alone
+		// does not beat a much closer meaning.
+		"a close meaning beats words alone": {
+			lexical: scored("a:10"), dense: scored("c:0.6", "a:0.06"),
+			want: []string{"c", "a"},
 		},
 		"no word matches: the dense ranking alone": {
-			lexical: nil, dense: hits("z", "y"),
+			lexical: nil, dense: scored("z:0.5", "y:0.4"),
 			want: []string{"z", "y"},
 		},
 		"no vectors: BM25's order": {
-			lexical: hits("b", "a", "c"), dense: nil, embedded: only(),
+			lexical: scored("b:3", "a:2", "c:1"), similarity: cosines(nil),
 			want: []string{"b", "a", "c"},
 		},
-		// a, without a vector, counts its lexical place twice: 2/61 against
-		// b's 1/62 + 1/61. Counted once it would fall behind b.
-		"a tool without a vector keeps its BM25 place": {
-			lexical: hits("a", "b"), dense: hits("b"), embedded: only("b"),
+		// a has no vector: 1 (BM25 alone); b: 0.4*0.5 + 0.6 = 0.8.
+		"a tool without a vector keeps its BM25 share": {
+			lexical: scored("a:2", "b:1"), dense: scored("b:0.9"), similarity: cosines(map[string]float64{"b": 0.9}),
 			want: []string{"a", "b"},
 		},
-		"the same without saying which tools have vectors": {
-			lexical: hits("a", "b"), dense: hits("b"),
+		// a: 0.4 + 0.6*0.7/0.9 = 0.867 with its cosine from similarity; b: 0.8.
+		"a lexical hit beyond the dense ranking gets its cosine": {
+			lexical: scored("a:2", "b:1"), dense: scored("b:0.9"), similarity: cosines(map[string]float64{"a": 0.7, "b": 0.9}),
+			want: []string{"a", "b"},
+		},
+		// without similarity a's dense share is 0: 0.4 against b's 0.8.
+		"without similarity, only the dense ranking's cosines": {
+			lexical: scored("a:2", "b:1"), dense: scored("b:0.9"),
 			want: []string{"b", "a"},
 		},
-		// x and w both score 1/61 + 1/62.
+		"negative cosines count as none": {
+			lexical: scored("a:1", "b:1"), dense: scored("a:0.5", "b:-0.5"),
+			want: []string{"a", "b"},
+		},
 		"ties keep (Server, Name)": {
-			lexical: hits("x", "w"), dense: hits("w", "x"),
+			lexical: scored("x:1", "w:1"), dense: scored("w:0.5", "x:0.5"),
 			want: []string{"w", "x"},
 		},
 		"limit": {
-			lexical: hits("a", "b", "c"), dense: hits("a", "b", "c"), limit: 2,
+			lexical: scored("a:3", "b:2", "c:1"), dense: scored("a:0.3", "b:0.2", "c:0.1"), limit: 2,
 			want: []string{"a", "b"},
 		},
 		"nothing": {want: []string{}},
@@ -194,20 +205,40 @@ func TestFuse(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := Fuse(tc.lexical, tc.dense, tc.limit, tc.embedded)
+			got := Fuse(tc.lexical, tc.dense, tc.similarity, tc.limit)
 			if diff := cmp.Diff(tc.want, rankedNames(got)); diff != "" {
 				t.Errorf("Fuse (-want +got):\n%s", diff)
 			}
 		})
 	}
 
-	got := Fuse(hits("a"), hits("a"), 0, nil)
-	if want := 2.0 / (RRFK + 1); got[0].Score != want {
-		t.Errorf("score of first in both = %v, want %v", got[0].Score, want)
+	got := Fuse(scored("a:7"), scored("a:0.3"), nil, 0)
+	if got[0].Score != 1 {
+		t.Errorf("score of first in both = %v, want 1", got[0].Score)
 	}
 	// Ties across servers: (Server, Name), as the index orders them.
-	got = Fuse([]Hit{{Doc: denseDoc("b", "a")}}, []Hit{{Doc: denseDoc("a", "z")}}, 0, nil)
+	ab, za := denseDoc("b", "a"), denseDoc("a", "z")
+	got = Fuse([]Hit{{Doc: ab, Score: 1}, {Doc: za, Score: 1}}, []Hit{{Doc: ab, Score: 0.5}, {Doc: za, Score: 0.5}}, nil, 0)
 	if diff := cmp.Diff([]string{"z", "a"}, rankedNames(got)); diff != "" {
 		t.Errorf("tie across servers (-want +got):\n%s", diff)
+	}
+}
+
+func TestDenseSimilarity(t *testing.T) {
+	t.Parallel()
+	d := NewDense()
+	d.Set("s", []Embedded{{Doc: denseDoc("s", "x"), Vector: []float32{3, 4}}, {Doc: denseDoc("s", "y"), Vector: []float32{1, 0, 0}}})
+	sim := d.Similarity([]float32{1, 0})
+	if c, ok := sim("x"); !ok || math.Abs(c-0.6) > 1e-6 {
+		t.Errorf("similarity(x) = %v, %v, want 0.6", c, ok)
+	}
+	if _, ok := sim("y"); ok {
+		t.Error("similarity of a vector of another dimension")
+	}
+	if _, ok := sim("nope"); ok {
+		t.Error("similarity of an unknown document")
+	}
+	if _, ok := d.Similarity([]float32{0, 0})("x"); ok {
+		t.Error("similarity to a query without direction")
 	}
 }

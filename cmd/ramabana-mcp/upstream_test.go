@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -303,9 +305,16 @@ func TestUpstreamServersOverHTTP(t *testing.T) {
 	t.Parallel()
 	cancelFile := filepath.Join(t.TempDir(), "cancelled")
 	url := startHTTPUpstream(t, "ok", "TESTUPSTREAM_CANCEL_FILE="+cancelFile)
+	// A remote server that wants credentials it was not given.
+	locked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	t.Cleanup(locked.Close)
 	cfg := mcpConfig(t, map[string]any{
 		"remote": map[string]any{"url": url, "readonly": true},
 		"later":  upstreamServer("ok", map[string]any{"lazy": true, "readonly": true}),
+		"locked": map[string]any{"url": locked.URL + "/mcp"},
 	})
 	_, base := startHTTP(t, project(t), "--mcp-config", cfg, "--upstream-wait", "2m", "--pii", "redact")
 	progress := make(chan *mcp.ProgressNotificationParams, 100)
@@ -327,6 +336,12 @@ func TestUpstreamServersOverHTTP(t *testing.T) {
 	}
 	if st := upstreamStatus(t, a, "remote"); st["transport"] != "streamable-http" || st["state"] != "ready" {
 		t.Errorf("remote status = %v", st)
+	}
+	if st := upstreamStatus(t, a, "locked"); st["state"] != "failed" || st["needs_auth"] != true || !strings.Contains(fmt.Sprint(st["error"]), "needs authorization (HTTP 401)") {
+		t.Errorf("locked status = %v, want failed, needs_auth and why", st)
+	}
+	if d := tools(t, a)["search_capabilities"].Description; !strings.Contains(d, "locked (needs authorization)") {
+		t.Errorf("search_capabilities does not say locked needs authorization: %q", d)
 	}
 	// Progress and cancellation through both HTTP hops.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -350,8 +365,18 @@ func TestUpstreamServersOverHTTP(t *testing.T) {
 	if !proctest.Await(func() bool { _, err := os.Stat(cancelFile); return err == nil }) {
 		t.Error("the HTTP upstream never saw the cancellation")
 	}
+	if slices.Contains(searchNames(t, a, "echo"), "later__echo") {
+		t.Error("search finds later__echo before mcp_connect")
+	}
 	if res, _ := call(t, a, "mcp_connect", map[string]any{"id": "later"}); res.IsError {
 		t.Fatalf("connect: %q", text(res))
+	}
+	// What a session's mcp_connect added, its searches find; others' not.
+	if got := searchNames(t, a, "echo"); !slices.Contains(got, "later__echo") {
+		t.Errorf("session a's search for echo = %v, want later__echo among them", got)
+	}
+	if got := searchNames(t, b, "echo"); slices.Contains(got, "later__echo") {
+		t.Errorf("session b's search found session a's later__echo: %v", got)
 	}
 	if _, ok := tools(t, a)["later__echo"]; !ok {
 		t.Error("session a lacks later__echo after its mcp_connect")
