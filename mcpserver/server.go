@@ -144,11 +144,17 @@ type tools struct {
 	ended    bool
 }
 
-// known says whether the server has a tool of the name.
+// known says whether a call of the tool may go ahead before the host
+// settles: the server has it, and its answer does not depend on the whole
+// catalog, as search_capabilities', invoke_tool's and ask's do (they
+// would miss the tools still starting).
 func (t *tools) known(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.exported[name] != nil || t.own[name]
+	if e := t.exported[name]; e != nil {
+		return e.Group != host.SearchGroup && e.Group != host.AgentGroup
+	}
+	return t.own[name] && name != InvokeTool
 }
 
 // attachOnFirstRequest attaches the server to its session at the

@@ -3,8 +3,10 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -132,5 +134,72 @@ func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
 	p := catalog.Policy{Web: true, Agent: true}
 	if ok, why := p.Mounted(&catalog.Entry{Group: "old", GroupMode: sdk.ModeLegacy}); ok || !strings.Contains(why, "legacy") {
 		t.Errorf("legacy group with an agent: mounted=%v (%s)", ok, why)
+	}
+}
+
+// A call of a tool whose answer depends on the whole catalog
+// (search_capabilities) waits for the host to settle, as tools/list does,
+// so it does not miss tools still starting; a plugin tool's call does not.
+func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
+	t.Parallel()
+	h, err := host.New(host.Config{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	client, desc := sdktest.Connect(t, taskBox(), sdk.Host{})
+	if err := h.AddGroup(desc.Name, client); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+
+	// The host has not started: a tool the server has is called at once.
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "complete", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("complete before the host settled = %v, %v", res, err)
+	}
+	found := make(chan []string, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: host.SearchTool, Arguments: map[string]any{"query": "late arrival"}})
+		var out struct {
+			Servers []struct{ Tools []struct{ Name string } }
+		}
+		if err == nil && !res.IsError {
+			b, _ := json.Marshal(res.StructuredContent)
+			_ = json.Unmarshal(b, &out)
+		}
+		var names []string
+		for _, s := range out.Servers {
+			for _, tl := range s.Tools {
+				names = append(names, tl.Name)
+			}
+		}
+		found <- names
+	}()
+	// A group that arrives while the search waits, then the host settles.
+	late := sdk.NewToolbox("late", sdk.WithVersion("1"), sdk.WithDescription("arrives late"))
+	late.AddGroup(sdk.GroupSpec{Name: "late"}, sdk.Tool{
+		Spec: sdk.ToolSpec{Name: "late_arrival", Description: "A tool that arrives late.", InputSchema: obj, Kind: sdk.KindRead},
+		Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil },
+	})
+	lc, ld := sdktest.Connect(t, late, sdk.Host{})
+	if err := h.AddGroup(ld.Name, lc); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names := <-found; !slices.Contains(names, "late_arrival") {
+		t.Errorf("search_capabilities before the host settled found %v, want late_arrival, which arrived while it waited", names)
 	}
 }
