@@ -189,7 +189,7 @@ func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 	// A group that arrives while the search waits, then the host settles.
 	late := sdk.NewToolbox("late", sdk.WithVersion("1"), sdk.WithDescription("arrives late"))
 	late.AddGroup(sdk.GroupSpec{Name: "late"}, sdk.Tool{
-		Spec: sdk.ToolSpec{Name: "late_arrival", Description: "A tool that arrives late.", InputSchema: obj, Kind: sdk.KindRead},
+		Spec:    sdk.ToolSpec{Name: "late_arrival", Description: "A tool that arrives late.", InputSchema: obj, Kind: sdk.KindRead},
 		Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil },
 	})
 	lc, ld := sdktest.Connect(t, late, sdk.Host{})
