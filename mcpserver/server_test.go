@@ -59,9 +59,15 @@ func inProcessHost(t *testing.T, cfg host.Config, g sdk.Group) *mcp.ClientSessio
 	if err := h.AddGroup(desc.Name, client); err != nil {
 		t.Fatal(err)
 	}
+	return serve(t, h, mcpserver.Options{Version: "test"})
+}
+
+// serve connects an MCP client to a server over h, in memory.
+func serve(t *testing.T, h *host.Host, opts mcpserver.Options) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := mcpserver.New(h, mcpserver.Options{Version: "test"}).Connect(ctx, st, nil)
+	ss, err := mcpserver.New(h, opts).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,18 +157,8 @@ func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 	if err := h.AddGroup(desc.Name, client); err != nil {
 		t.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
+	cs := serve(t, h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)})
 	ctx := context.Background()
-	ss, err := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
 
 	// The host has not started: a tool the server has is called at once.
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "complete", Arguments: map[string]any{}}); err != nil || res.IsError {
