@@ -97,7 +97,7 @@ type Error struct {
 	URL    string
 	Model  string
 	Status int    // HTTP status; 0 without an answer
-	Detail string // what happened, with the server's own message
+	Detail string // what happened, with the server's own message (the key hidden)
 	Err    error  // the cause, if any
 	key    string // redacted from Error()
 }
@@ -136,7 +136,14 @@ func New(cfg Config) (*Client, error) {
 		http: cfg.HTTPClient, timeout: cfg.Timeout, batch: cfg.BatchSize, maxInput: cfg.MaxInputBytes,
 	}
 	if u, err := url.Parse(endpoint); err == nil {
+		// A query may hold a key (api-key=...): messages and the status
+		// show that there is one, not what it says.
+		hidden := u.RawQuery != ""
+		u.RawQuery = ""
 		c.shown = u.Redacted()
+		if hidden {
+			c.shown += "?[query hidden]"
+		}
 	}
 	if c.http == nil {
 		c.http = &http.Client{}
@@ -182,7 +189,7 @@ func Endpoint(raw string) (string, error) {
 // Model is the model the client asks for.
 func (c *Client) Model() string { return c.model }
 
-// URL is the endpoint, with any password in it hidden.
+// URL is the endpoint, with any password and query in it hidden.
 func (c *Client) URL() string { return c.shown }
 
 // Embed returns the vectors of texts, in order (see the package doc).
@@ -300,7 +307,15 @@ func (c *Client) decode(status int, raw []byte, n int) ([][]float32, error) {
 }
 
 func (c *Client) fail(kind error, status int, detail string, err error) *Error {
-	return &Error{Kind: kind, URL: c.shown, Model: c.model, Status: status, Detail: detail, Err: err, key: c.key}
+	return &Error{Kind: kind, URL: c.shown, Model: c.model, Status: status, Detail: c.redact(detail), Err: err, key: c.key}
+}
+
+// redact hides the API key in s.
+func (c *Client) redact(s string) string {
+	if c.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.key, "[redacted]")
 }
 
 func (c *Client) unreachable(err error, timedOut bool) *Error {
@@ -318,7 +333,8 @@ func (c *Client) unreachable(err error, timedOut bool) *Error {
 
 func (c *Client) httpError(code int, body []byte) *Error {
 	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
-	if msg := serverMessage(body); msg != "" {
+	// The key goes before the message is cut: a cut key would not match.
+	if msg := serverMessage([]byte(c.redact(string(body)))); msg != "" {
 		status += ": " + msg
 	}
 	switch {

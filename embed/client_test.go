@@ -121,6 +121,25 @@ func TestEmbedKey(t *testing.T) {
 		t.Errorf("error shows the key: %q", err)
 	}
 
+	// A key echoed where the server's message is cut to 500 bytes: no
+	// part of it shows, in the message or in Detail.
+	const key = "sk-THISISASECRETKEY0123456789"
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":"%s%s"}}`, strings.Repeat("x", 490), key)
+	}))
+	t.Cleanup(echo.Close)
+	_, err = newClient(t, embed.Config{URL: echo.URL + "/v1?api-key=querysecret", APIKey: key}).Embed(context.Background(), []string{"a"})
+	var e *embed.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("echoing server: %v", err)
+	}
+	for _, leak := range []string{key[:8], "querysecret"} {
+		if strings.Contains(err.Error(), leak) || strings.Contains(e.Detail, leak) || strings.Contains(e.URL, leak) {
+			t.Errorf("error shows %q: %q (Detail %q)", leak, err, e.Detail)
+		}
+	}
+
 	_, err = newClient(t, embed.Config{URL: fake.URL, KeyEnv: "EMBED_KEY"}).Embed(context.Background(), []string{"a"})
 	if !errors.Is(err, embed.ErrAuth) || !strings.Contains(err.Error(), "no API key was sent: set $EMBED_KEY") {
 		t.Errorf("no key: %v", err)

@@ -299,7 +299,8 @@ func (h *Host) Close() error {
 		wg.Go(p.Stop)
 	}
 	wg.Wait()
-	h.launches.Wait() // a stopped plugin's launch ends and kills what it started
+	h.launches.Wait()      // a stopped plugin's launch ends and kills what it started
+	h.search.worker.Wait() // no cache file is written after Close
 	return nil
 }
 

@@ -46,7 +46,8 @@ type searcher struct {
 
 	mu      sync.Mutex
 	indexed map[string][sha256.Size]byte // source → the content its documents were made from
-	lazy    map[string][sha256.Size]byte // the same for lazy servers' tools (indexSession)
+	lazy    map[string]*lazyTools        // lazy servers' tools, by server id (indexSession)
+	worker  sync.WaitGroup               // the embeddings worker: Close waits for it
 	servers string                       // the server list in the tool's description now
 }
 
@@ -105,28 +106,83 @@ func (h *Host) reindex() {
 	}
 }
 
-// indexSession indexes the tools a conversation's mcp_connect added for
+// indexSession indexes the tools a conversation's mcp_connect listed for
 // the lazy server id, under a source of their own that reindex leaves
-// alone: the catalog does not hold them. Every conversation that connects
-// the server shares them; Search shows them only to those that did.
+// alone (the catalog does not hold them). Each conversation runs its own
+// server process, whose list may differ: the source holds the union of
+// what the live conversations listed, each tool counted by the
+// conversations that have it, so one conversation's list never hides
+// another's tools; Search shows each conversation only its own.
+// releaseSession undoes it when the conversation ends.
 func (h *Host) indexSession(id string, entries []*catalog.Entry) {
-	source := "mcp-lazy:" + id
-	sum := contentOf(entries)
 	s := &h.search
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lazy == nil {
-		s.lazy = map[string][sha256.Size]byte{}
+		s.lazy = map[string]*lazyTools{}
 	}
-	if prev, ok := s.lazy[source]; ok && prev == sum {
+	lt := s.lazy[id]
+	if lt == nil {
+		lt = &lazyTools{docs: map[string]search.Doc{}, refs: map[string]int{}}
+		s.lazy[id] = lt
+	}
+	for _, d := range docsOf(entries) {
+		lt.docs[d.Name] = d // the latest listing describes it
+		lt.refs[d.Name]++
+	}
+	h.setLazyLocked(id, lt)
+}
+
+// releaseSession drops a conversation's count of the tools it listed for
+// the lazy server id (indexSession).
+func (h *Host) releaseSession(id string, names []string) {
+	s := &h.search
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lt := s.lazy[id]
+	if lt == nil {
 		return
 	}
-	docs := docsOf(entries)
-	s.ix.Set(source, docs)
-	if emb := s.emb.Load(); emb != nil {
+	for _, n := range names {
+		if lt.refs[n]--; lt.refs[n] <= 0 {
+			delete(lt.refs, n)
+			delete(lt.docs, n)
+		}
+	}
+	if len(lt.docs) == 0 {
+		delete(s.lazy, id)
+	}
+	h.setLazyLocked(id, lt)
+}
+
+// lazyTools are a lazy server's tools as its live conversations listed
+// them.
+type lazyTools struct {
+	docs map[string]search.Doc // by name
+	refs map[string]int        // how many conversations listed each
+}
+
+// setLazyLocked puts lt in the index as the lazy server id's source, or
+// takes the source out when lt is empty. h.search.mu is held.
+func (h *Host) setLazyLocked(id string, lt *lazyTools) {
+	source := "mcp-lazy:" + id
+	emb := h.search.emb.Load()
+	if len(lt.docs) == 0 {
+		h.search.ix.Remove(source)
+		if emb != nil {
+			emb.remove(source)
+		}
+		return
+	}
+	docs := make([]search.Doc, 0, len(lt.docs))
+	for _, d := range lt.docs {
+		docs = append(docs, d)
+	}
+	slices.SortFunc(docs, func(a, b search.Doc) int { return strings.Compare(a.Name, b.Name) })
+	h.search.ix.Set(source, docs)
+	if emb != nil {
 		emb.set(source, docs)
 	}
-	s.lazy[source] = sum
 }
 
 // docsOf is the search documents of entries.
@@ -327,9 +383,6 @@ func (h *Host) serverList() string {
 			seen[serverOf(e)] = true
 		}
 	}
-	if len(seen) == 0 {
-		return ""
-	}
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)
@@ -345,6 +398,9 @@ func (h *Host) serverList() string {
 			i := slices.Index(names, id)
 			names[i] += " (needs authorization)"
 		}
+	}
+	if len(names) == 0 {
+		return ""
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ") + "."
@@ -504,7 +560,7 @@ func (h *Host) startEmbeddings() *embeddings {
 		<-h.closing
 		cancel()
 	}()
-	go e.run(ctx)
+	h.search.worker.Go(func() { e.run(ctx) })
 	return e
 }
 

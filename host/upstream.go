@@ -282,7 +282,9 @@ type UpstreamSession struct {
 
 	mu      sync.Mutex
 	entries map[string]*catalog.Entry
-	order   []string // tool names in activation order
+	order   []string            // tool names in activation order
+	indexed map[string][]string // server id → the tool names it put in the search index
+	closed  bool
 }
 
 // LazyUpstreams are the servers a conversation connects with mcp_connect,
@@ -337,8 +339,25 @@ func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.En
 	}
 	s.mu.Unlock()
 	// Indexed whole: which of them a conversation finds is its own
-	// entries' business.
+	// entries' business. Not under s.mu: a search holds the index while
+	// it asks s about its entries. Released when the conversation ends.
 	s.h.indexSession(id, served)
+	names := make([]string, len(served))
+	for i, e := range served {
+		names[i] = e.Spec.Name
+	}
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		if s.indexed == nil {
+			s.indexed = map[string][]string{}
+		}
+		s.indexed[id] = names
+	}
+	s.mu.Unlock()
+	if closed {
+		s.h.releaseSession(id, names)
+	}
 	s.h.activity.Note(activity.EventUpstreamRegister, id, callerOf(ctx), registerMessage(upstream.LinkStatus{
 		Transport: upstream.TransportLabel(server.Type), Tools: len(added), Instructions: s.pool.Instructions(id),
 	}))
@@ -376,8 +395,18 @@ func (s *UpstreamSession) Call(ctx context.Context, name string, args json.RawMe
 	return s.h.call(ctx, e, args, events)
 }
 
-// Close ends the session's connections.
-func (s *UpstreamSession) Close() error { return s.pool.Close() }
+// Close ends the session's connections and takes its tools out of the
+// search index.
+func (s *UpstreamSession) Close() error {
+	s.mu.Lock()
+	indexed := s.indexed
+	s.indexed, s.closed = nil, true
+	s.mu.Unlock()
+	for id, names := range indexed {
+		s.h.releaseSession(id, names)
+	}
+	return s.pool.Close()
+}
 
 // poolCaller calls a session's tools through its pool.
 type poolCaller struct{ p *upstream.Pool }

@@ -271,7 +271,10 @@ func Fuse(lexical, dense []Hit, similarity func(name string) (float64, bool), li
 		return (1 - LexicalWeight) * max(0, c) / best
 	}
 	for _, h := range lexical {
-		l := h.Score / lexical[0].Score
+		l := 0.0
+		if top := lexical[0].Score; top > 0 {
+			l = h.Score / top
+		}
 		c, ok := cosine[h.Doc.Name]
 		if !ok && similarity != nil {
 			if c, ok = similarity(h.Doc.Name); !ok {

@@ -201,11 +201,21 @@ func TestFuse(t *testing.T) {
 			want: []string{"a", "b"},
 		},
 		"nothing": {want: []string{}},
+		// Index never scores 0, but Fuse is exported: no NaN.
+		"lexical scores of zero": {
+			lexical: scored("a:0", "b:0"), dense: scored("b:0.5"),
+			want: []string{"b", "a"},
+		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			got := Fuse(tc.lexical, tc.dense, tc.similarity, tc.limit)
+			for _, h := range got {
+				if math.IsNaN(h.Score) {
+					t.Errorf("Fuse scored %s NaN", h.Doc.Name)
+				}
+			}
 			if diff := cmp.Diff(tc.want, rankedNames(got)); diff != "" {
 				t.Errorf("Fuse (-want +got):\n%s", diff)
 			}

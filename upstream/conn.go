@@ -299,8 +299,8 @@ func (c *Conn) Close() error {
 // the server answered 401, or 403 with a WWW-Authenticate challenge.
 var ErrNeedsAuth = errors.New("the server needs authorization")
 
-// authWatch notes the last refusal for want of credentials an HTTP
-// server answered.
+// authWatch notes the last refusal for want of credentials the server's
+// host answered.
 type authWatch struct{ status atomic.Int32 }
 
 func (w *authWatch) note(resp *http.Response) {
@@ -345,8 +345,8 @@ func (t headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.next.RoundTrip(req)
-	if err == nil {
-		t.auth.note(resp)
+	if err == nil && req.URL.Host == t.host {
+		t.auth.note(resp) // not a redirect's: that host's refusal is not this server's
 	}
 	return resp, err
 }

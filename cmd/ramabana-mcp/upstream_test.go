@@ -313,7 +313,11 @@ func TestUpstreamServersOverHTTP(t *testing.T) {
 	t.Cleanup(locked.Close)
 	cfg := mcpConfig(t, map[string]any{
 		"remote": map[string]any{"url": url, "readonly": true},
-		"later":  upstreamServer("ok", map[string]any{"lazy": true, "readonly": true}),
+		// Each session starts its own process: the first lists grow too
+		// (mode changing), the next do not (mode ok).
+		"later": upstreamServer("ok", map[string]any{"lazy": true, "readonly": true,
+			"command": "sh", "args": []string{"-c", `if [ -e "$0" ]; then exec "$1" -mode ok; fi; : > "$0"; exec "$1" -mode changing`,
+				filepath.Join(t.TempDir(), "started"), testUpstream}}),
 		"locked": map[string]any{"url": locked.URL + "/mcp"},
 	})
 	_, base := startHTTP(t, project(t), "--mcp-config", cfg, "--upstream-wait", "2m", "--pii", "redact")
@@ -389,6 +393,16 @@ func TestUpstreamServersOverHTTP(t *testing.T) {
 	}
 	if res, _ := call(t, b, "mcp_connect", map[string]any{"id": "later"}); res.IsError {
 		t.Errorf("session b's own connect: %q", text(res))
+	}
+	// b's server lists no grow: a still finds its own.
+	if got := searchNames(t, a, "grow"); !slices.Contains(got, "later__grow") {
+		t.Errorf("after session b connected, session a's search for grow = %v, want later__grow", got)
+	}
+	if got := searchNames(t, b, "grow"); slices.Contains(got, "later__grow") {
+		t.Errorf("session b's search found a tool only session a's server has: %v", got)
+	}
+	if got := searchNames(t, b, "echo"); !slices.Contains(got, "later__echo") {
+		t.Errorf("session b's search for echo after its connect = %v", got)
 	}
 }
 
