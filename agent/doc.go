@@ -12,10 +12,12 @@
 //     descriptions the model reads are the catalog's own. There is no
 //     approval gate; the agent sorts tools only by their agent task (001,
 //     [Tool].Task): the model is offered the completion tools, context
-//     tools build the prompt before the first step, post tools then
-//     evaluation tools run on the answer (a verdict that is not valid sends
-//     its feedback back, for at most Config.MaxRetries more attempts), and
-//     skill and none tools are never offered.
+//     tools build the prompt before the first step, evaluation tools judge
+//     each answer (a verdict that is not valid sends its feedback back, for
+//     at most Config.MaxRetries more attempts), post tools run once, on the
+//     answer returned, and skill and none tools are never offered. A stage
+//     tool gets the task and the answer only in properties named for them;
+//     one that requires anything else is skipped.
 //   - [Skills] is the skill library (skill files and skill tools alike):
 //     always-on skills are injected with the context, the others listed in
 //     the system prompt and loaded with the built-in read_skill tool.

@@ -69,10 +69,15 @@ type CallRecord struct {
 // always-on skills into the system prompt; the other skills are listed
 // there, for read_skill. A context tool that fails, or whose input schema
 // asks for what a turn cannot give, is left out and recorded in
-// Outcome.Stages. After the model's answer, Run calls the post tools, then
-// the evaluation tools, with the answer; a verdict that is not valid
-// sends the feedback back to the model for another attempt, at most
-// Config.MaxRetries times, each attempt with its own step limit.
+// Outcome.Stages. After each answer of the model, Run calls the evaluation
+// tools with it; a verdict that is not valid sends the feedback back to the
+// model for another attempt, at most Config.MaxRetries times, each attempt
+// with its own step limit. The post tools run once, on the answer Run
+// returns (its evaluations passed, or the retries ran out); a turn that ends
+// at the step limit or in an error has no answer, and runs none. A stage
+// tool gets the task and the answer in the properties named for them
+// (task, query, ...; answer, result, ...); one that requires any other
+// property is skipped and recorded.
 //
 // A backend failure (after the backend's own retries) ends the turn with an
 // error naming the step, and an Outcome with StoppedBy StopError holding
@@ -147,7 +152,7 @@ func (a *Agent) Run(ctx context.Context, task string, opts RunOptions) (out *Out
 				return out, err
 			}
 			if feedback == "" || out.Retries >= a.retries {
-				return out, nil
+				return out, t.post(ctx, msg.Content)
 			}
 			out.Retries++
 			first = step + 1

@@ -62,11 +62,12 @@ var errCannotGive = errors.New("its input schema requires arguments a turn canno
 
 // stageArgs are the arguments of a call of tool at its stage: every
 // string property whose name says it wants one of values (argNames) gets
-// that value, and a lone required property that no name matched gets
-// values[primary]. A tool that requires anything else is not called
-// (errCannotGive): a context tool with no properties gets {}, a tool with
+// that value, and nothing else is filled. A tool that requires any other
+// property is not called (errCannotGive): guessing would hand the task or
+// the answer to an argument meant for something else (a post tool's
+// {command}). A context tool with no properties gets {}, a tool with
 // "answer" gets the answer.
-func stageArgs(tool Tool, values map[string]string, primary string) (json.RawMessage, error) {
+func stageArgs(tool Tool, values map[string]string) (json.RawMessage, error) {
 	var schema struct {
 		Properties map[string]struct {
 			Type any `json:"type"`
@@ -93,11 +94,6 @@ func stageArgs(tool Tool, values map[string]string, primary string) (json.RawMes
 	for _, name := range schema.Required {
 		if _, ok := args[name]; !ok {
 			missing = append(missing, name)
-		}
-	}
-	if len(missing) == 1 && len(schema.Required) == 1 {
-		if p, ok := schema.Properties[missing[0]]; ok && takesString(p.Type) {
-			args[missing[0]], missing = values[primary], nil
 		}
 	}
 	if len(missing) > 0 {
@@ -157,13 +153,14 @@ func (t *turn) prepare(ctx context.Context) error {
 	values := map[string]string{valueTask: t.task}
 	for _, st := range t.contexts {
 		t.progress("context: " + st.Name)
-		text, ok, err := t.stage(ctx, tasks.Context, st, values, valueTask)
+		text, ok, err := t.stage(ctx, tasks.Context, st, values)
 		if err != nil {
 			return err
 		}
 		if !ok || strings.TrimSpace(text) == "" {
 			continue
 		}
+		text = t.capStage(text, "context tool "+st.Name)
 		if st.Task.AsUserMessage {
 			users = append(users, Message{Role: RoleUser, Content: text})
 			continue
@@ -182,7 +179,8 @@ func (t *turn) prepare(ctx context.Context) error {
 			return err
 		}
 		if text != "" {
-			fmt.Fprintf(&system, "\n\n<skill name=%q>\n%s\n</skill>", sk.Name, strings.TrimSpace(text))
+			text = t.capStage(strings.TrimSpace(text), "skill "+sk.Name)
+			fmt.Fprintf(&system, "\n\n<skill name=%q>\n%s\n</skill>", sk.Name, text)
 		}
 	}
 	if len(auto) > 0 {
@@ -194,13 +192,14 @@ func (t *turn) prepare(ctx context.Context) error {
 	return nil
 }
 
-// stage calls a context or post tool with what its schema asks of values,
+// stage calls a context or post tool with what its schema asks of values
+// (stageArgs),
 // records the call in Outcome.Stages, and returns its text; ok is false
 // when it was skipped or failed. The error is ctx's, when the turn was
 // cancelled.
-func (t *turn) stage(ctx context.Context, task tasks.Task, st stageTool, values map[string]string, primary string) (text string, ok bool, err error) {
+func (t *turn) stage(ctx context.Context, task tasks.Task, st stageTool, values map[string]string) (text string, ok bool, err error) {
 	rec := StageRecord{Task: task, Tool: st.Name}
-	args, err := stageArgs(st.Tool, values, primary)
+	args, err := stageArgs(st.Tool, values)
 	if err != nil {
 		rec.Skipped, rec.Error = true, err.Error()
 		t.out.Stages = append(t.out.Stages, rec)
@@ -238,17 +237,26 @@ func (t *turn) callStage(ctx context.Context, st stageTool, args json.RawMessage
 	return t.a.tools.Call(ctx, st.Name, args)
 }
 
-// judge runs the post tools, then the evaluation tools, on answer. It
-// returns the feedback for another attempt: empty when every verdict
-// passed (or there was none to give). The error is ctx's.
-func (t *turn) judge(ctx context.Context, answer string) (string, error) {
+// post runs the post tools on answer, the one Run returns: once per
+// turn, never on an answer an evaluation sent back, since a post tool's
+// point is its side effect (an audit entry, a message sent). The error is
+// ctx's.
+func (t *turn) post(ctx context.Context, answer string) error {
 	values := map[string]string{valueTask: t.task, valueAnswer: answer}
 	for _, st := range t.posts {
 		t.progress("post: " + st.Name)
-		if _, _, err := t.stage(ctx, tasks.PostTool, st, values, valueAnswer); err != nil {
-			return "", err
+		if _, _, err := t.stage(ctx, tasks.PostTool, st, values); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// judge runs the evaluation tools on answer. It returns the feedback for
+// another attempt: empty when every verdict passed (or there was none to
+// give). The error is ctx's.
+func (t *turn) judge(ctx context.Context, answer string) (string, error) {
+	values := map[string]string{valueTask: t.task, valueAnswer: answer}
 	var failed []string
 	for _, st := range t.evals {
 		t.progress("evaluating with " + st.Name)
@@ -279,7 +287,7 @@ func (t *turn) judge(ctx context.Context, answer string) (string, error) {
 // skipped (its schema asks for what a turn cannot give).
 func (t *turn) evaluate(ctx context.Context, st stageTool, values map[string]string) (*Verdict, error) {
 	v := &Verdict{Tool: st.Name, Attempt: t.out.Retries}
-	args, err := stageArgs(st.Tool, values, valueAnswer)
+	args, err := stageArgs(st.Tool, values)
 	if err != nil {
 		t.out.Stages = append(t.out.Stages, StageRecord{Task: tasks.Evaluation, Tool: st.Name, Skipped: true, Error: err.Error()})
 		t.a.log.Warn("ask: tool skipped", "task", tasks.Evaluation, "tool", st.Name, "reason", err)

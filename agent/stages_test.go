@@ -85,8 +85,9 @@ func (f *fakeSkills) Read(_ context.Context, name string) (string, bool, error) 
 
 // TestTaskAwareTurn: context in the system prompt and as a user message,
 // the always-on skill injected and the auto one listed and read, only
-// completion tools (and read_skill) offered, post then evaluation after
-// each answer, and one retry with the failed evaluation's feedback.
+// completion tools (and read_skill) offered, evaluation after each answer,
+// one retry with the failed evaluation's feedback, and the post tool once,
+// on the answer returned.
 func TestTaskAwareTurn(t *testing.T) {
 	t.Parallel()
 	tools := docsToolset()
@@ -140,8 +141,8 @@ func TestTaskAwareTurn(t *testing.T) {
 	}
 	wantCalls := []string{
 		"policies {}", "ticket {}",
-		`audit {"answer":""}`, `grounded {"answer":""}`,
-		`audit {"answer":"It is 42."}`, `grounded {"answer":"It is 42."}`,
+		`grounded {"answer":""}`,
+		`grounded {"answer":"It is 42."}`, `audit {"answer":"It is 42."}`,
 	}
 	if d := cmp.Diff(wantCalls, tools.Calls()); d != "" {
 		t.Errorf("tool calls (-want +got):\n%s", d)
@@ -152,9 +153,9 @@ func TestTaskAwareTurn(t *testing.T) {
 	wantProgress := []string{
 		"1 context: policies", "2 context: ticket", "3 skill: style",
 		"4 step 1: waiting for the model", "5 step 1: calling read_skill",
-		"6 step 2: waiting for the model", "7 post: audit", "8 evaluating with grounded",
-		"9 retry 1: evaluation feedback",
-		"10 step 3: waiting for the model", "11 post: audit", "12 evaluating with grounded",
+		"6 step 2: waiting for the model", "7 evaluating with grounded",
+		"8 retry 1: evaluation feedback",
+		"9 step 3: waiting for the model", "10 evaluating with grounded", "11 post: audit",
 	}
 	if d := cmp.Diff(wantProgress, progress); d != "" {
 		t.Errorf("progress (-want +got):\n%s", d)
@@ -247,29 +248,148 @@ func TestStageArgs(t *testing.T) {
 	t.Parallel()
 	values := map[string]string{valueTask: "the task", valueAnswer: "the answer"}
 	tests := map[string]struct {
-		schema  string
-		primary string
-		want    string
-		err     bool
+		schema string
+		want   string
+		err    bool
 	}{
-		"no schema":        {schema: ``, primary: valueTask, want: `{}`},
-		"no properties":    {schema: noArgsSchema, primary: valueTask, want: `{}`},
-		"answer":           {schema: answerSchema, primary: valueAnswer, want: `{"answer":"the answer"}`},
-		"answer and task":  {schema: `{"type":"object","properties":{"answer":{"type":"string"},"Query":{"type":"string"}}}`, primary: valueAnswer, want: `{"Query":"the task","answer":"the answer"}`},
-		"lone required":    {schema: `{"type":"object","properties":{"verdict_on":{"type":"string"}},"required":["verdict_on"]}`, primary: valueAnswer, want: `{"verdict_on":"the answer"}`},
-		"optional unknown": {schema: `{"type":"object","properties":{"limit":{"type":"integer"}}}`, primary: valueTask, want: `{}`},
-		"nullable string":  {schema: `{"type":"object","properties":{"q":{"type":["string","null"]}}}`, primary: valueTask, want: `{"q":"the task"}`},
-		"required integer": {schema: `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`, primary: valueTask, err: true},
-		"two unknown":      {schema: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a","b"]}`, primary: valueTask, err: true},
-		"not JSON":         {schema: `{`, primary: valueTask, err: true},
+		"no schema":        {schema: ``, want: `{}`},
+		"no properties":    {schema: noArgsSchema, want: `{}`},
+		"answer":           {schema: answerSchema, want: `{"answer":"the answer"}`},
+		"answer and task":  {schema: `{"type":"object","properties":{"answer":{"type":"string"},"Query":{"type":"string"}}}`, want: `{"Query":"the task","answer":"the answer"}`},
+		"optional unknown": {schema: `{"type":"object","properties":{"limit":{"type":"integer"}}}`, want: `{}`},
+		"optional string":  {schema: `{"type":"object","properties":{"note":{"type":"string"}}}`, want: `{}`},
+		"nullable string":  {schema: `{"type":"object","properties":{"q":{"type":["string","null"]}}}`, want: `{"q":"the task"}`},
+		// No name list names these: the answer must not become a command.
+		"lone required string": {schema: `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`, err: true},
+		"lone required other":  {schema: `{"type":"object","properties":{"verdict_on":{"type":"string"}},"required":["verdict_on"]}`, err: true},
+		"required integer":     {schema: `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`, err: true},
+		"two unknown":          {schema: `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a","b"]}`, err: true},
+		"not JSON":             {schema: `{`, err: true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := stageArgs(Tool{InputSchema: json.RawMessage(tc.schema)}, values, tc.primary)
+			got, err := stageArgs(Tool{InputSchema: json.RawMessage(tc.schema)}, values)
 			if (err != nil) != tc.err || (err == nil && string(got) != tc.want) {
 				t.Errorf("stageArgs = %s, %v; want %s (error %v)", got, err, tc.want, tc.err)
 			}
 		})
 	}
+}
+
+// TestPostToolWithAnUnnamedArgumentIsSkipped: a post tool whose one
+// required argument no name list names ({command}) is not called with the
+// answer; it is skipped and recorded.
+func TestPostToolWithAnUnnamedArgumentIsSkipped(t *testing.T) {
+	t.Parallel()
+	tools := &testToolset{}
+	tools.addTask("run", `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`, tasks.Info{Task: tasks.PostTool},
+		func(context.Context, json.RawMessage) (*sdk.Result, error) { return sdk.TextResult("ran"), nil })
+	out, err := New(Config{Backend: NewScripted(Text("rm -rf /")), Tools: tools}).Run(context.Background(), "task", RunOptions{})
+	if err != nil || out.Answer != "rm -rf /" {
+		t.Fatalf("outcome = %+v, %v", out, err)
+	}
+	if calls := tools.Calls(); len(calls) != 0 {
+		t.Errorf("the post tool was called: %q", calls)
+	}
+	want := []StageRecord{{Task: tasks.PostTool, Tool: "run", Skipped: true, Error: "its input schema requires arguments a turn cannot give: command"}}
+	if d := cmp.Diff(want, out.Stages); d != "" {
+		t.Errorf("stages (-want +got):\n%s", d)
+	}
+}
+
+// TestPostToolsRunOnceOnTheReturnedAnswer: answers an evaluation sends
+// back never reach the post tools; the one returned does, once, whether
+// its evaluation passed or the retries ran out. A turn stopped at the step
+// limit returns no answer of the model's, and runs no post tool.
+func TestPostToolsRunOnceOnTheReturnedAnswer(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		replies []Response
+		retries int
+		steps   int
+		want    []string
+	}{
+		"passes after a retry": {
+			replies: []Response{Text(" "), Text("It is 42.")}, retries: 2,
+			want: []string{`audit {"answer":"It is 42."}`},
+		},
+		"retries run out": {
+			replies: []Response{Text(" "), Text(""), Text("\n")}, retries: 2,
+			want: []string{`audit {"answer":"\n"}`},
+		},
+		"step limit in the retry": {
+			replies: []Response{Text(" "), Calls(call("c1", "search", `{"q":"x"}`))}, retries: 1, steps: 1,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tools := docsToolset()
+			out, err := New(Config{Backend: NewScripted(tc.replies...), Tools: tools, MaxRetries: tc.retries, MaxSteps: tc.steps}).
+				Run(context.Background(), "task", RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var posts []string
+			for _, c := range tools.Calls() {
+				if strings.HasPrefix(c, "audit ") {
+					posts = append(posts, c)
+				}
+			}
+			if d := cmp.Diff(tc.want, posts); d != "" {
+				t.Errorf("post tool calls (-want +got):\n%s (stopped by %s)", d, out.StoppedBy)
+			}
+		})
+	}
+}
+
+// TestContextAndSkillTextsAreCapped: a context tool or always-on skill
+// that answers more than the conversation can hold is cut, as a tool
+// result is, and says so; the turn then stays within its budget without
+// compacting.
+func TestContextAndSkillTextsAreCapped(t *testing.T) {
+	t.Parallel()
+	const budget = 20_000
+	huge := strings.Repeat("x", 1<<20)
+	tools := &testToolset{}
+	tools.addTask("policies", noArgsSchema, tasks.Info{Task: tasks.Context},
+		func(context.Context, json.RawMessage) (*sdk.Result, error) { return sdk.TextResult(huge), nil })
+	tools.addTask("ticket", noArgsSchema, tasks.Info{Task: tasks.Context, AsUserMessage: true},
+		func(context.Context, json.RawMessage) (*sdk.Result, error) { return sdk.TextResult(huge), nil })
+	be := NewScripted(Text("done"))
+	sk := &hugeSkills{text: "---\nname: style\ndescription: d\n---\n" + huge}
+	out, err := New(Config{Backend: be, Tools: tools, Skills: sk, ContextBudget: budget}).Run(context.Background(), "task", RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Compactions != 0 {
+		t.Errorf("compacted %d times, want none", out.Compactions)
+	}
+	for i, req := range be.Sent() {
+		if n := estimate(req.Messages); n > budget {
+			t.Errorf("request %d: %d characters, over the budget of %d", i+1, n, budget)
+		}
+	}
+	msgs := be.Sent()[0].Messages
+	for _, want := range []string{"[cut: the context tool policies gave 1024 KB", "[cut: the skill style gave 1024 KB"} {
+		if !strings.Contains(msgs[0].Content, want) {
+			t.Errorf("the system prompt does not say %q", want)
+		}
+	}
+	if !strings.Contains(msgs[1].Content, "[cut: the context tool ticket gave 1024 KB") {
+		t.Errorf("the context user message does not say it was cut")
+	}
+}
+
+// hugeSkills is a library of one always-on skill, style, of the given
+// text.
+type hugeSkills struct{ text string }
+
+func (h *hugeSkills) List() []Skill {
+	return []Skill{{Name: "style", Description: "d", AlwaysOn: true}}
+}
+
+func (h *hugeSkills) Read(_ context.Context, name string) (string, bool, error) {
+	return h.text, name == "style", nil
 }

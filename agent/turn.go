@@ -198,11 +198,34 @@ func resultText(r *sdk.Result) (string, bool) {
 
 // capResult trims one tool result to a quarter of the context budget.
 func (t *turn) capResult(text string) string {
-	limit := max(t.a.budget/4, 1000)
-	if len(text) <= limit {
+	text, n := t.capText(text)
+	if n == 0 {
 		return text
 	}
-	return truncate(text, limit) + fmt.Sprintf("\n[trimmed: the result was %s, more than this conversation can hold; ask for a smaller part: a narrower range, page or query]", size(len(text)))
+	return text + fmt.Sprintf("\n[trimmed: the result was %s, more than this conversation can hold; ask for a smaller part: a narrower range, page or query]", size(n))
+}
+
+// capStage trims the text of a context tool or an always-on skill (what
+// names it) as capResult does a tool result. It matters more here:
+// compaction keeps the prompt's head whole, so an uncapped text would
+// leave every step over the budget.
+func (t *turn) capStage(text, what string) string {
+	text, n := t.capText(text)
+	if n == 0 {
+		return text
+	}
+	t.a.log.Warn("ask: text cut to fit the context budget", "source", what, "size", n)
+	return text + fmt.Sprintf("\n[cut: the %s gave %s, more than this conversation can hold; the rest is left out]", what, size(n))
+}
+
+// capText trims text to a quarter of the context budget; n is the
+// original size when it was cut, else 0.
+func (t *turn) capText(text string) (_ string, n int) {
+	limit := max(t.a.budget/4, 1000)
+	if len(text) <= limit {
+		return text, 0
+	}
+	return truncate(text, limit), len(text)
 }
 
 func size(n int) string {

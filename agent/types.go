@@ -18,9 +18,9 @@ type Tool struct {
 	InputSchema json.RawMessage
 	// Task is the stage of a turn the tool serves (001); the zero value is
 	// a completion tool. Only completion tools are offered to the model: a
-	// turn calls context tools before the first step, post and evaluation
-	// tools after the answer, and leaves skill tools (read through Skills)
-	// and none tools alone.
+	// turn calls context tools before the first step, evaluation tools
+	// after each answer and post tools after the one it returns, and leaves
+	// skill tools (read through Skills) and none tools alone.
 	Task tasks.Info
 }
 
@@ -49,7 +49,11 @@ type Skill struct {
 // Skills is the skill library a turn may read: skill files and skill tools
 // alike. Read returns the same text as the resource skill://{name}; ok is
 // false when there is no such skill. Read is called with the turn's
-// context, so a skill tool's call is the turn's.
+// context, so a skill tool's call is the turn's. When the skill exists
+// but its text cannot be had (its skill tool failed, or answered something
+// that is not its SKILL.md), Read returns an error, never that answer as
+// the text: a turn then leaves an always-on skill out of the prompt, and
+// read_skill reports the error to the model.
 type Skills interface {
 	List() []Skill
 	Read(ctx context.Context, name string) (text string, ok bool, err error)

@@ -147,21 +147,19 @@ func (t toolset) Call(ctx context.Context, name string, args json.RawMessage) (*
 }
 
 // library is the host's skills as the agent's skill library: a skill
-// tool's skill is always-on when its tool says so (and no skill file of
-// the same name shadows it).
+// served by a skill tool is always-on when the tool serving that name says
+// so (host.SkillLibrary: not another tool whose name maps to the same
+// skill, nor one a skill file shadows).
 type library struct{ h *host.Host }
 
 func (l library) List() []agent.Skill {
-	alwaysOn := map[string]bool{}
-	for _, e := range catalog.ForTask(l.h.AgentTools(), tasks.Skill) {
-		if e.TaskInfo().Mode == tasks.AlwaysOn {
-			alwaysOn[host.ToolSkillName(e)] = true
-		}
-	}
-	list := l.h.Skills().List()
+	ix, tools := l.h.SkillLibrary()
+	list := ix.List()
 	out := make([]agent.Skill, len(list))
 	for i, s := range list {
-		out[i] = agent.Skill{Name: s.Name, Description: s.Description, AlwaysOn: s.Source == skills.Plugin && alwaysOn[s.Name]}
+		e := tools[s.Name]
+		alwaysOn := s.Source == skills.Plugin && e != nil && e.TaskInfo().Mode == tasks.AlwaysOn
+		out[i] = agent.Skill{Name: s.Name, Description: s.Description, AlwaysOn: alwaysOn}
 	}
 	return out
 }

@@ -33,28 +33,54 @@ func (h *Host) skillRoots() []skills.Root {
 }
 
 // Skills loads the skills afresh (files change while the server runs) and
-// adds every mounted skill tool of a plugin, named as skills are (the tool
-// house_style is the skill house-style). Problems are logged, once per
-// distinct message.
+// adds every mounted skill tool, named as skills are (the tool house_style
+// is the skill house-style). A name belongs to the first of: a skill file
+// (by the precedence of skills.Load), a plugin's skill tool, an upstream
+// server's skill tool (by name, among tools of the same kind). So an
+// upstream server, whose tools are named by a party the user trusts less
+// than the plugins it installed, can never take a plugin's or a file's
+// skill. Problems are logged, once per distinct message.
 func (h *Host) Skills() *skills.Index {
-	ix, _ := h.skillIndex()
+	ix, _ := h.SkillLibrary()
 	return ix
 }
 
-// skillIndex is Skills, with the tool behind each plugin skill.
-func (h *Host) skillIndex() (*skills.Index, map[string]string) {
+// SkillLibrary is Skills, with the skill tool behind each skill a tool
+// serves (Source skills.Plugin), by skill name: the tool that Read calls
+// and whose mode (always-on or auto) the skill has.
+func (h *Host) SkillLibrary() (*skills.Index, map[string]*catalog.Entry) {
 	ix, warnings := skills.Load(h.skillRoots())
-	tools := map[string]string{}
-	for _, e := range h.Mounted() {
-		if e.TaskInfo().Task != tasks.Skill {
-			continue
-		}
+	tools := map[string]*catalog.Entry{}
+	var upstreams []*catalog.Entry
+	add := func(e *catalog.Entry) {
 		name := ToolSkillName(e)
+		if prev, taken := ix.Get(name); taken && e.Upstream != nil {
+			by := skillWhere(prev)
+			if t := tools[name]; t != nil {
+				by = fmt.Sprintf("the skill tool %q", t.Spec.Name)
+			}
+			warnings = append(warnings, skills.Warning{Message: fmt.Sprintf(
+				"upstream skill tool %q left out: the skill %q is %s's; plugin and file skills win over upstream ones",
+				e.Spec.Name, name, by)})
+			return
+		}
 		if w, ok := ix.Add(skills.Skill{Name: name, Description: firstLine(e.Spec.Description)}); !ok {
 			warnings = append(warnings, w)
-			continue
+			return
 		}
-		tools[name] = e.Spec.Name
+		tools[name] = e
+	}
+	for _, e := range h.Mounted() {
+		switch {
+		case e.TaskInfo().Task != tasks.Skill:
+		case e.Upstream != nil:
+			upstreams = append(upstreams, e)
+		default:
+			add(e)
+		}
+	}
+	for _, e := range upstreams {
+		add(e)
 	}
 	h.skillsMu.Lock()
 	defer h.skillsMu.Unlock()
@@ -67,17 +93,31 @@ func (h *Host) skillIndex() (*skills.Index, map[string]string) {
 	return ix, tools
 }
 
+// skillWhere says whose a skill is, for a warning.
+func skillWhere(s skills.Skill) string {
+	if s.Path != "" {
+		return fmt.Sprintf("the %s skill at %s", s.Source, s.Path)
+	}
+	return fmt.Sprintf("the %s skill", s.Source)
+}
+
 // ToolSkillName is the name of the skill a skill tool serves
 // (sdk.SkillName): of a plugin's tool, its name's; of an upstream
 // server's, that of the tool's name on its server, without <id>__.
 func ToolSkillName(e *catalog.Entry) string {
+	return sdk.SkillName(toolOwnName(e))
+}
+
+// toolOwnName is the tool's name where it is served: an upstream tool's
+// without <id>__.
+func toolOwnName(e *catalog.Entry) string {
 	name := e.Spec.Name
 	if e.Upstream != nil {
 		if _, tool, ok := upstream.SplitName(name); ok {
 			name = tool
 		}
 	}
-	return sdk.SkillName(name)
+	return name
 }
 
 func firstLine(s string) string {
@@ -86,10 +126,15 @@ func firstLine(s string) string {
 }
 
 // ReadSkill is the full text of the skill called name: its SKILL.md, or
-// what its plugin's skill tool returns (called through the one call path).
-// ok is false when there is no such skill.
+// what its skill tool returns (called through the one call path). ok is
+// false when there is no such skill. A skill tool that fails (an error
+// result), or answers something that is not the skill's SKILL.md
+// (sdk.CheckSkill, the check plugin skill tools make of their own text,
+// made here of every skill tool's, upstream ones included), is an error:
+// its answer is never handed on as the skill, which an agent would put in
+// its system prompt.
 func (h *Host) ReadSkill(ctx context.Context, name string) (text string, ok bool, err error) {
-	ix, tools := h.skillIndex()
+	ix, tools := h.SkillLibrary()
 	sk, ok := ix.Get(name)
 	if !ok {
 		return "", false, nil
@@ -97,11 +142,31 @@ func (h *Host) ReadSkill(ctx context.Context, name string) (text string, ok bool
 	if sk.Source != skills.Plugin {
 		return sk.Content, true, nil
 	}
-	res, err := h.Call(ctx, tools[name], nil, nil)
+	e := tools[name]
+	res, err := h.Call(ctx, e.Spec.Name, nil, nil)
 	if err != nil {
-		return "", true, err
+		return "", true, fmt.Errorf("skill tool %q: %w", e.Spec.Name, err)
 	}
-	return res.Text(), true, nil
+	if res.IsError {
+		return "", true, fmt.Errorf("skill tool %q failed: %s", e.Spec.Name, cutMessage(res.Text(), 300))
+	}
+	text = res.Text()
+	if err := sdk.CheckSkill(toolOwnName(e), text); err != nil {
+		return "", true, fmt.Errorf("skill %q: %w", name, err)
+	}
+	return text, true, nil
+}
+
+// cutMessage shortens a message from elsewhere to n bytes at most.
+func cutMessage(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // Status is the server's status document (ramabana://status).
