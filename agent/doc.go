@@ -12,10 +12,10 @@
 //     descriptions the model reads are the catalog's own. There is no
 //     approval gate; the agent sorts tools only by their agent task (001,
 //     [Tool].Task): the model is offered the completion tools, context
-//     tools build the prompt before the first step, evaluation tools judge
-//     each answer (a verdict that is not valid sends its feedback back, for
-//     at most Config.MaxRetries more attempts), post tools run once, on the
-//     answer returned, and skill and none tools are never offered. A stage
+//     tools build the prompt before the first step, post tools then
+//     evaluation tools take each answer (a verdict that is not valid sends
+//     its feedback back, for at most Config.MaxRetries more attempts), and
+//     skill and none tools are never offered. A stage
 //     tool gets the task and the answer only in properties named for them;
 //     one that requires anything else is skipped.
 //   - [Skills] is the skill library (skill files and skill tools alike):

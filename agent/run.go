@@ -69,12 +69,13 @@ type CallRecord struct {
 // always-on skills into the system prompt; the other skills are listed
 // there, for read_skill. A context tool that fails, or whose input schema
 // asks for what a turn cannot give, is left out and recorded in
-// Outcome.Stages. After each answer of the model, Run calls the evaluation
-// tools with it; a verdict that is not valid sends the feedback back to the
-// model for another attempt, at most Config.MaxRetries times, each attempt
-// with its own step limit. The post tools run once, on the answer Run
-// returns (its evaluations passed, or the retries ran out); a turn that ends
-// at the step limit or in an error has no answer, and runs none. A stage
+// Outcome.Stages. After each answer of the model, Run calls the post tools,
+// then the evaluation tools, with it (001: post tools run after the result,
+// before evaluation); a verdict that is not valid sends the feedback back
+// to the model for another attempt, at most Config.MaxRetries times, each
+// attempt with its own step limit, so a post tool sees every attempt's
+// answer. A turn that ends at the step limit or in an error has no answer,
+// and runs none. A stage
 // tool gets the task and the answer in the properties named for them
 // (task, query, ...; answer, result, ...); one that requires any other
 // property is skipped and recorded.
@@ -147,12 +148,15 @@ func (a *Agent) Run(ctx context.Context, task string, opts RunOptions) (out *Out
 			if strings.TrimSpace(msg.Content) == "" {
 				out.Answer = "The model ended the turn without a final answer." + t.summary()
 			}
+			if err := t.post(ctx, msg.Content); err != nil {
+				return out, err
+			}
 			feedback, err := t.judge(ctx, msg.Content)
 			if err != nil {
 				return out, err
 			}
 			if feedback == "" || out.Retries >= a.retries {
-				return out, t.post(ctx, msg.Content)
+				return out, nil
 			}
 			out.Retries++
 			first = step + 1

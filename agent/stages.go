@@ -237,9 +237,8 @@ func (t *turn) callStage(ctx context.Context, st stageTool, args json.RawMessage
 	return t.a.tools.Call(ctx, st.Name, args)
 }
 
-// post runs the post tools on answer, the one Run returns: once per
-// turn, never on an answer an evaluation sent back, since a post tool's
-// point is its side effect (an audit entry, a message sent). The error is
+// post runs the post tools on answer, before its evaluation (001: after
+// the result, before eval), so on every attempt's answer. The error is
 // ctx's.
 func (t *turn) post(ctx context.Context, answer string) error {
 	values := map[string]string{valueTask: t.task, valueAnswer: answer}

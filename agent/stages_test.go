@@ -141,8 +141,8 @@ func TestTaskAwareTurn(t *testing.T) {
 	}
 	wantCalls := []string{
 		"policies {}", "ticket {}",
-		`grounded {"answer":""}`,
-		`grounded {"answer":"It is 42."}`, `audit {"answer":"It is 42."}`,
+		`audit {"answer":""}`, `grounded {"answer":""}`,
+		`audit {"answer":"It is 42."}`, `grounded {"answer":"It is 42."}`,
 	}
 	if d := cmp.Diff(wantCalls, tools.Calls()); d != "" {
 		t.Errorf("tool calls (-want +got):\n%s", d)
@@ -153,9 +153,9 @@ func TestTaskAwareTurn(t *testing.T) {
 	wantProgress := []string{
 		"1 context: policies", "2 context: ticket", "3 skill: style",
 		"4 step 1: waiting for the model", "5 step 1: calling read_skill",
-		"6 step 2: waiting for the model", "7 evaluating with grounded",
-		"8 retry 1: evaluation feedback",
-		"9 step 3: waiting for the model", "10 evaluating with grounded", "11 post: audit",
+		"6 step 2: waiting for the model", "7 post: audit", "8 evaluating with grounded",
+		"9 retry 1: evaluation feedback",
+		"10 step 3: waiting for the model", "11 post: audit", "12 evaluating with grounded",
 	}
 	if d := cmp.Diff(wantProgress, progress); d != "" {
 		t.Errorf("progress (-want +got):\n%s", d)
@@ -298,11 +298,11 @@ func TestPostToolWithAnUnnamedArgumentIsSkipped(t *testing.T) {
 	}
 }
 
-// TestPostToolsRunOnceOnTheReturnedAnswer: answers an evaluation sends
-// back never reach the post tools; the one returned does, once, whether
-// its evaluation passed or the retries ran out. A turn stopped at the step
-// limit returns no answer of the model's, and runs no post tool.
-func TestPostToolsRunOnceOnTheReturnedAnswer(t *testing.T) {
+// TestPostToolsRunOnEachAnswer: post tools take every answer the model
+// gives, before its evaluation (001's order), the ones an evaluation sends
+// back included. A turn stopped at the step limit has no answer of the
+// model's, and runs no post tool for it.
+func TestPostToolsRunOnEachAnswer(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		replies []Response
@@ -312,14 +312,15 @@ func TestPostToolsRunOnceOnTheReturnedAnswer(t *testing.T) {
 	}{
 		"passes after a retry": {
 			replies: []Response{Text(" "), Text("It is 42.")}, retries: 2,
-			want: []string{`audit {"answer":"It is 42."}`},
+			want: []string{`audit {"answer":" "}`, `audit {"answer":"It is 42."}`},
 		},
 		"retries run out": {
 			replies: []Response{Text(" "), Text(""), Text("\n")}, retries: 2,
-			want: []string{`audit {"answer":"\n"}`},
+			want: []string{`audit {"answer":" "}`, `audit {"answer":""}`, `audit {"answer":"\n"}`},
 		},
 		"step limit in the retry": {
 			replies: []Response{Text(" "), Calls(call("c1", "search", `{"q":"x"}`))}, retries: 1, steps: 1,
+			want: []string{`audit {"answer":" "}`},
 		},
 	}
 	for name, tc := range tests {

@@ -18,8 +18,8 @@ type Tool struct {
 	InputSchema json.RawMessage
 	// Task is the stage of a turn the tool serves (001); the zero value is
 	// a completion tool. Only completion tools are offered to the model: a
-	// turn calls context tools before the first step, evaluation tools
-	// after each answer and post tools after the one it returns, and leaves
+	// turn calls context tools before the first step, post then evaluation
+	// tools after each answer, and leaves
 	// skill tools (read through Skills) and none tools alone.
 	Task tasks.Info
 }

@@ -39,9 +39,9 @@ func (p *progressRecorder) Log(sdk.LogLevel, string) {}
 // TestAskIsATaskAwareClient: an ask turn over the plugin, with the
 // scripted backend. What the backend was sent holds the context tools'
 // text (policies in the system prompt, ticket as a user message) and the
-// always-on skill, and only the completion tool; grounded judged each
-// answer, its failure on the empty first answer brought one retry, and
-// audit ran once, on the answer returned. Every call is in the activity feed as the agent's,
+// always-on skill, and only the completion tool; after the answer, audit
+// then grounded ran, and grounded's failure on the empty first answer
+// brought one retry. Every call is in the activity feed as the agent's,
 // and every step was its own progress notification.
 func TestAskIsATaskAwareClient(t *testing.T) {
 	t.Parallel()
@@ -117,7 +117,7 @@ func TestAskIsATaskAwareClient(t *testing.T) {
 		}
 		calls = append(calls, r.Tool)
 	}
-	wantCalls := []string{"policies", "ticket", "style", "search", "grounded", "grounded", "audit"}
+	wantCalls := []string{"policies", "ticket", "style", "search", "audit", "grounded", "audit", "grounded"}
 	if d := cmp.Diff(wantCalls, calls); d != "" {
 		t.Errorf("the activity feed (-want +got):\n%s", d)
 	}
@@ -132,9 +132,9 @@ func TestAskIsATaskAwareClient(t *testing.T) {
 	wantProgress := []string{
 		"context: policies", "context: ticket", "skill: style",
 		"step 1: waiting for the model", "step 1: calling search",
-		"step 2: waiting for the model", "evaluating with grounded",
+		"step 2: waiting for the model", "post: audit", "evaluating with grounded",
 		"retry 1: evaluation feedback",
-		"step 3: waiting for the model", "evaluating with grounded", "post: audit",
+		"step 3: waiting for the model", "post: audit", "evaluating with grounded",
 	}
 	if d := cmp.Diff(wantProgress, rec.msgs); d != "" {
 		t.Errorf("progress messages (-want +got):\n%s\nvalues %v", d, fmt.Sprint(rec.values))
