@@ -132,6 +132,8 @@ func TestCapabilityMode(t *testing.T) {
 	}
 	if b, _ := json.Marshal(res); len(b) > 2048 {
 		t.Errorf("tools/list is %d bytes, want at most 2 KB", len(b))
+	} else {
+		t.Logf("capability mode's tools/list: %d bytes", len(b))
 	}
 
 	if names := searchNames(t, cs, "git log"); len(names) == 0 || names[0] != "git_log" {
