@@ -222,7 +222,7 @@ func startPlugin(t *testing.T, env ...string) *pluginProc {
 			_ = p.conn.Close()
 		}
 		_ = p.lifeline.Close()
-		if _, ok := p.wait(10 * time.Second); !ok {
+		if _, ok := p.wait(proctest.Patience); !ok {
 			t.Errorf("plugin did not exit on stdin EOF; stderr:\n%s", p.stderr)
 		}
 	})
@@ -533,7 +533,7 @@ func TestEnds(t *testing.T) {
 				t.Fatal(err)
 			}
 			end(t, p)
-			if code, ok := p.wait(10 * time.Second); !ok || code != 0 {
+			if code, ok := p.wait(proctest.Patience); !ok || code != 0 {
 				t.Errorf("exit code %d (ended by itself: %v), want 0; stderr:\n%s", code, ok, p.stderr)
 			}
 			if _, err := os.Stat(p.socket); !os.IsNotExist(err) {
@@ -574,7 +574,7 @@ func startHost(t *testing.T, args ...string) *server {
 			_ = s.session.Close()
 		}
 		_ = s.stdin.Close()
-		if _, ok := s.wait(15 * time.Second); !ok {
+		if _, ok := s.wait(proctest.Patience); !ok {
 			t.Errorf("ramabana-mcp did not exit when its stdin closed; stderr:\n%s", s.stderr)
 		}
 	})
@@ -693,10 +693,7 @@ func TestServedByTheHost(t *testing.T) {
 	if want := "6 words, 4 distinct; the 2 most frequent:\nbe: 2\nto: 2"; res.IsError || resultText(res) != want {
 		t.Errorf("top_words = %q (isError %v), want %q", resultText(res), res.IsError, want)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.progress()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	proctest.Await(func() bool { return len(s.progress()) > 0 })
 	if diff := cmp.Diff([]string{"tok 1/2 counted 6 words"}, s.progress()); diff != "" {
 		t.Errorf("progress notifications (-want +got):\n%s", diff)
 	}
@@ -730,12 +727,8 @@ func TestHostEndTakesThePluginWithIt(t *testing.T) {
 			}
 			pid := s.pluginPid(t)
 			end(s)
-			s.wait(15 * time.Second)
-			deadline := time.Now().Add(10 * time.Second)
-			for proctest.Alive(pid) && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if proctest.Alive(pid) {
+			s.wait(proctest.Patience)
+			if !proctest.Await(func() bool { return !proctest.Alive(pid) }) {
 				t.Errorf("python plugin %d outlived its host", pid)
 			}
 		})
@@ -781,7 +774,7 @@ func TestInstallAndRemove(t *testing.T) {
 	checkServed(t, s)
 	_ = s.session.Close()
 	_ = s.stdin.Close()
-	if code, ok := s.wait(15 * time.Second); !ok || code != 0 {
+	if code, ok := s.wait(proctest.Patience); !ok || code != 0 {
 		t.Errorf("ramabana-mcp did not exit cleanly; stderr:\n%s", s.stderr)
 	}
 
