@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 func TestMCPConnect(t *testing.T) {
@@ -166,7 +168,7 @@ func (r *routed) Complete(ctx context.Context, req *Request) (*Response, error) 
 		case <-r.barrier:
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(10 * time.Second):
+		case <-time.After(proctest.Patience):
 			return nil, errors.New("the other turns never started")
 		}
 	}

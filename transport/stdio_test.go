@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 func TestCheckFrame(t *testing.T) {
@@ -146,7 +148,7 @@ func TestStdioSessionSurvivesMalformedFrames(t *testing.T) {
 		_ = outR.Close()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(proctest.Patience):
 			t.Error("server did not stop")
 		}
 	})
@@ -177,7 +179,7 @@ func TestStdioSessionSurvivesMalformedFrames(t *testing.T) {
 				t.Fatalf("reply %q: %v", l, err)
 			}
 			return m
-		case <-time.After(10 * time.Second):
+		case <-time.After(proctest.Patience):
 			t.Fatal("no reply")
 			return nil
 		}

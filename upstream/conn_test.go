@@ -296,11 +296,7 @@ func TestConnCloseEndsProcessGroup(t *testing.T) {
 		t.Errorf("server process %d still exists after Close", server)
 	}
 	// The orphaned child is killed by Close; its new parent reaps it.
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(child) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(child) {
+	if !proctest.Await(func() bool { return !alive(child) }) {
 		t.Errorf("child process %d still running after Close", child)
 	}
 	if err := c.Close(); err != nil {

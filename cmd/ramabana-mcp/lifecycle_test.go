@@ -79,10 +79,10 @@ func TestSignalMidCallStopsTheServerAndItsCommand(t *testing.T) {
 			var err error
 			select {
 			case err = <-waited:
-			case <-time.After(10 * time.Second):
+			case <-time.After(proctest.Patience):
 				_ = s.cmd.Process.Kill()
 				<-waited
-				t.Fatalf("server still running 10 s after %s; stderr:\n%s", name, s.stderr)
+				t.Fatalf("server still running %s after %s; stderr:\n%s", proctest.Patience, name, s.stderr)
 			}
 			elapsed := time.Since(start)
 			// A clean exit (0) stopped everything in time; exit 1 is the
