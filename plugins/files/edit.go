@@ -49,7 +49,7 @@ edits is a list of:
   {"op": "replace", "line": L, "hash": H, "end_line": E, "end_hash": EH, "text": T}  lines L..E become the lines of T (end_line/end_hash optional: default a single line; empty T deletes them)
   {"op": "insert_after", "line": L, "hash": H, "text": T}  the lines of T go after line L; line 0 (no hash) inserts at the top
   {"op": "delete", "line": L, "hash": H, "end_line": E, "end_hash": EH}  lines L..E are removed
-T is one or more lines separated by "\n" (a final newline is optional; "\n" alone is one empty line); write them without "lineno|hash|" prefixes, with their full indentation.
+T is one or more lines separated by "\n" (a final newline is optional; "\n" alone is one empty line); write them without view_file's "lineno|hash|" prefixes (text with a line that starts with one is refused), with their full indentation.
 
 All line numbers refer to the file before the batch: the edits are applied together, bottom-up, so earlier edits do not shift later ones. Edits must not overlap (two edits touching the same line, or two inserts after the same line, are refused).
 
@@ -163,6 +163,10 @@ func parseEdits(edits []lineEdit) ([]span, []anchor, error) {
 	for i0, e := range edits {
 		i := i0 + 1
 		hash, endHash := strings.ToLower(e.Hash), strings.ToLower(e.EndHash)
+		if n, p := viewPrefix(e.Text); n > 0 {
+			bad(i, "%s", prefixProblem("text", n, p))
+			continue
+		}
 		switch e.Op {
 		case opReplace, opDelete:
 			switch {

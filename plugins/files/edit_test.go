@@ -266,6 +266,17 @@ func TestEditFileRejects(t *testing.T) {
 			edits:   []map[string]any{},
 			want:    []string{"invalid arguments for edit_file", "/properties/edits: minItems"},
 		},
+		"view_file's prefixes in text": {
+			content: six,
+			edits: []map[string]any{
+				ed("replace", 2, h("two"), "text", "2|"+h("two")+"|TWO\n3|"+h("three")+"|THREE"),
+				ed("insert_after", 5, h("five"), "text", "   five and a half\n6|abcd|x"),
+			},
+			want: []string{
+				"edit 1: line 1 of text starts with \"2|" + h("two") + "|\", view_file's \"lineno|hash|\" prefix; the prefixes are view_file's display, not the file's content: send the lines without them",
+				"edit 2: line 2 of text starts with \"6|abcd|\"",
+			},
+		},
 		"binary": {
 			content: "\x00\x01",
 			edits:   []map[string]any{ed("insert_after", 0, "", "text", "x")},

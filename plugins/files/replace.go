@@ -25,7 +25,7 @@ var replaceSpec = sdk.ToolSpec{
 	Name:  "replace_text",
 	Title: "Replace text",
 	Kind:  sdk.KindWrite,
-	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes.
+	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes (new with a line that starts with one is refused, unless old has them too).
 
 Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line endings they are matched and written with "\r\n", so the file keeps its endings. The file keeps its permissions, owner, extended attributes and a leading UTF-8 byte order mark; the write is atomic, and made under a lock on the file, so concurrent edits by other ramabana servers are applied one after the other, never lost.
 
@@ -41,6 +41,13 @@ var replaceSchema = sdk.SchemaFor[replaceArgs](func(p map[string]*jsonschema.Sch
 func (s *server) replaceText(ctx context.Context, r *roots.Roots, args replaceArgs) (*sdk.Result, error) {
 	if args.Old == "" {
 		return nil, sdk.Failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
+	}
+	// new may carry the prefixes only where old does: then the file holds
+	// such lines, and they are content.
+	if n, p := viewPrefix(args.New); n > 0 {
+		if m, _ := viewPrefix(args.Old); m == 0 {
+			return nil, sdk.Failf("replace_text changed nothing: %s", prefixProblem("new", n, p))
+		}
 	}
 	t, err := resolveWrite(r, args.Path)
 	if err != nil {
@@ -85,6 +92,9 @@ func replaceIn(text string, args replaceArgs, display string) (out string, at []
 	}
 	switch {
 	case n == 0:
+		if m, p := viewPrefix(args.Old); m > 0 {
+			return "", nil, 0, sdk.Failf("old text was not found in %s; nothing was changed: %s", display, prefixProblem("old", m, p))
+		}
 		return "", nil, 0, sdk.Failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", display)
 	case n > 1 && !args.ReplaceAll:
 		return "", nil, 0, sdk.Failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, display, lineAt(text, strings.Index(text, old)), n)

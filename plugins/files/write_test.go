@@ -133,6 +133,24 @@ func TestReplaceText(t *testing.T) {
 			wantMsg: "old text was not found in f.py; nothing was changed. It must match exactly: check whitespace",
 			wantErr: true,
 		},
+		"old with view_file's prefixes": {
+			content: py,
+			args:    map[string]any{"old": "4|" + h("def g(x):") + "|def g(x):", "new": "def h(x):"},
+			wantMsg: "old text was not found in f.py; nothing was changed: line 1 of old starts with \"4|" + h("def g(x):") + "|\", view_file's \"lineno|hash|\" prefix; the prefixes are view_file's display, not the file's content: send the lines without them",
+			wantErr: true,
+		},
+		"new with view_file's prefixes": {
+			content: py,
+			args:    map[string]any{"old": "def g(x):", "new": "4|0000|def h(x):"},
+			wantMsg: "replace_text changed nothing: line 1 of new starts with \"4|0000|\"",
+			wantErr: true,
+		},
+		"prefixes that are the file's content": {
+			content: "12|abcd|golden\n",
+			args:    map[string]any{"old": "12|abcd|golden", "new": "12|abcd|gold"},
+			want:    "12|abcd|gold\n",
+			wantMsg: "replaced 1 occurrence in f.py; line 1 now reads:\n" + lines(1, "12|abcd|gold"),
+		},
 		"not unique": {
 			content: py,
 			args:    map[string]any{"old": "    return x + 1", "new": "    return x"},
