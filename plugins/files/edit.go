@@ -371,11 +371,13 @@ func writeRegions(b *strings.Builder, lines []string, regions []region) {
 			}
 			b.WriteByte('\n')
 		}
-		if shown >= maxShownLines {
+		if shown >= maxShownLines || b.Len()+256 > maxViewOutput {
 			fmt.Fprintf(b, "(more edited lines left out; use view_file from line %d)", first)
 			return
 		}
-		writeLines(b, lines, first, min(last, first+maxShownLines-shown-1))
+		if !writeLines(b, lines, first, min(last, first+maxShownLines-shown-1)) {
+			return
+		}
 		shown += last - first + 1
 		prevLast = last
 	}

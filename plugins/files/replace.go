@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -159,17 +160,27 @@ func lineAt(text string, off int) int {
 }
 
 // writeLines writes lines first..last (1-based, clamped) of lines as
-// "lineno|hash|content", at most maxShownLines of them.
-func writeLines(b *strings.Builder, lines []string, first, last int) {
+// "lineno|hash|content", at most maxShownLines of them, and stops, saying
+// where view_file goes on, where b would pass maxViewOutput bytes. It
+// reports whether it wrote them all.
+func writeLines(b *strings.Builder, lines []string, first, last int) bool {
 	first, last = max(first, 1), min(last, len(lines))
 	for n := first; n <= last; n++ {
-		if n-first == maxShownLines {
-			fmt.Fprintf(b, "\n(%d more lines; use view_file with start=%d)", last-n+1, n)
-			return
+		c := content(lines[n-1])
+		if n-first == maxShownLines || (n > first && b.Len()+len(c)+32 > maxViewOutput) {
+			fmt.Fprintf(b, "\n(%s; use view_file with start=%d)", wording.Count(last-n+1, "more line"), n)
+			return false
 		}
 		if n > first {
 			b.WriteByte('\n')
 		}
-		writeLine(b, n, content(lines[n-1]))
+		if room := maxViewOutput - b.Len() - 32; len(c) > room {
+			// Shown cut; the hash is still the whole line's.
+			writeLinePart(b, n, lineHash(c), truncateUTF8(c, max(room, 0)))
+			fmt.Fprintf(b, "\n(line %d is %s long, cut here; view_file with start=%d shows it in parts)", n, wording.Count(len(c), "byte"), n)
+			return false
+		}
+		writeLine(b, n, c)
 	}
+	return true
 }

@@ -60,12 +60,18 @@ func putHash(dst []byte, h uint16) {
 
 // writeLine appends "<n>|<hash>|<content>" to b, content without its ending.
 func writeLine[T string | []byte](b *strings.Builder, n int, content T) {
+	writeLinePart(b, n, lineHash(content), content)
+}
+
+// writeLinePart appends "<n>|<h>|<part>" to b: part is all or the start of
+// a line whose hash is h.
+func writeLinePart[T string | []byte](b *strings.Builder, n int, h uint16, part T) {
 	var buf [32]byte
 	p := strconv.AppendInt(buf[:0], int64(n), 10)
 	p = append(p, '|', 0, 0, 0, 0, '|')
-	putHash(p[len(p)-5:], lineHash(content))
+	putHash(p[len(p)-5:], h)
 	b.Write(p)
-	switch c := any(content).(type) {
+	switch c := any(part).(type) {
 	case string:
 		b.WriteString(c)
 	case []byte:

@@ -196,7 +196,7 @@ func (d *decimal) inc() {
 }
 
 // truncateUTF8 cuts b to at most n bytes without splitting a character.
-func truncateUTF8(b []byte, n int) []byte {
+func truncateUTF8[T string | []byte](b T, n int) T {
 	if len(b) <= n {
 		return b
 	}

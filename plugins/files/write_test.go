@@ -259,3 +259,53 @@ func TestWriteToMissingFile(t *testing.T) {
 		t.Errorf("file was created: %v", err)
 	}
 }
+
+// TestWriteResultsBounded checks that the lines the write tools echo stay
+// under 40 KB, cut where a line is longer than that, and keep the whole
+// line's hash, so that they still anchor edits.
+func TestWriteResultsBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 200_000)
+	wide := strings.Repeat(strings.Repeat("w", 3000)+"\n", 30)
+	tests := map[string]struct {
+		content string
+		tool    string
+		args    map[string]any
+		want    []string // substrings of the result
+	}{
+		"replace_text in a minified line": {
+			content: "a\n" + long + "x;\nb\n",
+			tool:    "replace_text",
+			args:    map[string]any{"old": "xx;", "new": "xy;"},
+			want: []string{
+				"line 2 now reads:\n2|" + h(long[:len(long)-1]+"xy;") + "|xxx",
+				"\n(line 2 is 200002 bytes long, cut here; view_file with start=2 shows it in parts)",
+			},
+		},
+		"edit_file over many wide lines": {
+			content: wide,
+			tool:    "edit_file",
+			args: map[string]any{"edits": []map[string]any{
+				ed("replace", 1, h(strings.Repeat("w", 3000)), "end_line", 30, "end_hash", h(strings.Repeat("w", 3000)), "text", wide),
+			}},
+			want: []string{"\n(20 more lines; use view_file with start=11)"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, map[string]string{"f.txt": tc.content}, false)
+			tc.args["path"] = "f.txt"
+			res := sdktest.Call(t, e.g, tc.tool, tc.args)
+			got := res.Text()
+			if res.IsError || len(got) > 40_000 {
+				t.Fatalf("%s: %d bytes, error %v: %.300s", tc.tool, len(got), res.IsError, got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("result %.300q ... %q\nshould contain %q", got, got[max(0, len(got)-200):], w)
+				}
+			}
+		})
+	}
+}
