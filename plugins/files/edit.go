@@ -264,8 +264,21 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 	if stale == 0 {
 		return nil
 	}
-	return sdk.Failf("edit_file changed nothing in %s: %d of %s do not match the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
-		display, stale, wording.Count(len(anchors), "anchor"), b.String())
+	return sdk.Failf("edit_file changed nothing in %s: %s the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
+		display, staleAnchors(stale, len(anchors)), b.String())
+}
+
+// staleAnchors says how many of the batch's anchors do not match.
+func staleAnchors(stale, all int) string {
+	switch {
+	case all == 1:
+		return "its anchor does not match"
+	case stale == 1:
+		return fmt.Sprintf("1 of its %d anchors does not match", all)
+	case stale == all:
+		return fmt.Sprintf("none of its %d anchors match", all)
+	}
+	return fmt.Sprintf("%d of its %d anchors do not match", stale, all)
 }
 
 // findHash returns up to max line numbers whose hash is h.
