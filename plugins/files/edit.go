@@ -49,7 +49,7 @@ edits is a list of:
   {"op": "replace", "line": L, "hash": H, "end_line": E, "end_hash": EH, "text": T}  lines L..E become the lines of T (end_line/end_hash optional: default a single line; empty T deletes them)
   {"op": "insert_after", "line": L, "hash": H, "text": T}  the lines of T go after line L; line 0 (no hash) inserts at the top
   {"op": "delete", "line": L, "hash": H, "end_line": E, "end_hash": EH}  lines L..E are removed
-T is one or more lines separated by "\n" (a final newline is optional; "\n" alone is one empty line); write them without "lineno|hash|" prefixes, with their full indentation.
+T is one or more lines separated by "\n" (a final newline is optional; "\n" alone is one empty line); write them without view_file's "lineno|hash|" prefixes (text with a line that starts with one is refused), with their full indentation.
 
 All line numbers refer to the file before the batch: the edits are applied together, bottom-up, so earlier edits do not shift later ones. Edits must not overlap (two edits touching the same line, or two inserts after the same line, are refused).
 
@@ -163,6 +163,10 @@ func parseEdits(edits []lineEdit) ([]span, []anchor, error) {
 	for i0, e := range edits {
 		i := i0 + 1
 		hash, endHash := strings.ToLower(e.Hash), strings.ToLower(e.EndHash)
+		if n, p := viewPrefix(e.Text); n > 0 {
+			bad(i, "%s", prefixProblem("text", n, p))
+			continue
+		}
 		switch e.Op {
 		case opReplace, opDelete:
 			switch {
@@ -260,8 +264,21 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 	if stale == 0 {
 		return nil
 	}
-	return sdk.Failf("edit_file changed nothing in %s: %d of %s do not match the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
-		display, stale, wording.Count(len(anchors), "anchor"), b.String())
+	return sdk.Failf("edit_file changed nothing in %s: %s the file as it is now. Current lines (lineno|hash|content):%s\nRetry the whole batch with these line numbers and hashes, or view_file again.",
+		display, staleAnchors(stale, len(anchors)), b.String())
+}
+
+// staleAnchors says how many of the batch's anchors do not match.
+func staleAnchors(stale, all int) string {
+	switch {
+	case all == 1:
+		return "its anchor does not match"
+	case stale == 1:
+		return fmt.Sprintf("1 of its %d anchors does not match", all)
+	case stale == all:
+		return fmt.Sprintf("none of its %d anchors match", all)
+	}
+	return fmt.Sprintf("%d of its %d anchors do not match", stale, all)
 }
 
 // findHash returns up to max line numbers whose hash is h.
@@ -367,11 +384,13 @@ func writeRegions(b *strings.Builder, lines []string, regions []region) {
 			}
 			b.WriteByte('\n')
 		}
-		if shown >= maxShownLines {
+		if shown >= maxShownLines || b.Len()+256 > maxViewOutput {
 			fmt.Fprintf(b, "(more edited lines left out; use view_file from line %d)", first)
 			return
 		}
-		writeLines(b, lines, first, min(last, first+maxShownLines-shown-1))
+		if !writeLines(b, lines, first, min(last, first+maxShownLines-shown-1)) {
+			return
+		}
 		shown += last - first + 1
 		prevLast = last
 	}

@@ -190,7 +190,7 @@ func TestEditFileRejects(t *testing.T) {
 				ed("delete", 6, h("six")),
 			},
 			want: []string{
-				"edit_file changed nothing in f.txt: 1 of 3 anchors do not match the file as it is now. Current lines (lineno|hash|content):\n" +
+				"edit_file changed nothing in f.txt: 1 of its 3 anchors does not match the file as it is now. Current lines (lineno|hash|content):\n" +
 					"edit 2: line 4 now has hash " + h("four") + ", not " + h("FOUR") + ":\n" +
 					lines(2, "two", "three", "four", "five", "six") +
 					"\nRetry the whole batch",
@@ -204,7 +204,22 @@ func TestEditFileRejects(t *testing.T) {
 		"stale end anchor": {
 			content: six,
 			edits:   []map[string]any{ed("delete", 1, h("one"), "end_line", 3, "end_hash", h("two"))},
-			want:    []string{"edit 1: line 3 now has hash " + h("three") + ", not " + h("two")},
+			want:    []string{"f.txt: 1 of its 2 anchors does not match", "edit 1: line 3 now has hash " + h("three") + ", not " + h("two")},
+		},
+		"one stale anchor of one": {
+			content: six,
+			edits:   []map[string]any{ed("replace", 2, h("TWO"), "text", "2")},
+			want:    []string{"edit_file changed nothing in f.txt: its anchor does not match the file as it is now."},
+		},
+		"all anchors stale": {
+			content: six,
+			edits:   []map[string]any{ed("replace", 2, h("TWO"), "text", "2"), ed("delete", 4, h("FOUR"))},
+			want:    []string{"edit_file changed nothing in f.txt: none of its 2 anchors match the file as it is now."},
+		},
+		"two of three anchors stale": {
+			content: six,
+			edits:   []map[string]any{ed("replace", 2, h("TWO"), "text", "2"), ed("delete", 4, h("FOUR")), ed("delete", 6, h("six"))},
+			want:    []string{"edit_file changed nothing in f.txt: 2 of its 3 anchors do not match the file as it is now."},
 		},
 		"past the end": {
 			content: six,
@@ -265,6 +280,17 @@ func TestEditFileRejects(t *testing.T) {
 			content: six,
 			edits:   []map[string]any{},
 			want:    []string{"invalid arguments for edit_file", "/properties/edits: minItems"},
+		},
+		"view_file's prefixes in text": {
+			content: six,
+			edits: []map[string]any{
+				ed("replace", 2, h("two"), "text", "2|"+h("two")+"|TWO\n3|"+h("three")+"|THREE"),
+				ed("insert_after", 5, h("five"), "text", "   five and a half\n6|abcd|x"),
+			},
+			want: []string{
+				"edit 1: line 1 of text starts with \"2|" + h("two") + "|\", view_file's \"lineno|hash|\" prefix; the prefixes are view_file's display, not the file's content: send the lines without them",
+				"edit 2: line 2 of text starts with \"6|abcd|\"",
+			},
 		},
 		"binary": {
 			content: "\x00\x01",

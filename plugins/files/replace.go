@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -25,7 +26,7 @@ var replaceSpec = sdk.ToolSpec{
 	Name:  "replace_text",
 	Title: "Replace text",
 	Kind:  sdk.KindWrite,
-	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes.
+	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes (new with a line that starts with one is refused, unless old has them too).
 
 Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line endings they are matched and written with "\r\n", so the file keeps its endings. The file keeps its permissions, owner, extended attributes and a leading UTF-8 byte order mark; the write is atomic, and made under a lock on the file, so concurrent edits by other ramabana servers are applied one after the other, never lost.
 
@@ -41,6 +42,13 @@ var replaceSchema = sdk.SchemaFor[replaceArgs](func(p map[string]*jsonschema.Sch
 func (s *server) replaceText(ctx context.Context, r *roots.Roots, args replaceArgs) (*sdk.Result, error) {
 	if args.Old == "" {
 		return nil, sdk.Failf("old is empty; give the exact text to replace (to write a whole file, use create_file)")
+	}
+	// new may carry the prefixes only where old does: then the file holds
+	// such lines, and they are content.
+	if n, p := viewPrefix(args.New); n > 0 {
+		if m, _ := viewPrefix(args.Old); m == 0 {
+			return nil, sdk.Failf("replace_text changed nothing: %s", prefixProblem("new", n, p))
+		}
 	}
 	t, err := resolveWrite(r, args.Path)
 	if err != nil {
@@ -85,6 +93,9 @@ func replaceIn(text string, args replaceArgs, display string) (out string, at []
 	}
 	switch {
 	case n == 0:
+		if m, p := viewPrefix(args.Old); m > 0 {
+			return "", nil, 0, sdk.Failf("old text was not found in %s; nothing was changed: %s", display, prefixProblem("old", m, p))
+		}
 		return "", nil, 0, sdk.Failf("old text was not found in %s; nothing was changed. It must match exactly: check whitespace, indentation and line endings, and leave out view_file's \"lineno|hash|\" prefixes", display)
 	case n > 1 && !args.ReplaceAll:
 		return "", nil, 0, sdk.Failf("old text occurs %d times in %s (first at line %d); nothing was changed. Include more surrounding lines to make it unique, or set replace_all=true to replace all %d", n, display, lineAt(text, strings.Index(text, old)), n)
@@ -149,17 +160,27 @@ func lineAt(text string, off int) int {
 }
 
 // writeLines writes lines first..last (1-based, clamped) of lines as
-// "lineno|hash|content", at most maxShownLines of them.
-func writeLines(b *strings.Builder, lines []string, first, last int) {
+// "lineno|hash|content", at most maxShownLines of them, and stops, saying
+// where view_file goes on, where b would pass maxViewOutput bytes. It
+// reports whether it wrote them all.
+func writeLines(b *strings.Builder, lines []string, first, last int) bool {
 	first, last = max(first, 1), min(last, len(lines))
 	for n := first; n <= last; n++ {
-		if n-first == maxShownLines {
-			fmt.Fprintf(b, "\n(%d more lines; use view_file with start=%d)", last-n+1, n)
-			return
+		c := content(lines[n-1])
+		if n-first == maxShownLines || (n > first && b.Len()+len(c)+32 > maxViewOutput) {
+			fmt.Fprintf(b, "\n(%s; use view_file with start=%d)", wording.Count(last-n+1, "more line"), n)
+			return false
 		}
 		if n > first {
 			b.WriteByte('\n')
 		}
-		writeLine(b, n, content(lines[n-1]))
+		if room := maxViewOutput - b.Len() - 32; len(c) > room {
+			// Shown cut; the hash is still the whole line's.
+			writeLinePart(b, n, lineHash(c), truncateUTF8(c, max(room, 0)))
+			fmt.Fprintf(b, "\n(line %d is %s long, cut here; view_file with start=%d shows it in parts)", n, wording.Count(len(c), "byte"), n)
+			return false
+		}
+		writeLine(b, n, c)
 	}
+	return true
 }

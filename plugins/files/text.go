@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"strconv"
@@ -59,17 +60,67 @@ func putHash(dst []byte, h uint16) {
 
 // writeLine appends "<n>|<hash>|<content>" to b, content without its ending.
 func writeLine[T string | []byte](b *strings.Builder, n int, content T) {
+	writeLinePart(b, n, lineHash(content), content)
+}
+
+// writeLinePart appends "<n>|<h>|<part>" to b: part is all or the start of
+// a line whose hash is h.
+func writeLinePart[T string | []byte](b *strings.Builder, n int, h uint16, part T) {
 	var buf [32]byte
 	p := strconv.AppendInt(buf[:0], int64(n), 10)
 	p = append(p, '|', 0, 0, 0, 0, '|')
-	putHash(p[len(p)-5:], lineHash(content))
+	putHash(p[len(p)-5:], h)
 	b.Write(p)
-	switch c := any(content).(type) {
+	switch c := any(part).(type) {
 	case string:
 		b.WriteString(c)
 	case []byte:
 		b.Write(c)
 	}
+}
+
+// viewPrefix finds the first line of text that starts with view_file's
+// "<lineno>|<hash>|" prefix (digits, a bar, 4 hex digits, a bar). It
+// returns the line's number in text (1-based) and the prefix, or 0 and ""
+// when no line has one. The prefixes are view_file's display, not file
+// content: the write tools refuse new text that carries them, and
+// replace_text names them when old text is not found.
+func viewPrefix(text string) (int, string) {
+	for n := 1; text != ""; n++ {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if p := prefixOf(line); p != "" {
+			return n, p
+		}
+	}
+	return 0, ""
+}
+
+// prefixProblem says why the argument arg, whose line n starts with
+// view_file's prefix p, is refused.
+func prefixProblem(arg string, n int, p string) string {
+	return fmt.Sprintf("line %d of %s starts with %q, view_file's \"lineno|hash|\" prefix; the prefixes are view_file's display, not the file's content: send the lines without them", n, arg, p)
+}
+
+// prefixOf is line's "<lineno>|<hash>|" prefix, or "".
+func prefixOf(line string) string {
+	d := 0
+	for d < len(line) && d < 20 && line[d] >= '0' && line[d] <= '9' {
+		d++
+	}
+	if d == 0 || len(line) < d+6 || line[d] != '|' || line[d+5] != '|' {
+		return ""
+	}
+	for _, c := range []byte(line[d+1 : d+5]) {
+		if !strings.ContainsRune(hexDigits+"ABCDEF", rune(c)) {
+			return ""
+		}
+	}
+	return line[:d+6]
 }
 
 // splitLines cuts s into lines, each keeping its ending; a final line

@@ -15,14 +15,17 @@ import (
 
 const (
 	defaultViewLimit = 2000
-	// maxViewOutput cuts a page; at least one line is always shown.
-	maxViewOutput = 1 << 20
+	// maxViewOutput is a page's byte budget: the page stops before the
+	// line that would pass it, and a line longer than a whole page is shown
+	// in parts, read on with column.
+	maxViewOutput = 32 << 10
 )
 
 type viewArgs struct {
-	Path  string `json:"path" jsonschema:"File to show: relative to the first served folder, or absolute inside a served folder."`
-	Start int    `json:"start,omitempty" jsonschema:"First line to show, counting from 1. Default 1."`
-	Limit int    `json:"limit,omitempty" jsonschema:"Most lines to show. Default 2000."`
+	Path   string `json:"path" jsonschema:"File to show: relative to the first served folder, or absolute inside a served folder."`
+	Start  int    `json:"start,omitempty" jsonschema:"First line to show, counting from 1. Default 1."`
+	Column int    `json:"column,omitempty" jsonschema:"Byte of line start to begin at, counting from 1, for a line too long for one page (the note after its first part gives the value). Default 1."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Most lines to show. Default 2000."`
 }
 
 var viewSpec = sdk.ToolSpec{
@@ -35,19 +38,20 @@ var viewSpec = sdk.ToolSpec{
 
 for example "12|a3f0|    return x". lineno counts from 1; hash is 4 lowercase hex digits identifying the line's content (FNV-1a of the line without its line ending, folded to 16 bits), which edit_file uses to check that a line has not changed; content is the line without its line ending ("\n" or "\r\n").
 
-Shows at most limit lines (default 2000) starting at line start (default 1), and at most 1 MiB of output. When the page stops before the end of the file, a last line says where to continue, e.g. "(lines 1-2000 of 10000; continue with start=2001)". A start past the last line is an error that says how many lines the file has. An empty file gives a note saying so.
+Shows at most limit lines (default 2000) starting at line start (default 1), and at most 32 KiB: the page stops before the line that would pass that. When the page stops before the end of the file, a last line says where to continue, e.g. "(lines 1-800 of 10000; continue with start=801)". A line longer than a page (minified code) is shown in parts: a note after the first part gives its length and the start and column to read on from, e.g. "(line 1 of 3 is 1048576 bytes long; bytes 1-32760 are shown: continue with start=1, column=32761)". A start past the last line is an error that says how many lines the file has. An empty file gives a note saying so.
 
 Refuses directories (use list_files) and binary files (a NUL byte in the first 8 KiB, or invalid UTF-8).`,
 }
 
 var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
 	sdk.IntDefault(p["start"], 1, 1, 0)
+	sdk.IntDefault(p["column"], 1, 1, 0)
 	sdk.IntDefault(p["limit"], defaultViewLimit, 1, 0)
 })
 
 func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sdk.Result, error) {
-	if args.Start < 0 || args.Limit < 0 {
-		return nil, sdk.Failf("start and limit must be positive (got start=%d, limit=%d)", args.Start, args.Limit)
+	if args.Start < 0 || args.Limit < 0 || args.Column < 0 {
+		return nil, sdk.Failf("start, column and limit must be positive (got start=%d, column=%d, limit=%d)", args.Start, args.Column, args.Limit)
 	}
 	t, err := resolveRead(r, args.Path)
 	if err != nil {
@@ -57,21 +61,23 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 	if err != nil {
 		return nil, err
 	}
-	text, err := renderPage(f.data, f.display, args.Start, args.Limit)
+	text, err := renderPage(f.data, f.display, page{start: args.Start, column: args.Column, limit: args.Limit}, maxViewOutput)
 	if err != nil {
 		return nil, err
 	}
 	return sdk.TextResult(text), nil
 }
 
-// renderPage formats lines start.. of data as view_file shows them; start
-// and limit of 0 take their defaults. A leading BOM is not shown, nor part
-// of line 1's hash: the edit tools keep it in place.
-func renderPage(data []byte, display string, start, limit int) (string, error) {
+// page is the part of a file view_file shows: up to limit lines from line
+// start, the first from byte column (all 1-based; 0 takes the default).
+type page struct{ start, column, limit int }
+
+// renderPage formats a page of data as view_file shows it, in at most
+// budget bytes of lines (the notes come on top). A leading BOM is not
+// shown, nor part of line 1's hash: the edit tools keep it in place.
+func renderPage(data []byte, display string, pg page, budget int) (string, error) {
 	data = bytes.TrimPrefix(data, []byte(bom))
-	if start == 0 {
-		start = 1
-	}
+	start, column, limit := max(pg.start, 1), max(pg.column, 1), pg.limit
 	if limit == 0 {
 		limit = defaultViewLimit
 	}
@@ -87,71 +93,71 @@ func renderPage(data []byte, display string, start, limit int) (string, error) {
 		}
 		pos += i + 1
 	}
-	// First pass: where the page ends and how much it will print. The
-	// common case, the rest of the file in one page, needs only a count.
-	end, shown, size := len(data), countLines(data[pos:]), 0
-	if shown <= limit {
-		size = len(data) - pos + shown*(7+digits(start+shown))
-	}
-	if shown > limit || size > maxViewOutput {
-		end, shown, size = pos, 0, 0
-		for shown < limit && end < len(data) {
-			next := len(data)
-			if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
-				next = end + i + 1
-			}
-			lineSize := next - end + 7 + digits(start+shown)
-			if shown > 0 && size+lineSize > maxViewOutput {
-				break
-			}
-			size += lineSize
-			end = next
-			shown++
-		}
-	}
-	last := start + shown - 1
-	total := last
-	if end < len(data) {
-		total += countLines(data[end:])
-	}
+	total := start - 1 + countLines(data[pos:])
 
-	// Second pass: one buffer of the right size, no allocation per line.
-	// The line's end is found while hashing it, in one loop.
-	out := make([]byte, 0, size+128)
+	out := make([]byte, 0, min(len(data)-pos+limit*12, budget+256))
 	var num decimal
 	num.set(start)
-	cut := false
-	for p := pos; p < end; {
-		h, prev := uint32(fnvOffset), uint32(fnvOffset)
-		i := p
-		for ; i < end && data[i] != '\n'; i++ {
-			prev = h
-			h = (h ^ uint32(data[i])) * fnvPrime
+	n, p := start, pos
+	for ; n < start+limit && p < len(data); n++ {
+		next, end := len(data), len(data)
+		if i := bytes.IndexByte(data[p:], '\n'); i >= 0 {
+			next, end = p+i+1, p+i
+			if end > p && data[end-1] == '\r' {
+				end--
+			}
 		}
-		line, next := data[p:i], i+1
-		if i < end && i > p && data[i-1] == '\r' {
-			line, h = data[p:i-1], prev
+		line := data[p:end]
+		from := 0
+		if n == start && column > 1 {
+			if column > len(line) {
+				return "", sdk.Failf("column=%d is past the end of line %d, which is %s long", column, n, wording.Count(len(line), "byte"))
+			}
+			from = column - 1
+			for from > 0 && !utf8.RuneStart(line[from]) {
+				from-- // begin at the character the byte belongs to
+			}
+			out = fmt.Appendf(out, "(line %d from byte %d of %d:)\n", n, from+1, len(line))
 		}
-		if len(line) > maxViewOutput {
-			line, cut = truncateUTF8(line, maxViewOutput), true
+		part := line[from:]
+		prefix := num.n + 6
+		if n > start {
+			prefix++ // the newline before it
 		}
-		if p > pos {
-			out = append(out, '\n')
+		if len(out)+prefix+len(part) > budget {
+			if n > start {
+				break // the next page starts with this line
+			}
+			// A line longer than a page: show what fits, say how to go on.
+			if part = truncateUTF8(part, budget-len(out)-prefix); len(part) == 0 {
+				_, size := utf8.DecodeRune(line[from:])
+				part = line[from : from+size] // at least one character, to move on
+			}
+			out = appendLine(out, n > start, num.digits(), lineHash(line), part)
+			out = fmt.Appendf(out, "\n(line %d of %d is %s long; bytes %d-%d are shown: continue with start=%d, column=%d)",
+				n, total, wording.Count(len(line), "byte"), from+1, from+len(part), n, from+len(part)+1)
+			return bytesToString(out), nil
 		}
-		out = append(out, num.digits()...)
-		out = append(out, '|', 0, 0, 0, 0, '|')
-		putHash(out[len(out)-5:], fold(h))
-		out = append(out, line...)
+		out = appendLine(out, n > start, num.digits(), lineHash(line), part)
 		num.inc()
 		p = next
 	}
-	if cut {
-		out = fmt.Appendf(out, "\n(line %d is longer than 1 MiB; only its start is shown)", last)
-	}
-	if last < total {
+	if last := n - 1; last < total {
 		out = fmt.Appendf(out, "\n(lines %d-%d of %d; continue with start=%d)", start, last, total, last+1)
 	}
 	return bytesToString(out), nil
+}
+
+// appendLine appends "<digits>|<hash>|<content>" to out, after a newline
+// unless it is the first.
+func appendLine(out []byte, newline bool, digits []byte, h uint16, content []byte) []byte {
+	if newline {
+		out = append(out, '\n')
+	}
+	out = append(out, digits...)
+	out = append(out, '|', 0, 0, 0, 0, '|')
+	putHash(out[len(out)-5:], h)
+	return append(out, content...)
 }
 
 // decimal is a line number kept as ASCII digits, so that counting up costs
@@ -189,17 +195,8 @@ func (d *decimal) inc() {
 	}
 }
 
-func digits(n int) int {
-	d := 1
-	for n >= 10 {
-		n /= 10
-		d++
-	}
-	return d
-}
-
 // truncateUTF8 cuts b to at most n bytes without splitting a character.
-func truncateUTF8(b []byte, n int) []byte {
+func truncateUTF8[T string | []byte](b T, n int) T {
 	if len(b) <= n {
 		return b
 	}

@@ -2,12 +2,14 @@ package files_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -140,41 +142,140 @@ func TestViewFileFirstLine(t *testing.T) {
 
 func TestViewFileDefaultsAndByteCap(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", 100_000) // 11 such lines pass 1 MiB
+	long := strings.Repeat("x", 100_000)
 	e := newEnv(t, map[string]string{
-		"big.txt":  numbered(2500),
-		"wide.txt": strings.Repeat(long+"\n", 20),
-		"huge.txt": strings.Repeat("é", 600_000) + "\nafter\n",
+		"short.txt": strings.Repeat("x\n", 2500),
+		"big.txt":   numbered(2500),
+		"wide.txt":  strings.Repeat(long+"\n", 20),
+		"huge.txt":  strings.Repeat("é", 600_000) + "\nafter\n",
+		"mixed.txt": "a\n" + long + "\nb\n",
 	}, false)
-
-	got, _ := e.call(t, "view_file", map[string]any{"path": "big.txt"})
-	if n := strings.Count(got, "\n"); n != 2000 || !strings.HasSuffix(got, "\n(lines 1-2000 of 2500; continue with start=2001)") {
-		t.Errorf("default page: %d newlines, ends %q", n, got[len(got)-60:])
+	tests := map[string]struct {
+		args    map[string]any
+		lines   int    // newlines in the page
+		suffix  string // how the page ends
+		wantErr string
+	}{
+		"default page of short lines": {
+			args:   map[string]any{"path": "short.txt"},
+			lines:  2000,
+			suffix: "\n(lines 1-2000 of 2500; continue with start=2001)",
+		},
+		"byte budget": {
+			args:   map[string]any{"path": "big.txt"},
+			lines:  1749,
+			suffix: "|line 1749\n(lines 1-1749 of 2500; continue with start=1750)",
+		},
+		"overlong first line": {
+			args:   map[string]any{"path": "wide.txt"},
+			lines:  1,
+			suffix: "\n(line 1 of 20 is 100000 bytes long; bytes 1-32761 are shown: continue with start=1, column=32762)",
+		},
+		"overlong line after a short one": {
+			args:   map[string]any{"path": "mixed.txt"},
+			lines:  1,
+			suffix: "|a\n(lines 1-1 of 3; continue with start=2)",
+		},
+		"multibyte characters are not split": {
+			args:   map[string]any{"path": "huge.txt"},
+			lines:  1,
+			suffix: "é\n(line 1 of 2 is 1200000 bytes long; bytes 1-32760 are shown: continue with start=1, column=32761)",
+		},
+		"column past the end of the line": {
+			args:    map[string]any{"path": "mixed.txt", "start": 3, "column": 2},
+			wantErr: "column=2 is past the end of line 3, which is 1 byte long",
+		},
 	}
-
-	got, _ = e.call(t, "view_file", map[string]any{"path": "wide.txt"})
-	if len(got) > 1<<20+200 || !strings.HasSuffix(got, "\n(lines 1-10 of 20; continue with start=11)") {
-		t.Errorf("byte cap: %d bytes, ends %q", len(got), got[len(got)-60:])
-	}
-
-	got, _ = e.call(t, "view_file", map[string]any{"path": "huge.txt", "limit": 1})
-	if len(got) > 1<<20+200 || !strings.Contains(got, "(line 1 is longer than 1 MiB") ||
-		!strings.HasSuffix(got, "(lines 1-1 of 2; continue with start=2)") || !json.Valid(mustJSON(t, got)) {
-		t.Errorf("overlong line: %d bytes, ends %q", len(got), got[len(got)-120:])
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			got, isErr := e.call(t, "view_file", tc.args)
+			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
+				return
+			}
+			if n := strings.Count(got, "\n"); n != tc.lines || !strings.HasSuffix(got, tc.suffix) || len(got) > 40_000 {
+				t.Errorf("%d bytes, %d newlines (want %d), ends %q\nwant suffix %q", len(got), n, tc.lines, got[max(0, len(got)-120):], tc.suffix)
+			}
+		})
 	}
 }
 
-func mustJSON(t *testing.T, s string) []byte {
+// TestViewFilePages reads whole files by following view_file's notes, and
+// checks that every page stays under 40 KB and that the pages put
+// together are the file.
+func TestViewFilePages(t *testing.T) {
+	t.Parallel()
+	var minified strings.Builder
+	for i := range 40_000 {
+		fmt.Fprintf(&minified, "function f%d(a){return a+%d};", i, i)
+	}
+	tree := map[string]string{
+		"big.txt":      numbered(5000),
+		"wide.txt":     strings.Repeat(strings.Repeat("x", 100_000)+"\n", 5),
+		"huge.txt":     strings.Repeat("é", 600_000) + "\nafter",
+		"bundle.js":    "/*! bundle */\n" + minified.String() + "\n//# sourceMappingURL=bundle.js.map\n",
+		"crlf.txt":     strings.Repeat(strings.Repeat("y", 50_000)+"\r\n", 3),
+		"one line.txt": strings.Repeat("✓", 20_000),
+	}
+	e := newEnv(t, tree, false)
+	note := regexp.MustCompile(`\n\((?:lines \d+-\d+ of \d+|line \d+ of \d+ is \d+ bytes long; bytes \d+-\d+ are shown:)[^()]* continue with start=(\d+)(?:, column=(\d+))?\)$`)
+	header := regexp.MustCompile(`^\(line \d+ from byte \d+ of \d+:\)\n`)
+	for name, content := range tree {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var lines []string
+			args := map[string]any{"path": name}
+			for pages := 0; ; pages++ {
+				if pages > 200 {
+					t.Fatal("more than 200 pages")
+				}
+				got, isErr := e.call(t, "view_file", args)
+				if isErr || len(got) > 40_000 || !utf8.ValidString(got) {
+					t.Fatalf("page %v: %d bytes, error %v: %.200s", args, len(got), isErr, got)
+				}
+				body, more := got, note.FindStringSubmatch(got)
+				if more != nil {
+					body = got[:len(got)-len(more[0])]
+				}
+				cont := header.MatchString(body)
+				body = header.ReplaceAllString(body, "")
+				for i, l := range strings.Split(body, "\n") {
+					_, rest, _ := strings.Cut(l, "|")
+					_, text, _ := strings.Cut(rest, "|")
+					if i == 0 && cont {
+						lines[len(lines)-1] += text
+					} else {
+						lines = append(lines, text)
+					}
+				}
+				if more == nil {
+					break
+				}
+				args = map[string]any{"path": name, "start": atoi(t, more[1])}
+				if more[2] != "" {
+					args["column"] = atoi(t, more[2])
+				}
+			}
+			want := strings.Split(strings.TrimSuffix(strings.ReplaceAll(content, "\r\n", "\n"), "\n"), "\n")
+			if diff := cmp.Diff(want, lines); diff != "" {
+				t.Errorf("pages put together (-file +pages):\n%.2000s", diff)
+			}
+		})
+	}
+}
+
+func atoi(t *testing.T, s string) int {
 	t.Helper()
-	b, err := json.Marshal(s)
+	n, err := strconv.Atoi(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return n
 }
 
-// BenchmarkViewFile10k views a 10,000-line file (~340 KB) whole, calling
-// the plugin in-process.
+// BenchmarkViewFile10k views a 10,000-line file (~340 KB), calling the
+// plugin in-process: the file is read and its lines counted whole, and its
+// first page (the byte budget's worth) is rendered.
 func BenchmarkViewFile10k(b *testing.B) {
 	dir := b.TempDir()
 	var sb strings.Builder

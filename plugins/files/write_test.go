@@ -133,6 +133,24 @@ func TestReplaceText(t *testing.T) {
 			wantMsg: "old text was not found in f.py; nothing was changed. It must match exactly: check whitespace",
 			wantErr: true,
 		},
+		"old with view_file's prefixes": {
+			content: py,
+			args:    map[string]any{"old": "4|" + h("def g(x):") + "|def g(x):", "new": "def h(x):"},
+			wantMsg: "old text was not found in f.py; nothing was changed: line 1 of old starts with \"4|" + h("def g(x):") + "|\", view_file's \"lineno|hash|\" prefix; the prefixes are view_file's display, not the file's content: send the lines without them",
+			wantErr: true,
+		},
+		"new with view_file's prefixes": {
+			content: py,
+			args:    map[string]any{"old": "def g(x):", "new": "4|0000|def h(x):"},
+			wantMsg: "replace_text changed nothing: line 1 of new starts with \"4|0000|\"",
+			wantErr: true,
+		},
+		"prefixes that are the file's content": {
+			content: "12|abcd|golden\n",
+			args:    map[string]any{"old": "12|abcd|golden", "new": "12|abcd|gold"},
+			want:    "12|abcd|gold\n",
+			wantMsg: "replaced 1 occurrence in f.py; line 1 now reads:\n" + lines(1, "12|abcd|gold"),
+		},
 		"not unique": {
 			content: py,
 			args:    map[string]any{"old": "    return x + 1", "new": "    return x"},
@@ -239,5 +257,55 @@ func TestWriteToMissingFile(t *testing.T) {
 	}
 	if _, err := os.Stat(e.path("nope.txt")); !os.IsNotExist(err) {
 		t.Errorf("file was created: %v", err)
+	}
+}
+
+// TestWriteResultsBounded checks that the lines the write tools echo stay
+// under 40 KB, cut where a line is longer than that, and keep the whole
+// line's hash, so that they still anchor edits.
+func TestWriteResultsBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 200_000)
+	wide := strings.Repeat(strings.Repeat("w", 3000)+"\n", 30)
+	tests := map[string]struct {
+		content string
+		tool    string
+		args    map[string]any
+		want    []string // substrings of the result
+	}{
+		"replace_text in a minified line": {
+			content: "a\n" + long + "x;\nb\n",
+			tool:    "replace_text",
+			args:    map[string]any{"old": "xx;", "new": "xy;"},
+			want: []string{
+				"line 2 now reads:\n2|" + h(long[:len(long)-1]+"xy;") + "|xxx",
+				"\n(line 2 is 200002 bytes long, cut here; view_file with start=2 shows it in parts)",
+			},
+		},
+		"edit_file over many wide lines": {
+			content: wide,
+			tool:    "edit_file",
+			args: map[string]any{"edits": []map[string]any{
+				ed("replace", 1, h(strings.Repeat("w", 3000)), "end_line", 30, "end_hash", h(strings.Repeat("w", 3000)), "text", wide),
+			}},
+			want: []string{"\n(20 more lines; use view_file with start=11)"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, map[string]string{"f.txt": tc.content}, false)
+			tc.args["path"] = "f.txt"
+			res := sdktest.Call(t, e.g, tc.tool, tc.args)
+			got := res.Text()
+			if res.IsError || len(got) > 40_000 {
+				t.Fatalf("%s: %d bytes, error %v: %.300s", tc.tool, len(got), res.IsError, got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("result %.300q ... %q\nshould contain %q", got, got[max(0, len(got)-200):], w)
+				}
+			}
+		})
 	}
 }

@@ -55,7 +55,11 @@ func (s *server) commit(ctx context.Context, rp *repo, args commitArgs) (*sdk.Re
 			return nil, err
 		}
 		if out.code == 0 {
-			return nil, sdk.Failf("nothing to commit: no changes are staged in %s. Stage them with git_add, or pass paths to commit changes to tracked files directly; git_status shows what changed", rp.display())
+			where := ""
+			if d := rp.display(); d != "." {
+				where = " in the repository at " + d
+			}
+			return nil, sdk.Failf("nothing to commit: no changes are staged%s. Stage changes with git_add, or pass paths to commit changes to tracked files directly; git_status shows what changed", where)
 		}
 	}
 	if err := rp.checkFilters(ctx, paths, true); err != nil {

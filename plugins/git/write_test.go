@@ -84,7 +84,7 @@ func TestCommitRefusals(t *testing.T) {
 		"nothing staged": {
 			setup: func(t *testing.T, e *env) { e.write(t, map[string]string{"a.txt": "changed\n"}) },
 			args:  map[string]any{"message": "x"},
-			want:  []string{"nothing to commit: no changes are staged", "git_add"},
+			want:  []string{"nothing to commit: no changes are staged. Stage changes with git_add"},
 		},
 		"nothing at all on a new repository": {
 			args: map[string]any{"message": "x"},

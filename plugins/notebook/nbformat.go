@@ -81,7 +81,7 @@ func parseNotebook(data []byte, display string) (*notebook, error) {
 	}
 	doc, err := parseDocument(string(data))
 	if err != nil {
-		return nil, sdk.Failf("%s is not valid JSON (%v), so it is not a notebook Jupyter can open; nothing was changed", display, err)
+		return nil, sdk.Failf("%s is not valid JSON (%v), so it is not a notebook Jupyter can open", display, err)
 	}
 	root := doc.root
 	if root.kind != kindObject {

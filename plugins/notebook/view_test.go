@@ -223,7 +223,7 @@ func TestViewRefuses(t *testing.T) {
 	tests := map[string]string{
 		"v3.ipynb":      "v3.ipynb uses nbformat 3; these tools read and write nbformat 4 only. Convert it first, e.g. `jupyter nbconvert --to notebook --nbformat 4 --inplace v3.ipynb`",
 		"v5.ipynb":      "v5.ipynb uses nbformat 5.0, which these tools do not know",
-		"broken.ipynb":  "broken.ipynb is not valid JSON (line 3, column 1: unexpected end of file, expected a value)",
+		"broken.ipynb":  "broken.ipynb is not valid JSON (line 3, column 1: unexpected end of file, expected a value), so it is not a notebook Jupyter can open",
 		"list.ipynb":    "list.ipynb is JSON but not a notebook: its top level is not an object",
 		"nofmt.ipynb":   `nofmt.ipynb is JSON but not a Jupyter notebook: it has no integer "nbformat" field`,
 		"nocells.ipynb": `nocells.ipynb is not a valid nbformat 4 notebook: it has no "cells" list`,
@@ -238,6 +238,9 @@ func TestViewRefuses(t *testing.T) {
 			got, isErr := e.call(t, "view_notebook", map[string]any{"path": path})
 			if !isErr || !strings.Contains(got, want) {
 				t.Errorf("got %q (error %v), want an error containing %q", got, isErr, want)
+			}
+			if strings.Contains(got, "changed") {
+				t.Errorf("view_notebook, a read tool, speaks of changes: %q", got)
 			}
 		})
 	}
