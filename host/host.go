@@ -178,7 +178,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
-	if err := newSessionGroup(h.activity).register(h.catalog); err != nil {
+	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
 		return nil, fmt.Errorf("session group: %w", err)
 	}
 	return h, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
@@ -59,12 +60,14 @@ type activityArgs struct {
 }
 
 type changesArgs struct {
-	Path    string `json:"path,omitempty" jsonschema:"only this file (absolute, as listed)"`
+	Path    string `json:"path,omitempty" jsonschema:"only this file: absolute, or relative to the first served folder, as other tools take it"`
 	Diff    *bool  `json:"diff,omitempty" jsonschema:"include unified diffs (default true)"`
 	Context int    `json:"context,omitempty" jsonschema:"lines of context in diffs (default 3)"`
 }
 
-func newSessionGroup(log *activity.Log) *sessionGroup {
+// newSessionGroup serves the session group over log; root is the first
+// served folder, which relative paths are relative to.
+func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 	box := sdk.NewToolbox("session", sdk.WithVersion("1"),
 		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
@@ -87,9 +90,14 @@ func newSessionGroup(log *activity.Log) *sessionGroup {
 		}, func(_ context.Context, _ *sdk.Request, a changesArgs) (*sdk.Result, error) {
 			entries := log.Changes()
 			if a.Path != "" {
+				path := a.Path
+				if !filepath.IsAbs(path) {
+					path = filepath.Join(root, path)
+				}
+				path = filepath.Clean(path)
 				var only []activity.FileEntry
 				for _, e := range entries {
-					if e.Path == a.Path {
+					if e.Path == path {
 						only = append(only, e)
 					}
 				}

@@ -128,7 +128,8 @@ func TestSkillsAndStatusResources(t *testing.T) {
 
 func TestSessionGroupRecordsActivityAndChanges(t *testing.T) {
 	t.Parallel()
-	s := startStdio(t, project(t), "--write")
+	root := project(t)
+	s := startStdio(t, root, "--write")
 	if res, err := call(t, s.session, "replace_text", map[string]any{"path": "pkg/sizes.py", "old": "16_384", "new": "32_768"}); err != nil || res.IsError {
 		t.Fatalf("replace_text: %v %q", err, text(res))
 	}
@@ -157,6 +158,27 @@ func TestSessionGroupRecordsActivityAndChanges(t *testing.T) {
 			t.Errorf("changes lacks %q:\n%s", want, text(res))
 		}
 	}
+	// One file, named as the other tools name it: relative to the served
+	// folder, or absolute.
+	for _, path := range []string{"pkg/sizes.py", "./pkg/../pkg/sizes.py", filepath.Join(realPath(t, root), "pkg", "sizes.py")} {
+		res, err = call(t, s.session, "changes", map[string]any{"path": path})
+		if err != nil || res.IsError || !strings.Contains(text(res), "+RESERVE = 32_768") {
+			t.Errorf("changes for %s = %q, %v", path, text(res), err)
+		}
+	}
+	if res, _ = call(t, s.session, "changes", map[string]any{"path": "pkg/other.py"}); !res.IsError {
+		t.Errorf("changes for an unchanged file = %q, want an error", text(res))
+	}
+}
+
+// realPath is path with its symlinks resolved, as the server records it.
+func realPath(t *testing.T, path string) string {
+	t.Helper()
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestPIIFilter(t *testing.T) {
