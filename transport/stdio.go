@@ -43,6 +43,11 @@ type StdioTransport struct {
 	// Logger receives a line for every frame dropped or answered here;
 	// nil means slog.Default.
 	Logger *slog.Logger
+	// Terminal, when set, gets the line instead of Logger, in plain
+	// words: In is a terminal and a person is typing, who needs to learn
+	// what the server expects more than a malformed-frame warning. The
+	// JSON-RPC error still goes to Out.
+	Terminal io.Writer
 }
 
 var _ mcp.Transport = (*StdioTransport)(nil)
@@ -51,7 +56,7 @@ var _ mcp.Transport = (*StdioTransport)(nil)
 // which ends at EOF, at a read error or when the connection closes.
 func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &stdioConn{
-		in: t.In, out: t.Out, logger: t.Logger,
+		in: t.In, out: t.Out, logger: t.Logger, terminal: t.Terminal,
 		incoming: make(chan jsonrpc.Message),
 		closed:   make(chan struct{}),
 		readDone: make(chan struct{}),
@@ -70,9 +75,10 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 }
 
 type stdioConn struct {
-	in     io.Reader
-	out    io.Writer
-	logger *slog.Logger
+	in       io.Reader
+	out      io.Writer
+	logger   *slog.Logger
+	terminal io.Writer
 
 	writeMu sync.Mutex
 
@@ -168,7 +174,10 @@ func (c *stdioConn) handle(frame []byte, oversize bool) bool {
 	} else {
 		v = checkFrame(bytes.Clone(frame)) // the message may keep parts of it; the buffer is reused
 	}
-	if v.why != "" {
+	switch {
+	case v.why != "" && c.terminal != nil:
+		fmt.Fprintf(c.terminal, "not a JSON-RPC message (%s): an MCP server reads one JSON-RPC message a line, from its client; Ctrl-D quits\n", v.why)
+	case v.why != "":
 		c.logger.Warn("malformed stdio frame", "why", v.why, "bytes", len(frame), "start", preview(frame), "answered", v.reply != nil)
 	}
 	if v.reply != nil {

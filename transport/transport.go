@@ -16,11 +16,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ServeStdio serves one MCP session over stdin and stdout until the client
-// closes it or ctx ends. A malformed line is answered or dropped, never
-// the end of the session (see StdioTransport).
-func ServeStdio(ctx context.Context, s *mcp.Server) error {
-	err := s.Run(ctx, &StdioTransport{})
+// ServeStdio serves one MCP session over t (nil: stdin and stdout) until
+// the client closes it or ctx ends. A malformed line is answered or
+// dropped, never the end of the session (see StdioTransport).
+func ServeStdio(ctx context.Context, s *mcp.Server, t *StdioTransport) error {
+	if t == nil {
+		t = &StdioTransport{}
+	}
+	err := s.Run(ctx, t)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -121,8 +121,8 @@ func TestEmbedFlags(t *testing.T) {
 			cmd.Stderr = &stderr
 			err := cmd.Run()
 			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %v, stderr %q; want status 1 and %q", err, stderr.String(), tc.want)
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %v, stderr %q; want status 2 (a usage error) and %q", err, stderr.String(), tc.want)
 			}
 		})
 	}

@@ -4,12 +4,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
@@ -57,10 +59,16 @@ func stopOnSignal(sigs <-chan os.Signal, cancel context.CancelFunc) {
 	os.Exit(1)
 }
 
+// exit ends the process: status 0 on success, 2 on a command line that
+// cannot run (with a pointer to the usage), 1 on any other failure.
 func exit(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ramabana-mcp:", err)
-		os.Exit(1)
+	if err == nil {
+		os.Exit(0)
 	}
-	os.Exit(0)
+	fmt.Fprintln(os.Stderr, "ramabana-mcp:", err)
+	if ue, ok := errors.AsType[*cliflag.UsageError](err); ok {
+		fmt.Fprintf(os.Stderr, "run %s for usage\n", ue.Help)
+		os.Exit(2)
+	}
+	os.Exit(1)
 }

@@ -275,13 +275,13 @@ func TestPluginCommandErrors(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cfg, "plugins")); !os.IsNotExist(err) {
 		t.Errorf("failed commands wrote the plugin dir: %v", err)
 	}
-	// -h prints usage to stderr and is not an error.
+	// -h prints the usage to stdout and is not an error.
 	var stdout, stderr bytes.Buffer
-	for _, args := range [][]string{{"-h"}, {"list", "-h"}, {"install", "--help"}} {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"list", "-h"}, {"install", "--help"}} {
 		stdout.Reset()
 		stderr.Reset()
 		err := plugincli.Run(context.Background(), pluginEnv(os.Args[0], &stdout, &stderr), args)
-		if err != nil || !strings.Contains(stderr.String(), "install PATH") || !strings.Contains(stderr.String(), "-plugins value") || stdout.Len() > 0 {
+		if err != nil || !strings.Contains(stdout.String(), "install PATH") || !strings.Contains(stdout.String(), "--plugins DIRS") || stderr.Len() > 0 {
 			t.Errorf("%q: %v, stdout %q, stderr %q", args, err, stdout.String(), stderr.String())
 		}
 	}

@@ -9,10 +9,12 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +22,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/ask"
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
@@ -49,11 +52,17 @@ func hostVersion() string {
 	return "dev"
 }
 
-// run dispatches the subcommands: `plugin serve <name>` runs a bundled
-// group as a plugin process; anything else serves MCP.
+// run dispatches the subcommands: `help` prints the usage, `plugin ...`
+// runs the plugin commands (`plugin serve <name>` a bundled group as a
+// plugin process); anything else serves MCP.
 func run(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "plugin" {
-		return runPlugin(ctx, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "help":
+			return runHelp(args[1:], os.Stdout)
+		case "plugin":
+			return runPlugin(ctx, args[1:])
+		}
 	}
 	return serve(ctx, args)
 }
@@ -64,7 +73,7 @@ func runPlugin(ctx context.Context, args []string) error {
 	if len(args) == 2 && args[0] == "serve" {
 		newGroup, ok := bundled[args[1]]
 		if !ok {
-			return fmt.Errorf("plugin serve: no bundled group %q (have %s)", args[1], strings.Join(bundledNames(), ", "))
+			return cliflag.Usage(fmt.Errorf("plugin serve: no bundled group %q (have %s)", args[1], strings.Join(bundledNames(), ", ")), plugincli.Help)
 		}
 		sdk.Serve(newGroup())
 		return nil
@@ -96,16 +105,18 @@ type options struct {
 	delegate                          bool
 	maxSteps, contextBudget           int
 	maxRetries                        int
-	logLevel                          string
+	logLevel                          slog.Level
 	startTimeout, upstreamWait        time.Duration
 	upstreamConnectTimeout            time.Duration
 	surface                           string
 }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
+// newFlagSet defines the server's flags on o. It prints nothing: serve
+// prints the usage (usage.go) and the errors.
+func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("ramabana-mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.Var(&o.roots, "root", "folders to serve, comma-separated or repeated (default: the current folder)")
 	fs.Var(&o.plugins, "plugins", "plugin dirs searched for ramabana-plugin-<group> binaries, before $RAMABANA_PLUGIN_PATH and CFG/plugins")
 	fs.Var(&o.groups, "groups", "opt groups in (exhash) or out (-shell), comma-separated")
@@ -129,9 +140,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.Var(&o.allowOrigins, "allow-origin", "browser origins (scheme://host[:port]) allowed to reach http and sse besides the server's own, comma-separated or repeated; other cross-origin requests get 403")
 	fs.StringVar(&o.token, "token", "", "bearer token required by http and sse (default: $RAMABANA_TOKEN)")
 	fs.StringVar(&o.cfg, "cfg", "", "config dir, for skills, plugins and stores (default: ~/.config/ramabana)")
-	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error; logs go to stderr")
-	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
-	fs.Func("tools", "all (every tool, search_capabilities among them) or search (capability mode: only search_capabilities, invoke_tool and ask)", func(v string) error {
+	fs.Func("log-level", "debug, info, warn or error; logs go to stderr (default info)", func(s string) error {
+		if err := o.logLevel.UnmarshalText([]byte(s)); err != nil {
+			return errors.New("use debug, info, warn or error")
+		}
+		return nil
+	})
+	cliflag.DurationVar(fs, &o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	fs.Func("tools", "all (every tool, search_capabilities among them) or search (capability mode: only search_capabilities, invoke_tool and ask) (default all)", func(v string) error {
 		switch v {
 		case mcpserver.SurfaceAll, mcpserver.SurfaceSearch:
 			o.surface = v
@@ -140,51 +156,43 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		return fmt.Errorf("use all or search")
 	})
 	fs.Var(&o.mcpConfigs, "mcp-config", "upstream MCP server config files (mcpServers or VS Code servers JSON), read after CFG/mcp.json, comma-separated or repeated")
-	fs.DurationVar(&o.upstreamConnectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")
-	fs.DurationVar(&o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
+	cliflag.DurationVar(fs, &o.upstreamConnectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")
+	cliflag.DurationVar(fs, &o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.StringVar(&o.model, "model", "", "model for the ask agent (an OpenAI-compatible chat model); omit to serve tools only")
-	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model (Ollama's by default)")
+	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model; the default is Ollama's")
 	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
 	fs.BoolVar(&o.delegate, "delegate", true, "with --model, mount the ask tool")
 	fs.StringVar(&o.embedModel, "embed-model", "", "embeddings model that makes search_capabilities' ranking hybrid (BM25 fused with vector similarity), served at --embed-url; omit for BM25 alone")
 	fs.StringVar(&o.embedURL, "embed-url", "", "OpenAI-compatible API base URL for --embed-model, read as --model-url is (http://127.0.0.1:11434/v1 for Ollama; requests go to its /embeddings, or to the URL itself when it ends in /embeddings)")
 	fs.StringVar(&o.embedKeyEnv, "embed-key-env", "RAMABANA_EMBED_KEY", "environment variable holding the API key for --embed-url, if it needs one")
-	fs.IntVar(&o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
-	fs.IntVar(&o.maxRetries, "max-retries", agent.DefaultMaxRetries, "further attempts an ask turn makes after an evaluation tool judges its answer not valid, each with the feedback; 0 for none")
-	fs.IntVar(&o.contextBudget, "context-budget", 0, "characters of conversation (about 4 a token) above which an ask turn compacts its history (default 200000)")
+	cliflag.CountVar(fs, &o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
+	cliflag.CountVar(fs, &o.maxRetries, "max-retries", agent.DefaultMaxRetries, "further attempts an ask turn makes after an evaluation tool judges its answer not valid, each with the feedback; 0 for none")
+	cliflag.CountVar(fs, &o.contextBudget, "context-budget", 0, "characters of conversation (about 4 a token) above which an ask turn compacts its history (default 200000)")
 	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off)", func(s string) error {
 		m, err := pii.ParseMode(s)
 		o.pii = m
 		return err
 	})
+	return fs
+}
+
+// parseFlags parses and checks the server's flags. An error is a
+// cliflag.UsageError, or flag.ErrHelp for -h and --help.
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageErr(err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return nil, usageErr(fmt.Errorf("unexpected argument %q; the subcommands are help and plugin", fs.Arg(0)))
 	}
-	switch o.transport {
-	case "stdio", "http", "sse":
-	case "streamable-http":
-		o.transport = "http"
-	default:
-		return nil, fmt.Errorf("--transport %q: use stdio, http or sse", o.transport)
-	}
-	if len(o.roots) == 0 {
-		o.roots = cliflag.List{"."}
-	}
-	if o.token == "" {
-		o.token = os.Getenv("RAMABANA_TOKEN")
-	}
-	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
-		return nil, fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
-	}
-	switch {
-	case o.embedModel != "" && o.embedURL == "":
-		return nil, errors.New("--embed-model needs --embed-url, the OpenAI-compatible server that embeds with it (http://127.0.0.1:11434/v1 for Ollama)")
-	case o.embedModel == "" && o.embedURL != "":
-		return nil, errors.New("--embed-url needs --embed-model, the embeddings model to ask it for")
+	if err := checkFlags(o); err != nil {
+		return nil, usageErr(err)
 	}
 	cfg, err := cliflag.ConfigDir(o.cfg)
 	if err != nil {
@@ -194,9 +202,49 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// checkFlags checks what one flag's parser cannot: values checked after
+// parsing, and flags that need each other. It fills in the defaults that
+// depend on others (the roots, the token).
+func checkFlags(o *options) error {
+	switch o.transport {
+	case "stdio", "http", "sse":
+	case "streamable-http":
+		o.transport = "http"
+	default:
+		return fmt.Errorf("--transport %q: use stdio, http or sse", o.transport)
+	}
+	if _, _, err := net.SplitHostPort(o.addr); err != nil {
+		return fmt.Errorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8765", o.addr)
+	}
+	for _, origin := range o.allowOrigins {
+		if err := http.NewCrossOriginProtection().AddTrustedOrigin(origin); err != nil {
+			return fmt.Errorf("--allow-origin %q: want scheme://host[:port], such as http://localhost:3000", origin)
+		}
+	}
+	if len(o.roots) == 0 {
+		o.roots = cliflag.List{"."}
+	}
+	if o.token == "" {
+		o.token = os.Getenv("RAMABANA_TOKEN")
+	}
+	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
+		return fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
+	}
+	switch {
+	case o.embedModel != "" && o.embedURL == "":
+		return errors.New("--embed-model needs --embed-url, the OpenAI-compatible server that embeds with it (http://127.0.0.1:11434/v1 for Ollama)")
+	case o.embedModel == "" && o.embedURL != "":
+		return errors.New("--embed-url needs --embed-model, the embeddings model to ask it for")
+	}
+	return nil
+}
+
+func usageErr(err error) error { return cliflag.Usage(err, help) }
+
 func serve(ctx context.Context, args []string) error {
-	o, err := parseFlags(args, os.Stderr)
+	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
+		printUsage(os.Stdout)
 		return nil
 	}
 	if err != nil {
@@ -206,11 +254,9 @@ func serve(ctx context.Context, args []string) error {
 		fmt.Println("ramabana-mcp", hostVersion(), "protocol", pluginrpc.ProtocolVersion)
 		return nil
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %w", err)
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	stdinIsTerminal := cliflag.IsTerminal(os.Stdin)
+	fmt.Fprint(os.Stderr, stdioHint(o.transport, stdinIsTerminal))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	slog.SetDefault(logger)
 	self, err := os.Executable()
 	if err != nil {
@@ -218,9 +264,14 @@ func serve(ctx context.Context, args []string) error {
 	}
 	embedder, err := newEmbedder(o)
 	if err != nil {
-		return err
+		return usageErr(err)
 	}
 	upstreams := loadUpstreams(o, logger)
+	pluginDirs := append(slices.Clone(o.plugins), supervise.DefaultPluginDirs(o.cfg)...)
+	known, laterGroups, err := checkGroups(o.groups, self, pluginDirs, upstreams)
+	if err != nil {
+		return usageErr(err)
+	}
 	h, err := host.New(host.Config{
 		Roots:        o.roots,
 		Write:        o.write,
@@ -228,7 +279,7 @@ func serve(ctx context.Context, args []string) error {
 		Web:          o.web,
 		NoSandbox:    o.noSandbox,
 		Groups:       o.groups,
-		PluginDirs:   append(slices.Clone(o.plugins), supervise.DefaultPluginDirs(o.cfg)...),
+		PluginDirs:   pluginDirs,
 		Self:         self,
 		Bundled:      bundledNames(),
 		ConfigDir:    o.cfg,
@@ -275,6 +326,7 @@ func serve(ctx context.Context, args []string) error {
 		if err := h.Start(watchCtx); err != nil {
 			return
 		}
+		warnUnknownGroups(h, laterGroups, known, logger)
 		logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.transport, "write", o.write)
 		if err := h.Watch(watchCtx); err != nil {
 			logger.Warn("plugin dirs are not watched; installs take effect at the next start", "error", err)
@@ -283,11 +335,99 @@ func serve(ctx context.Context, args []string) error {
 	// Runs before the deferred Close: no reload may start plugins after it.
 	defer func() { stopWatch(); <-started }()
 	if o.transport == "stdio" {
-		return transport.ServeStdio(ctx, newServer())
+		t := &transport.StdioTransport{}
+		if stdinIsTerminal {
+			t.Terminal = os.Stderr
+		}
+		return transport.ServeStdio(ctx, newServer(), t)
 	}
 	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
+}
+
+// hostGroups are the host's own groups, which --groups can name too.
+var hostGroups = []string{host.AgentGroup, host.SearchGroup, "session"}
+
+// checkGroups checks the names --groups uses against those known before
+// any plugin starts: the bundled plugins and their groups, the host's own
+// groups, the upstream server ids and the installed plugins' names. A name
+// none of them has is an error naming the valid ones: a typo such as
+// "exhsh" or "-shel" would otherwise be ignored in silence. But an
+// installed plugin may declare groups beyond its own name, known only once
+// it has started: with installed plugins, such a name is returned in later
+// instead, for warnUnknownGroups to judge once they have.
+func checkGroups(groups []string, self string, pluginDirs []string, upstreams *upstream.Config) (known map[string]bool, later []string, err error) {
+	if len(groups) == 0 {
+		return nil, nil, nil
+	}
+	optIn, optOut, err := catalog.ParseGroups(groups)
+	if err != nil {
+		return nil, nil, err
+	}
+	known = map[string]bool{}
+	for _, g := range hostGroups {
+		known[g] = true
+	}
+	for name, newGroup := range bundled {
+		known[name] = true
+		d, err := newGroup().Describe(context.Background(), sdk.Host{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("describe bundled group %q: %w", name, err)
+		}
+		for _, g := range d.Groups {
+			known[g.Name] = true
+		}
+	}
+	for _, s := range upstreams.Servers() {
+		known[s.ID] = true
+	}
+	sources, _ := supervise.Discover(self, nil, pluginDirs) // a broken dir is the host's to report
+	for _, src := range sources {
+		known[src.Name] = true
+	}
+	var unknown []string
+	for _, name := range append(slices.Sorted(maps.Keys(optIn)), slices.Sorted(maps.Keys(optOut))...) {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	switch {
+	case len(unknown) == 0:
+		return known, nil, nil
+	case len(sources) > 0:
+		return known, unknown, nil
+	}
+	return nil, nil, fmt.Errorf("--groups: no group %s; the groups are %s", quoteList(unknown), strings.Join(slices.Sorted(maps.Keys(known)), ", "))
+}
+
+// warnUnknownGroups warns about the names of --groups that no started
+// plugin declared either: they have no effect.
+func warnUnknownGroups(h *host.Host, names []string, known map[string]bool, logger *slog.Logger) {
+	if len(names) == 0 {
+		return
+	}
+	all := maps.Clone(known)
+	for _, e := range h.Catalog().All() {
+		all[e.Group] = true
+	}
+	var unknown []string
+	for _, name := range names {
+		if !all[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		logger.Warn("--groups names no group: ignored", "unknown", strings.Join(unknown, ","), "groups", strings.Join(slices.Sorted(maps.Keys(all)), ","))
+	}
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // loadUpstreams reads CFG/mcp.json and every --mcp-config file. A problem

@@ -1,5 +1,6 @@
-// Package cliflag holds the flag types the command line shares between the
-// server and its subcommands.
+// Package cliflag holds what the command line's parts share: flag types
+// that say what a good value is, the grouped usage text, usage errors
+// (exit status 2) and the terminal check.
 package cliflag
 
 import (

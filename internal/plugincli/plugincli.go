@@ -26,17 +26,38 @@ import (
 	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
-const pluginUsage = `usage: ramabana-mcp plugin <command> [flags]
+// Command is one plugin subcommand as the usage texts list it.
+type Command struct {
+	Synopsis, Summary string
+}
 
-commands:
-  list            every plugin the server would start: source, version, protocol, tools, sha256, health
-  install PATH    check PATH is a ramabana plugin, copy it into CFG/plugins and record it in the lock file
-  remove NAME     remove an installed plugin and its lock entry
-  verify          check every installed binary against its lock entry; fails on a mismatch or a missing binary
-  serve GROUP     run a bundled group as a plugin process (used by the server)
+// Commands are the plugin subcommands, for this package's usage and the
+// server's.
+var Commands = []Command{
+	{"list", "every plugin the server would start, and its health"},
+	{"install PATH", "check a plugin binary, install it in CFG/plugins, lock its sha256"},
+	{"remove NAME", "remove an installed plugin and its lock entry"},
+	{"verify", "check the installed plugins against their lock entries"},
+	{"serve GROUP", "run a bundled group as a plugin (the server runs this)"},
+}
 
-flags (list, install, remove, verify):
-`
+// Help is the command that prints the plugin subcommands' usage.
+const Help = "ramabana-mcp plugin --help"
+
+// flagSections order the subcommands' flags in the usage.
+var flagSections = []cliflag.Section{{
+	Title: "flags (list, install, remove, verify; before or after the arguments)",
+	Flags: []string{"cfg DIR", "plugins DIRS", "plugin-env NAMES", "start-timeout DURATION"},
+}}
+
+// Usage writes the plugin subcommands and their flags to w.
+func Usage(w io.Writer) {
+	fmt.Fprint(w, "usage: ramabana-mcp plugin <command> [flags]\n\ncommands:\n")
+	for _, c := range Commands {
+		fmt.Fprintf(w, "  %-14s %s\n", c.Synopsis, c.Summary)
+	}
+	cliflag.PrintFlags(w, newFlagSet(&pluginOptions{}), flagSections)
+}
 
 // Env is what the subcommands need of the binary they run in.
 type Env struct {
@@ -62,30 +83,37 @@ type pluginOptions struct {
 // env.Stdout (these subcommands do not speak MCP); errors are returned.
 func Run(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: ramabana-mcp plugin list|install PATH|remove NAME|verify|serve GROUP (see ramabana-mcp plugin -h)")
+		return usageErr(errors.New("usage: ramabana-mcp plugin list|install PATH|remove NAME|verify|serve GROUP: a command is missing"))
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "-h", "-help", "--help", "help":
-		cmd, rest = "list", []string{"-h"} // prints the usage
+		Usage(env.Stdout)
+		return nil
 	case "serve":
-		return errors.New("usage: ramabana-mcp plugin serve <group>")
+		return usageErr(errors.New("usage: ramabana-mcp plugin serve <group>"))
 	}
 	want := map[string]int{"list": 0, "verify": 0, "install": 1, "remove": 1}
 	n, ok := want[cmd]
 	if !ok {
-		return fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME or verify", cmd)
+		return usageErr(fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME or verify", cmd))
 	}
-	o, err := parsePluginFlags(cmd, rest, env.Stderr)
+	o, err := parsePluginFlags(rest)
 	if errors.Is(err, flag.ErrHelp) {
+		Usage(env.Stdout)
 		return nil
 	}
 	if err != nil {
-		return err
+		return usageErr(err)
 	}
 	if len(o.args) != n {
-		return fmt.Errorf("plugin %s: want %d argument(s), got %d: %q", cmd, n, len(o.args), o.args)
+		return usageErr(fmt.Errorf("plugin %s: want %d argument(s), got %d: %q", cmd, n, len(o.args), o.args))
 	}
+	cfg, err := cliflag.ConfigDir(o.cfg)
+	if err != nil {
+		return err
+	}
+	o.cfg = cfg
 	p := &pluginCmd{env: env, opts: o, stdout: env.Stdout}
 	switch cmd {
 	case "list":
@@ -99,20 +127,26 @@ func Run(ctx context.Context, env Env, args []string) error {
 	}
 }
 
-// parsePluginFlags parses flags anywhere among the arguments, so that
-// `plugin install ./x --cfg DIR` works as well as the flags-first order.
-func parsePluginFlags(cmd string, args []string, stderr io.Writer) (*pluginOptions, error) {
-	o := &pluginOptions{}
-	fs := flag.NewFlagSet("ramabana-mcp plugin "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, pluginUsage)
-		fs.PrintDefaults()
-	}
+func usageErr(err error) error { return cliflag.Usage(err, Help) }
+
+// newFlagSet defines the subcommands' flags on o. It prints nothing:
+// Run prints the usage and the errors.
+func newFlagSet(o *pluginOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("ramabana-mcp plugin", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&o.cfg, "cfg", "", "config dir; plugins are installed in CFG/plugins (default: ~/.config/ramabana)")
 	fs.Var(&o.plugins, "plugins", "plugin dirs searched before $RAMABANA_PLUGIN_PATH and CFG/plugins, as the server searches them")
-	fs.DurationVar(&o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	cliflag.DurationVar(fs, &o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
 	fs.Var(&o.pluginEnv, "plugin-env", "host environment variables to pass to plugins beyond the built-in allow-list, as the server passes them")
+	return fs
+}
+
+// parsePluginFlags parses flags anywhere among the arguments, so that
+// `plugin install ./x --cfg DIR` works as well as the flags-first order.
+func parsePluginFlags(args []string) (*pluginOptions, error) {
+	o := &pluginOptions{}
+	fs := newFlagSet(o)
 	for {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
@@ -123,11 +157,6 @@ func parsePluginFlags(cmd string, args []string, stderr io.Writer) (*pluginOptio
 		o.args = append(o.args, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	cfg, err := cliflag.ConfigDir(o.cfg)
-	if err != nil {
-		return nil, err
-	}
-	o.cfg = cfg
 	return o, nil
 }
 
