@@ -9,8 +9,8 @@ import (
 var ErrUnknownTool = errors.New("unknown tool")
 
 // UnknownTool is the error for a call to the tool called name that is not
-// there: ErrUnknownTool, naming the tool, in the one wording the host and
-// every group use.
+// there: ErrUnknownTool, naming the tool, in the one wording every group
+// uses. The host tells its callers more (UnknownToolError).
 func UnknownTool(name string) error { return fmt.Errorf("%w %q", ErrUnknownTool, name) }
 
 // UnknownToolError is the host's answer to a call of a tool the caller
