@@ -48,16 +48,32 @@ func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 	return optIn, optOut, nil
 }
 
-// Mounted reports whether the client sees the entry, and if not, why.
+// Mounted reports whether the client sees the entry, and if not, why, in
+// words that name the flag that would mount it: the reason a call of a
+// tool the client does not see is refused with.
 func (p Policy) Mounted(e *Entry) (bool, string) {
+	if ok, why := p.MountedForAgent(e); !ok {
+		return false, why
+	}
+	if e.Spec.Kind == sdk.KindWrite && !p.Write {
+		return false, "a write tool: this server runs read-only; start it with --write"
+	}
+	return true, ""
+}
+
+// MountedForAgent is Mounted for an ask turn: write tools are mounted
+// without --write (--write decides what the client calls directly; the
+// user who configures an agent lets its turns write), the rest is the
+// client's rule.
+func (p Policy) MountedForAgent(e *Entry) (bool, string) {
 	if ok, why := p.GroupMounted(e.Group, e.GroupMode); !ok {
+		if e.GroupMode == sdk.ModeLegacy && e.ReplacedBy != "" {
+			why += fmt.Sprintf("; use %s instead", e.ReplacedBy)
+		}
 		return false, why
 	}
 	if !p.Web && e.Hints().OpenWorld {
-		return false, "reaches the network; serve with --web"
-	}
-	if e.Spec.Kind == sdk.KindWrite && !p.Write {
-		return false, "write tool; serve with --write"
+		return false, "a network tool: this server runs with --web=false; start it without that"
 	}
 	return true, ""
 }
@@ -78,13 +94,13 @@ func (p Policy) AnyGroupMounted(d *sdk.Description) bool {
 func (p Policy) GroupMounted(group string, mode sdk.GroupMode) (bool, string) {
 	switch {
 	case p.OptOut[group]:
-		return false, fmt.Sprintf("group %q opted out", group)
+		return false, fmt.Sprintf("its group %q is opted out with --groups -%s; start it without that", group, group)
 	case mode == sdk.ModeOptIn && !p.OptIn[group]:
-		return false, fmt.Sprintf("opt-in group %q; serve with --groups %s", group, group)
+		return false, fmt.Sprintf("its group %q is opt-in; start the server with --groups %s", group, group)
 	case mode == sdk.ModeLegacy && p.Agent:
-		return false, fmt.Sprintf("legacy group %q, left out when an agent is configured", group)
+		return false, fmt.Sprintf("its group %q is legacy, left out when an agent is configured", group)
 	case !p.Web && group == "web":
-		return false, "the web group reaches the network; serve with --web"
+		return false, "the web group reaches the network: this server runs with --web=false; start it without that"
 	}
 	return true, ""
 }

@@ -61,7 +61,7 @@ func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage,
 			return h.call(ctx, e, args, events)
 		}
 	}
-	return nil, sdk.UnknownTool(name)
+	return nil, h.UnknownTool(name, true)
 }
 
 // AddGroup serves an in-process group through the catalog, like a plugin:
@@ -80,15 +80,13 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 
 // Call runs a mounted tool: it validates the arguments against the tool's
 // schema, then calls its source. A bad argument is a tool error result
-// (the model can correct it); an unmounted tool is sdk.ErrUnknownTool; a plugin
-// that dies mid-call is an error wrapping supervise.ErrPluginDied.
+// (the model can correct it); an unmounted tool is an *sdk.UnknownToolError
+// saying why (UnknownTool); a plugin that dies mid-call is an error
+// wrapping supervise.ErrPluginDied.
 func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	e, ok := h.catalog.Get(name)
-	if ok {
-		ok, _ = h.policy.Mounted(e)
-	}
-	if !ok {
-		return nil, sdk.UnknownTool(name)
+	if !ok || !h.callable(e, false) {
+		return nil, h.UnknownTool(name, false)
 	}
 	return h.call(ctx, e, args, events)
 }

@@ -263,13 +263,20 @@ func (h *Host) AgentTools() []*catalog.Entry {
 // that the network policy allows, write tools included (there is no
 // approval gate in a turn; --write only decides what the client may call
 // directly), but not the agent's own tools.
-func (h *Host) callable(e *catalog.Entry, agent bool) bool {
+func (h *Host) callable(e *catalog.Entry, agent bool) bool { return h.uncallable(e, agent) == "" }
+
+// uncallable is why the caller may not call e, in words that name the
+// flag that would let it; "" when it may (see callable).
+func (h *Host) uncallable(e *catalog.Entry, agent bool) string {
 	if !agent {
-		ok, _ := h.policy.Mounted(e)
-		return ok
+		_, why := h.policy.Mounted(e)
+		return why
 	}
-	ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode)
-	return ok && e.Group != AgentGroup && (h.policy.Web || !e.Hints().OpenWorld)
+	if e.Group == AgentGroup {
+		return "the ask agent's own tool, not for its turns"
+	}
+	_, why := h.policy.MountedForAgent(e)
+	return why
 }
 
 // AgentGroup is the in-process group of the ask tool.

@@ -384,13 +384,13 @@ func (s *UpstreamSession) entry(name string) (*catalog.Entry, bool) {
 }
 
 // Call runs one of the session's tools through the host's one call path;
-// a name it does not have is sdk.ErrUnknownTool.
+// a name it does not have is the host's UnknownTool.
 func (s *UpstreamSession) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	s.mu.Lock()
 	e := s.entries[name]
 	s.mu.Unlock()
 	if e == nil {
-		return nil, sdk.UnknownTool(name)
+		return nil, s.h.UnknownTool(name, s.agent)
 	}
 	return s.h.call(ctx, e, args, events)
 }

@@ -57,7 +57,8 @@ const (
 // one; over HTTP, call it for each new session): one tool per mounted
 // catalog entry, and mcp_connect when the config has lazy upstream
 // servers, whose tools it adds to this session only. A tool that is not
-// mounted is absent, and calling it is the SDK's unknown-tool error. The
+// mounted is absent, and calling it is the SDK's unknown-tool error
+// (invalid params) saying why it is absent (host.UnknownTool). The
 // server's tools follow the host's as plugins and upstream servers come
 // and go (h.OnToolsChanged), and the SDK tells the client with
 // notifications/tools/list_changed. The server lets go of the host when
@@ -87,7 +88,7 @@ func New(h *host.Host, opts Options) *mcp.Server {
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
 	t.sync()
-	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest)
+	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
 	if t.searchOnly {
 		addInvoke(s, t)
 	} else {
@@ -307,7 +308,7 @@ func (t *tools) handle(name string, call func(context.Context, string, json.RawM
 		t.mu.Unlock()
 		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
-			return nil, err
+			return nil, t.unknownTool(err)
 		}
 		if err != nil {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil

@@ -134,7 +134,7 @@ func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
 		}
 	}
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{}})
-	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+	if err == nil || !strings.Contains(err.Error(), "Unknown tool: fetch") {
 		t.Errorf("calling a left-out tool: %v, want unknown tool", err)
 	}
 	p := catalog.Policy{Web: true, Agent: true}

@@ -151,8 +151,9 @@ func (d *Description) DropMisdeclared() (*Description, []error) {
 // the host does before a call reaches the plugin. It is safe for concurrent
 // use.
 type InputValidator struct {
-	tool   string
-	schema *jsonschema.Resolved
+	tool     string
+	schema   *jsonschema.Schema // with its PropertyOrder set, for messages
+	resolved *jsonschema.Resolved
 }
 
 // NewInputValidator compiles spec's input schema, which must be a JSON
@@ -166,15 +167,21 @@ func NewInputValidator(spec ToolSpec) (*InputValidator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
 	}
+	setPropertyOrder(s, spec.InputSchema)
 	resolved, err := s.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
 	}
-	return &InputValidator{tool: spec.Name, schema: resolved}, nil
+	return &InputValidator{tool: spec.Name, schema: s, resolved: resolved}, nil
 }
 
 // Validate checks args (a JSON object; empty or null means {}). The error
-// names the tool and says what is wrong in words a model can act on.
+// names the tool and says what is wrong in words a model can act on, one
+// clause per problem (at most a few): which argument, what was wrong and
+// what was expected (`"start" must be at least 1 (got 0)`), and for an
+// unknown or missing argument the names the tool takes, with the closest
+// to a misspelt one. A failure it cannot place keeps the schema
+// validator's own message.
 func (v *InputValidator) Validate(args json.RawMessage) error {
 	if err := v.validate(args); err != nil {
 		return fmt.Errorf("invalid arguments for %s: %w", v.tool, err)
@@ -189,9 +196,17 @@ func (v *InputValidator) validate(args json.RawMessage) error {
 		return fmt.Errorf("arguments are not valid JSON: %w", err)
 	}
 	if _, ok := value.(map[string]any); !ok {
-		return errors.New("arguments must be a JSON object")
+		return fmt.Errorf("the arguments must be a JSON object, got %s", show(value))
 	}
-	return v.schema.Validate(value)
+	err := v.resolved.Validate(value)
+	if err == nil {
+		return nil
+	}
+	problems := describe(v.tool, v.schema, value)
+	if len(problems) == 0 {
+		return err
+	}
+	return errors.New(joinProblems(problems))
 }
 
 // Arguments is what the host sends a plugin for call arguments args:

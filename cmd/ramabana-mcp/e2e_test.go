@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
@@ -305,9 +306,18 @@ func TestStdioReadOnlyByDefault(t *testing.T) {
 			t.Errorf("write tool %s listed on a read-only server", name)
 		}
 		_, err := call(t, s.session, name, map[string]any{"path": "pkg/sizes.py"})
-		if err == nil || !strings.Contains(err.Error(), "unknown tool") {
-			t.Errorf("call %s on a read-only server: err = %v, want unknown tool", name, err)
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(rpc.Message, "Unknown tool: "+name+" (") {
+			t.Errorf("call %s on a read-only server: err = %v, want invalid params saying why", name, err)
 		}
+		if want := "Unknown tool: create_file (a write tool: this server runs read-only; start it with --write)"; name == "create_file" && rpc != nil && rpc.Message != want {
+			t.Errorf("call create_file on a read-only server: %q, want %q", rpc.Message, want)
+		}
+	}
+	// An argument mistake is said in words.
+	if res, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py", "start": 0}); err != nil || !res.IsError ||
+		text(res) != `invalid arguments for view_file: "start" must be at least 1 (got 0)` {
+		t.Errorf("view_file with start 0 = %v, %v", res, err)
 	}
 
 	res, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"})

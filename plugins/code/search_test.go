@@ -122,7 +122,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"empty pattern": {
 			args:    map[string]any{"pattern": ""},
-			wantErr: "invalid arguments for search_code: validating root: validating /properties/pattern: minLength",
+			wantErr: "invalid arguments for search_code: \"pattern\" must not be empty",
 		},
 		"bad glob": {
 			args:    map[string]any{"pattern": "x", "glob": "[a-"},
@@ -130,7 +130,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"context too large": {
 			args:    map[string]any{"pattern": "x", "context_lines": 11},
-			wantErr: "invalid arguments for search_code: validating root: validating /properties/context_lines: maximum",
+			wantErr: "invalid arguments for search_code: \"context_lines\" must be at most 10 (got 11)",
 		},
 		"missing path": {
 			args:    map[string]any{"pattern": "x", "path": "nope"},
@@ -146,7 +146,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"unknown argument": {
 			args:    map[string]any{"pattern": "x", "regex": true},
-			wantErr: `invalid arguments for search_code: validating root: unexpected additional properties ["regex"]`,
+			wantErr: `invalid arguments for search_code: unknown argument "regex"; search_code takes: pattern, literal, case_sensitive, path, glob, context_lines, max_results, max_files, max_seconds`,
 		},
 	}
 	for name, tc := range tests {

@@ -111,7 +111,7 @@ func TestOutline(t *testing.T) {
 		},
 		"bad depth": {
 			args:    map[string]any{"path": "a.go", "depth": 11},
-			wantErr: "invalid arguments for outline: validating root: validating /properties/depth: maximum",
+			wantErr: "invalid arguments for outline: \"depth\" must be at most 10 (got 11)",
 		},
 	}
 	for name, tc := range tests {
@@ -206,7 +206,7 @@ func TestFindSymbol(t *testing.T) {
 		},
 		"bad kind": {
 			args:    map[string]any{"name": "x", "kind": "widget"},
-			wantErr: "invalid arguments for find_symbol: validating root: validating /properties/kind: enum",
+			wantErr: "invalid arguments for find_symbol: \"kind\" must be one of \"function\", \"method\", \"class\", \"struct\", \"interface\", \"type\", \"enum\", \"enum_member\", \"field\", \"constant\", \"variable\", \"namespace\" (got \"widget\")",
 		},
 		"empty name": {
 			args:    map[string]any{"name": "/"},

@@ -274,12 +274,12 @@ func TestEditFileRejects(t *testing.T) {
 		"unknown op": {
 			content: six,
 			edits:   []map[string]any{ed("replace", 1, h("one"), "text", "x"), ed("move", 2, h("two"))},
-			want:    []string{"invalid arguments for edit_file", "/properties/edits/items/properties/op: enum"},
+			want:    []string{"invalid arguments for edit_file", `"edits[1].op" must be one of "replace", "insert_after", "delete" (got "move")`},
 		},
 		"no edits": {
 			content: six,
 			edits:   []map[string]any{},
-			want:    []string{"invalid arguments for edit_file", "/properties/edits: minItems"},
+			want:    []string{"invalid arguments for edit_file", `"edits" must not be empty`},
 		},
 		"view_file's prefixes in text": {
 			content: six,

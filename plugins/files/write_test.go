@@ -166,7 +166,7 @@ func TestReplaceText(t *testing.T) {
 		"empty old": {
 			content: py,
 			args:    map[string]any{"old": "", "new": "x"},
-			wantMsg: "invalid arguments for replace_text: validating root: validating /properties/old: minLength",
+			wantMsg: "invalid arguments for replace_text: \"old\" must not be empty",
 			wantErr: true,
 		},
 		"same text": {

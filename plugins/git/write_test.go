@@ -155,7 +155,7 @@ func TestAddRefusals(t *testing.T) {
 	e.commit(t, "", "one", map[string]string{".gitignore": "*.log\n"})
 	e.write(t, map[string]string{"debug.log": "x\n", "ok.txt": "ok\n"})
 	e.mustFail(t, "git_add", map[string]any{"paths": []string{"debug.log", "ok.txt"}}, "refused ignored paths (nothing was staged):\n  debug.log\n", "git_add does not add files matched by .gitignore")
-	e.mustFail(t, "git_add", map[string]any{"paths": []string{}}, "invalid arguments for git_add: validating root: validating /properties/paths: minItems")
+	e.mustFail(t, "git_add", map[string]any{"paths": []string{}}, "invalid arguments for git_add: \"paths\" must not be empty")
 	e.mustFail(t, "git_add", map[string]any{"paths": []string{"missing.txt"}}, "did not match any files")
 	if got := gitT(t, e.dir, "diff", "--cached", "--name-only"); got != "" {
 		t.Errorf("staged after refusals: %q", got)

@@ -53,9 +53,9 @@ func TestForgetAllOrNothing(t *testing.T) {
 		"several unknown":  {map[string]any{"id": a, "ids": []int64{998, 999}}, "no memories have ids 998, 999; nothing was forgotten"},
 		"no id":            {map[string]any{}, "give id (one memory) or ids (several)"},
 		"empty ids":        {map[string]any{"ids": []int64{}}, "give id (one memory) or ids (several)"},
-		"negative":         {map[string]any{"ids": []int64{a, -3}}, "invalid arguments for forget: validating root: validating /properties/ids: validating /properties/ids/items: minimum"},
-		"too many":         {map[string]any{"ids": seq(101)}, "invalid arguments for forget: validating root: validating /properties/ids: maxItems"},
-		"id is not number": {map[string]any{"id": "1"}, "invalid arguments for forget: validating root: validating /properties/id: type"},
+		"negative":         {map[string]any{"ids": []int64{a, -3}}, "invalid arguments for forget: \"ids[1]\" must be at least 1 (got -3)"},
+		"too many":         {map[string]any{"ids": seq(101)}, "invalid arguments for forget: \"ids\" must have at most 100 items (got 101)"},
+		"id is not number": {map[string]any{"id": "1"}, "invalid arguments for forget: \"id\" must be an integer, got \"1\""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -58,8 +58,8 @@ func TestListBadInput(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		"limit too big":   {map[string]any{"limit": 201}, "invalid arguments for list_memories: validating root: validating /properties/limit: maximum"},
-		"negative offset": {map[string]any{"offset": -1}, "invalid arguments for list_memories: validating root: validating /properties/offset: minimum"},
+		"limit too big":   {map[string]any{"limit": 201}, "invalid arguments for list_memories: \"limit\" must be at most 200 (got 201)"},
+		"negative offset": {map[string]any{"offset": -1}, "invalid arguments for list_memories: \"offset\" must be at least 0 (got -1)"},
 		"bad tag":         {map[string]any{"tags": []string{""}}, "tag 1 is empty"},
 		"scope outside":   {map[string]any{"scope": "/"}, "outside the served folders"},
 	}

@@ -263,9 +263,9 @@ func TestRecallOutput(t *testing.T) {
 			args map[string]any
 			want string
 		}{
-			{map[string]any{"query": "x", "limit": 101}, "invalid arguments for recall: validating root: validating /properties/limit: maximum"},
-			{map[string]any{"query": "x", "limit": -1}, "invalid arguments for recall: validating root: validating /properties/limit: minimum"},
-			{map[string]any{"query": "x", "max_chars": 20001}, "invalid arguments for recall: validating root: validating /properties/max_chars: maximum"},
+			{map[string]any{"query": "x", "limit": 101}, "invalid arguments for recall: \"limit\" must be at most 100 (got 101)"},
+			{map[string]any{"query": "x", "limit": -1}, "invalid arguments for recall: \"limit\" must be at least 1 (got -1)"},
+			{map[string]any{"query": "x", "max_chars": 20001}, "invalid arguments for recall: \"max_chars\" must be at most 20000 (got 20001)"},
 		} {
 			if text := e.fail(t, "recall", tc.args); !strings.Contains(text, tc.want) {
 				t.Errorf("recall %v: %q, want it to contain %q", tc.args, text, tc.want)

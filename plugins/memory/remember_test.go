@@ -65,18 +65,18 @@ func TestRememberBadInput(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		"no content":        {map[string]any{}, `invalid arguments for remember: validating root: required: missing properties: ["content"]`},
+		"no content":        {map[string]any{}, `invalid arguments for remember: "content" is required; remember takes: content, tags, scope`},
 		"blank content":     {map[string]any{"content": " \n\t "}, "content is empty"},
-		"too long":          {map[string]any{"content": strings.Repeat("é", 20001)}, "invalid arguments for remember: validating root: validating /properties/content: maxLength"},
+		"too long":          {map[string]any{"content": strings.Repeat("é", 20001)}, "invalid arguments for remember: \"content\" must be at most 20000 characters long (got 20001)"},
 		"empty tag":         {map[string]any{"content": "x", "tags": []string{"ok", " "}}, "tag 2 is empty"},
 		"tag with space":    {map[string]any{"content": "x", "tags": []string{"code style"}}, `tag "code style" holds a space or comma; a tag is one word: join words with '-' ("code-style")`},
 		"tag with comma":    {map[string]any{"content": "x", "tags": []string{"a,b"}}, "holds a space or comma"},
 		"long tag":          {map[string]any{"content": "x", "tags": []string{strings.Repeat("t", 65)}}, "longer than 64 characters"},
-		"too many tags":     {map[string]any{"content": "x", "tags": manyTags(21)}, "invalid arguments for remember: validating root: validating /properties/tags: maxItems"},
+		"too many tags":     {map[string]any{"content": "x", "tags": manyTags(21)}, "invalid arguments for remember: \"tags\" must have at most 20 items (got 21)"},
 		"scope outside":     {map[string]any{"content": "x", "scope": outside}, "outside the served folders"},
 		"scope all":         {map[string]any{"content": "x", "scope": "all"}, `scope "all" is for recall and list_memories`},
-		"unknown argument":  {map[string]any{"content": "x", "scopes": "global"}, `invalid arguments for remember: validating root: unexpected additional properties ["scopes"]`},
-		"content not text":  {map[string]any{"content": 12}, "invalid arguments for remember: validating root: validating /properties/content: type"},
+		"unknown argument":  {map[string]any{"content": "x", "scopes": "global"}, `invalid arguments for remember: unknown argument "scopes"; did you mean "scope"? remember takes: content, tags, scope`},
+		"content not text":  {map[string]any{"content": 12}, "invalid arguments for remember: \"content\" must be a string, got 12"},
 		"scope outside rel": {map[string]any{"content": "x", "scope": "../.."}, "outside the served folders"},
 	}
 	for name, tc := range tests {

@@ -157,7 +157,7 @@ func TestViewPaging(t *testing.T) {
 		"size cap":        {args: map[string]any{"path": big}, first: 0, last: 8, footer: "(cells 0-8 of 30 shown; continue with start=9)", maxBytes: 100 << 10},
 		"one huge cell":   {args: map[string]any{"path": huge, "start": 1}, first: 1, last: 1, footer: "(cells 1-1 of 3 shown; continue with start=2)"},
 		"start past end":  {args: map[string]any{"path": many, "start": 250}, wantErr: "start=250 is past the last cell: " + many + " has 250 cells (indexes 0-249)"},
-		"negative":        {args: map[string]any{"path": many, "start": -1}, wantErr: "invalid arguments for view_notebook: validating root: validating /properties/start: minimum"},
+		"negative":        {args: map[string]any{"path": many, "start": -1}, wantErr: "invalid arguments for view_notebook: \"start\" must be at least 0 (got -1)"},
 		"empty notebook":  {args: map[string]any{"path": "empty.ipynb"}, first: -1, wantContainsText: "empty.ipynb: nbformat 4.5, 0 cells; kernel unknown\n\n(no cells)"},
 		"empty, start=0":  {args: map[string]any{"path": "empty.ipynb", "start": 0}, first: -1, wantContainsText: "(no cells)"},
 		"empty, start=1+": {args: map[string]any{"path": "empty.ipynb", "start": 1}, wantErr: "start=1 is past the last cell: empty.ipynb has no cells"},

@@ -141,13 +141,13 @@ func TestRunCommand(t *testing.T) {
 		// what a client gets is the host's message.
 		"bad env name": {
 			args:    map[string]any{"command": "true", "env": map[string]string{"1X": "v"}},
-			wantErr: `invalid arguments for run_command: validating root: validating /properties/env: validating /properties/env/propertyNames: pattern: "1X" does not match regular expression "^[A-Za-z_][A-Za-z0-9_]*$"`,
+			wantErr: `invalid arguments for run_command: the name "1X" in "env" must match the pattern "^[A-Za-z_][A-Za-z0-9_]*$" (got "1X")`,
 		},
-		"timeout too long":       {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: `invalid arguments for run_command: validating root: validating /properties/timeout_seconds: maximum: 1801/1 is greater than 1800.000000`},
-		"negative timeout":       {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: `invalid arguments for run_command: validating root: validating /properties/timeout_seconds: minimum: -1/1 is less than 1.000000`},
-		"output limit too large": {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: `invalid arguments for run_command: validating root: validating /properties/max_output_bytes: maximum: 2097152/1 is greater than 1048576.000000`},
-		"output limit too small": {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: `invalid arguments for run_command: validating root: validating /properties/max_output_bytes: minimum: 10/1 is less than 256.000000`},
-		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `invalid arguments for run_command: validating root: unexpected additional properties ["shell"]`},
+		"timeout too long":       {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: `invalid arguments for run_command: "timeout_seconds" must be at most 1800 (got 1801)`},
+		"negative timeout":       {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: `invalid arguments for run_command: "timeout_seconds" must be at least 1 (got -1)`},
+		"output limit too large": {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: `invalid arguments for run_command: "max_output_bytes" must be at most 1048576 (got 2097152)`},
+		"output limit too small": {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: `invalid arguments for run_command: "max_output_bytes" must be at least 256 (got 10)`},
+		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `invalid arguments for run_command: unknown argument "shell"; run_command takes: command, cwd, timeout_seconds, max_output_bytes, env`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

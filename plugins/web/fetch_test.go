@@ -305,9 +305,9 @@ func TestFetchRefuses(t *testing.T) {
 		"slow server":        {map[string]any{"url": "{url}/slow", "timeout_seconds": 1}, []string{"fetching {url}/slow timed out after 1s", "timeout_seconds"}},
 		"slow body":          {map[string]any{"url": "{url}/slow-body", "timeout_seconds": 1}, []string{"timed out after 1s"}},
 		"start past the end": {map[string]any{"url": "{url}/redirect/0", "start": 7}, []string{"start=7 is past the end: the text has 7 chars"}},
-		"max_length too big": {map[string]any{"url": "{url}/redirect/0", "max_length": 200001}, []string{"invalid arguments for fetch_url", "/properties/max_length: maximum"}},
-		"timeout too big":    {map[string]any{"url": "{url}/redirect/0", "timeout_seconds": 121}, []string{"invalid arguments for fetch_url", "/properties/timeout_seconds: maximum"}},
-		"negative start":     {map[string]any{"url": "{url}/redirect/0", "start": -1}, []string{"invalid arguments for fetch_url", "/properties/start: minimum"}},
+		"max_length too big": {map[string]any{"url": "{url}/redirect/0", "max_length": 200001}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"max_length\" must be at most 200000 (got 200001)"}},
+		"timeout too big":    {map[string]any{"url": "{url}/redirect/0", "timeout_seconds": 121}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"timeout_seconds\" must be at most 120 (got 121)"}},
+		"negative start":     {map[string]any{"url": "{url}/redirect/0", "start": -1}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"start\" must be at least 0 (got -1)"}},
 		"connection refused": {map[string]any{"url": "http://127.0.0.1:1/"}, []string{"fetching http://127.0.0.1:1/ failed", "refused"}},
 	}
 	for name, tc := range tests {

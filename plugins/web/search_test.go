@@ -303,7 +303,7 @@ func TestWebSearchErrors(t *testing.T) {
 		"count too big": {
 			config: `{"provider": "searxng", "url": "{sx}"}`,
 			args:   map[string]any{"query": "x", "count": 51},
-			want:   []string{"invalid arguments for web_search", "/properties/count: maximum"},
+			want:   []string{"invalid arguments for web_search", "invalid arguments for web_search: \"count\" must be at most 50 (got 51)"},
 		},
 	}
 	for name, tc := range tests {
