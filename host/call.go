@@ -29,6 +29,11 @@ func (h *Host) CancelCalls() { h.cancelCalls(ErrStopping) }
 func (h *Host) callContext(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(h.calls, func() { cancel(context.Cause(h.calls)) })
+	if h.calls.Err() != nil {
+		// AfterFunc runs its function in a goroutine of its own: a call
+		// made after CancelCalls must not start before that goroutine runs.
+		cancel(context.Cause(h.calls))
+	}
 	return ctx, func() { stop(); cancel(nil) }
 }
 
