@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/editdist"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -272,7 +273,7 @@ func closeNames(name string, names []string, n int) []string {
 	var cs []cand
 	for _, o := range names {
 		lo := strings.ToLower(o)
-		d := levenshtein(lname, lo)
+		d := editdist.Levenshtein(lname, lo)
 		switch {
 		case d <= max(2, len(lname)/4):
 		case strings.Contains(lo, lname) || strings.Contains(lname, lo):
@@ -288,25 +289,4 @@ func closeNames(name string, names []string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

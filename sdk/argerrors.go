@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ramabana/ramabana-mcp/internal/editdist"
 )
 
 // Argument errors in words. The schema validator stays the judge of what
@@ -390,33 +392,11 @@ func NearestName(name string, candidates []string) (string, bool) {
 	}
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD && 2*d < utf8.RuneCountInString(c) {
+		if d := editdist.Levenshtein(strings.ToLower(name), strings.ToLower(c)); d < bestD && 2*d < utf8.RuneCountInString(c) {
 			best, bestD = c, d
 		}
 	}
 	return best, best != ""
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // jsonType is the JSON Schema type of a decoded JSON value.

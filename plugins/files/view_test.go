@@ -113,7 +113,7 @@ func TestViewFile(t *testing.T) {
 		},
 		"unknown argument": {
 			args:    map[string]any{"path": "ten.txt", "offset": 3},
-			wantErr: `invalid arguments for view_file: unknown argument "offset"; view_file takes: path, start, limit`,
+			wantErr: `invalid arguments for view_file: unknown argument "offset"; view_file takes: path, start, column, limit`,
 		},
 	}
 	for name, tc := range tests {
