@@ -137,9 +137,15 @@ func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
 	case <-time.After(proctest.Patience):
 		t.Fatal("in-flight call did not return after its plugin was killed")
 	}
+	if st := p.Health(); st.State != supervise.StateExited || st.Running {
+		t.Errorf("health after the kill = %+v, want exited", st)
+	}
 	res, err := callText(t, h, "pid", map[string]any{})
 	if err != nil {
 		t.Fatalf("call after restart: %v", err)
+	}
+	if st := p.Health(); st.State != supervise.StateRunning || !st.Running {
+		t.Errorf("health after the restart = %+v, want running", st)
 	}
 	if res.Text() == strconv.Itoa(pid) {
 		t.Fatalf("plugin was not restarted: same pid %d", pid)
@@ -150,6 +156,9 @@ func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
 	newPid := p.Pid()
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if st := p.Health().State; st != supervise.StateStopped {
+		t.Errorf("state after Close = %s, want stopped", st)
 	}
 	for _, pid := range []int{pid, newPid} {
 		if proctest.Alive(pid) {

@@ -234,8 +234,11 @@ type GroupStatus struct {
 
 // PluginStatus is one plugin's health.
 type PluginStatus struct {
-	Name     string `json:"name"`
-	Source   string `json:"source"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// State is starting, running, exited (the next call starts it again),
+	// failing (crashing: relaunches back off) or stopped.
+	State    string `json:"state"`
 	Running  bool   `json:"running"`
 	Pid      int    `json:"pid,omitempty"`
 	Restarts int    `json:"restarts"`
@@ -277,7 +280,7 @@ func (h *Host) Status() Status {
 	for name, p := range h.Plugins() {
 		hl := p.Health()
 		st.Plugins = append(st.Plugins, PluginStatus{
-			Name: name, Source: p.Source().String(), Running: hl.Running, Pid: hl.Pid, Restarts: hl.Restarts, LastErr: hl.LastErr,
+			Name: name, Source: p.Source().String(), State: hl.State, Running: hl.Running, Pid: hl.Pid, Restarts: hl.Restarts, LastErr: hl.LastErr,
 		})
 	}
 	sort.Slice(st.Plugins, func(i, j int) bool { return st.Plugins[i].Name < st.Plugins[j].Name })

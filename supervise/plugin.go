@@ -257,11 +257,22 @@ func (p *Plugin) Stop() {
 
 // Health is a plugin's state for status and logs.
 type Health struct {
+	// State is one of the State* values.
+	State    string
 	Running  bool
 	Pid      int
 	Restarts int
 	LastErr  string
 }
+
+// A plugin's states.
+const (
+	StateStarting = "starting" // its first process is not serving yet (launching, or about to)
+	StateRunning  = "running"
+	StateExited   = "exited"  // its process ended; the next call starts another
+	StateFailing  = "failing" // it keeps crashing: no relaunch before a back-off ends
+	StateStopped  = "stopped"
+)
 
 // Health reports the plugin's state.
 func (p *Plugin) Health() Health {
@@ -271,8 +282,19 @@ func (p *Plugin) Health() Health {
 	if p.lastErr != nil {
 		h.LastErr = p.lastErr.Error()
 	}
-	if p.live != nil && !p.live.Exited() {
-		h.Running, h.Pid = true, p.live.Pid()
+	switch {
+	case p.stopped:
+		h.State = StateStopped
+	case p.live != nil && !p.live.Exited():
+		h.State, h.Running, h.Pid = StateRunning, true, p.live.Pid()
+	case p.launching != nil:
+		h.State = StateStarting
+	case time.Now().Before(p.retryAt):
+		h.State = StateFailing
+	case !p.launched:
+		h.State = StateStarting
+	default:
+		h.State = StateExited
 	}
 	return h
 }

@@ -97,8 +97,12 @@ func TestSkillsAndStatusResources(t *testing.T) {
 		}
 		running := 0
 		for _, p := range st.Plugins {
-			if p.Running {
+			switch p.State {
+			case "running":
 				running++
+			case "starting": // the background launch has not finished
+			default:
+				t.Errorf("plugin %s is %q while the server starts, want starting or running", p.Name, p.State)
 			}
 		}
 		if running == len(st.Plugins) || time.Since(start) > 10*time.Second {
