@@ -169,7 +169,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	cliflag.CountVar(fs, &o.maxSteps, "max-steps", 0, "model calls one ask turn may make (default 20)")
 	cliflag.CountVar(fs, &o.maxRetries, "max-retries", agent.DefaultMaxRetries, "further attempts an ask turn makes after an evaluation tool judges its answer not valid, each with the feedback; 0 for none")
 	cliflag.CountVar(fs, &o.contextBudget, "context-budget", 0, "characters of conversation (about 4 a token) above which an ask turn compacts its history (default 200000)")
-	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off)", func(s string) error {
+	fs.Func("pii", "off, redact or refuse: filter e-mail addresses, phone numbers, card numbers and secrets out of read tools' results (default off; addresses at example.com and other reserved documentation domains are kept)", func(s string) error {
 		m, err := pii.ParseMode(s)
 		o.pii = m
 		return err
