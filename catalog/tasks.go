@@ -22,18 +22,3 @@ func (e *Entry) TaskInfo() tasks.Info {
 	}
 	return SpecTask(e.Spec)
 }
-
-// ForTask returns the entries of the task, in their order; an empty task
-// means completion. It is tasks.ToolsForTask over catalog entries.
-func ForTask(entries []*Entry, task tasks.Task) []*Entry {
-	if task == "" {
-		task = tasks.Completion
-	}
-	var out []*Entry
-	for _, e := range entries {
-		if e.TaskInfo().Task == task {
-			out = append(out, e)
-		}
-	}
-	return out
-}

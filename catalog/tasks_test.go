@@ -4,16 +4,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
-// TestForTask: a plugin's tools by their spec, an upstream server's by its
-// _meta as listed, untagged ones as completion.
-func TestForTask(t *testing.T) {
+// TestTaskInfo: a plugin's tools by their spec, an upstream server's by
+// its _meta as listed, untagged ones as completion.
+func TestTaskInfo(t *testing.T) {
 	t.Parallel()
 	obj := json.RawMessage(`{"type":"object"}`)
 	plugin := func(name string, task sdk.Task, mode sdk.SkillMode) *catalog.Entry {
@@ -31,22 +29,15 @@ func TestForTask(t *testing.T) {
 		upstream("up__ticket", map[string]any{"mcp_server": map[string]any{"task": "context", "as_user_message": true}}),
 		upstream("up__grounded", map[string]any{"fastmcp": map[string]any{"tags": []any{"evaluation"}}}),
 	}
-	names := func(es []*catalog.Entry) []string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.Spec.Name)
-		}
-		return out
+	want := map[string]tasks.Task{
+		"search": tasks.Completion, "up__plain": tasks.Completion,
+		"policies": tasks.Context, "up__ticket": tasks.Context,
+		"style": tasks.Skill, "lazy": tasks.Skill,
+		"up__grounded": tasks.Evaluation,
 	}
-	for task, want := range map[tasks.Task][]string{
-		tasks.Completion: {"search", "up__plain"},
-		tasks.Context:    {"policies", "up__ticket"},
-		tasks.Skill:      {"style", "lazy"},
-		tasks.Evaluation: {"up__grounded"},
-		tasks.None:       nil,
-	} {
-		if diff := cmp.Diff(want, names(catalog.ForTask(entries, task))); diff != "" {
-			t.Errorf("ForTask(%q) (-want +got):\n%s", task, diff)
+	for _, e := range entries {
+		if got := e.TaskInfo().Task; got != want[e.Spec.Name] {
+			t.Errorf("%s: task %q, want %q", e.Spec.Name, got, want[e.Spec.Name])
 		}
 	}
 	if got := entries[5].TaskInfo(); got != (tasks.Info{Task: tasks.Context, AsUserMessage: true}) {
