@@ -2,22 +2,7 @@
 
 package cliflag
 
-import (
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// IsTerminal reports whether f is a terminal: a person may be typing
-// into it. It leaves f's blocking mode alone (f.Fd would not).
-func IsTerminal(f *os.File) bool {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var terr error
-	if err := rc.Control(func(fd uintptr) { _, terr = unix.IoctlGetTermios(int(fd), unix.TIOCGETA) }); err != nil {
-		return false
-	}
-	return terr == nil
-}
+// getTermios is the ioctl that reads a terminal's settings.
+const getTermios = unix.TIOCGETA
