@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/internal/textcut"
 )
 
 // Why a turn stopped, in Outcome.StoppedBy.
@@ -267,15 +269,11 @@ func (t *turn) stepLimitAnswer(last Message) string {
 	return b.String()
 }
 
+// truncate is s cut to at most n bytes on a character boundary, marked
+// with "…" when cut.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textcut.Prefix(s, n) + "…"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -14,7 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
+
+	"github.com/ramabana/ramabana-mcp/internal/textcut"
 )
 
 // Defaults of Config.
@@ -395,12 +396,8 @@ func excerpt(b []byte) string {
 // cut is s cut to at most n bytes at a character boundary; n < 0 keeps s
 // whole.
 func cut(s string, n int) string {
-	if n < 0 || len(s) <= n {
+	if n < 0 {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
+	return textcut.Prefix(s, n)
 }

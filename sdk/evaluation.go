@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"unicode/utf8"
+
+	"github.com/ramabana/ramabana-mcp/internal/textcut"
 )
 
 // Evaluation is an evaluation tool's verdict on an agent's answer. Its
@@ -112,8 +113,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
+	return textcut.Prefix(s, n) + "..."
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/internal/textcut"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
@@ -129,7 +130,7 @@ func renderPage(data []byte, display string, pg page, budget int) (string, error
 				break // the next page starts with this line
 			}
 			// A line longer than a page: show what fits, say how to go on.
-			if part = truncateUTF8(part, budget-len(out)-prefix); len(part) == 0 {
+			if part = textcut.Prefix(part, budget-len(out)-prefix); len(part) == 0 {
 				_, size := utf8.DecodeRune(line[from:])
 				part = line[from : from+size] // at least one character, to move on
 			}
@@ -193,15 +194,4 @@ func (d *decimal) inc() {
 		}
 		d.buf[i] = '0'
 	}
-}
-
-// truncateUTF8 cuts b to at most n bytes without splitting a character.
-func truncateUTF8[T string | []byte](b T, n int) T {
-	if len(b) <= n {
-		return b
-	}
-	for n > 0 && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return b[:n]
 }
