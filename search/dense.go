@@ -127,14 +127,6 @@ func (d *Dense) Len() int {
 	return d.live
 }
 
-// Has reports whether the document called name has a vector.
-func (d *Dense) Has(name string) bool {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	_, ok := d.byName[name]
-	return ok
-}
-
 // Search returns up to limit documents for which keep returns true (nil
 // keeps all), most similar to q first, scored by cosine similarity; a
 // limit of 0 or less returns every one. Ties keep the order (Server,
