@@ -99,7 +99,11 @@ func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sd
 		// Local changes carried over, one "M\tpath" per line.
 		fmt.Fprintf(&b, "\nuncommitted changes kept:\n%s", o)
 	}
-	fmt.Fprintf(&b, "\nHEAD: %s", rp.head(ctx))
+	if rp.detached(ctx) {
+		fmt.Fprintf(&b, "\nHEAD: detached at %s (on no branch: commits made here belong to no branch; to keep them, make one with create: true)", rp.head(ctx))
+	} else {
+		fmt.Fprintf(&b, "\nHEAD: %s", rp.head(ctx))
+	}
 	res := &sdk.Result{}
 	if before != nil {
 		res.Changes = before.changes(rp)

@@ -93,10 +93,22 @@ func (s *server) recall(ctx context.Context, e env, args recallArgs) (*sdk.Resul
 	}
 	head += common + ":"
 	res := &sdk.Result{Content: []sdk.Content{{Text: head}}}
+	best := found.Found[0].Score
 	for _, m := range found.Found {
+		m.Score = relevance(m.Score, best)
 		res.Content = append(res.Content, sdk.Content{Text: block(m, true, maxChars)})
 	}
 	return res, nil
+}
+
+// relevance is a match's BM25 score over the best match's, so the best
+// reads 1.00 however few memories there are: raw BM25 of a lone match in a
+// small store is near zero, which reads as "irrelevant".
+func relevance(score, best float64) float64 {
+	if best <= 0 || score >= best {
+		return 1
+	}
+	return max(score, 0) / best
 }
 
 // bounded applies a default to an optional count and checks its bounds.
