@@ -154,11 +154,12 @@ func searchTree(ctx context.Context, r *roots.Roots, q *searchQuery) (string, se
 	var b strings.Builder
 	sum := searchSummary{root: q.root, pattern: q.pattern, literal: q.literal, ignoreCase: !q.caseSensitive, glob: q.glob, limit: q.limit}
 	stats, err := scanOrdered(ctx, walkSpec{r: r, t: q.t, glob: q.glob, opts: q.opts}, newWorkerState,
-		func(_ context.Context, st *workerState, job fileJob) fileHits {
-			return q.searchFile(st, job.t)
+		func(ctx context.Context, st *workerState, job fileJob) fileHits {
+			return q.searchFile(ctx, st, job)
 		},
 		func(job fileJob, fh fileHits) int {
 			sepBefore := sum.shown > 0
+			sum.cutLines += fh.cutLines
 			k := sum.take(fh.status, fh.total, len(fh.matches), q.limit)
 			if k == 0 {
 				return noLimit
@@ -196,6 +197,9 @@ type searchSummary struct {
 	outputFull bool
 	// lastShown is the last file with matches shown, once capped.
 	lastShown string
+	// cutLines counts the lines of a streamed file matched only in their
+	// first maxStreamLine bytes.
+	cutLines int
 	// stopped is set when the walk ran out of its budget.
 	stopped *ignore.LimitError
 }
@@ -221,6 +225,10 @@ func (s searchSummary) String() string {
 	default:
 		totals = fmt.Sprintf("(%s in %s; %s searched",
 			wording.CountOf(s.shown, "match", "matches"), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"))
+	}
+	if s.cutLines > 0 {
+		totals = strings.TrimSuffix(totals, ")") + fmt.Sprintf("; only the first %d MiB of %s over %d MiB searched",
+			maxStreamLine>>20, wording.CountOf(s.cutLines, "line", "lines"), maxStreamLine>>20)
 	}
 	if skipped != "" {
 		if s.read == 0 && s.shown == 0 {
@@ -269,6 +277,9 @@ type fileHits struct {
 	matches []int
 	// lines are the matches and their context, ascending by number.
 	lines []shownLine
+	// cutLines counts the lines of a streamed file matched only in their
+	// first maxStreamLine bytes.
+	cutLines int
 }
 
 type shownLine struct {
@@ -276,8 +287,13 @@ type shownLine struct {
 	text string
 }
 
-func (q *searchQuery) searchFile(st *workerState, t *roots.Target) fileHits {
-	buf, status := st.readFile(t)
+// searchFile searches one file: read whole, or streamed when it is too
+// large for that and was named as the path to search.
+func (q *searchQuery) searchFile(ctx context.Context, st *workerState, job fileJob) fileHits {
+	buf, status := st.readFile(job.t)
+	if status == readLarge && job.named {
+		return q.searchStream(ctx, st, job.t)
+	}
 	if status != readOK {
 		return fileHits{status: status}
 	}
@@ -378,17 +394,19 @@ func (fh *fileHits) render(b *strings.Builder, shown string, k, context int, sep
 
 // lineText is a line as shown: without a trailing \r, valid UTF-8, and cut
 // at maxLineBytes.
-func lineText(line []byte) string {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	cut := 0
+func lineText(line []byte) string { return cutLine(trimCR(line), 0) }
+
+// cutLine is line, without its ending, as shown: valid UTF-8, and cut at
+// maxLineBytes; more counts bytes of the line past line's end, not at
+// hand, for the note of how much was cut.
+func cutLine(line []byte, more int) string {
+	cut := more
 	if len(line) > maxLineBytes {
 		i := maxLineBytes
 		for i > 0 && !utf8.RuneStart(line[i]) {
 			i--
 		}
-		cut = len(line) - i
+		cut += len(line) - i
 		line = line[:i]
 	}
 	s := string(line)

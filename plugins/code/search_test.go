@@ -32,7 +32,7 @@ func TestSearchCode(t *testing.T) {
 		"anchors.txt":          "start here\nnot start\nend\n",
 		"kelvin.txt":           "\u212Aelvin scale\n",
 		"long.txt":             strings.Repeat("x", 500) + "needle" + strings.Repeat("é", 10) + "\n",
-		"bad-utf8.txt":         "needle \xff\xfe end\n",
+		"bad-utf8.txt":         "needle \xff\xfe\x01 end\n",
 		"nested/no-newline.md": "last needle",
 	})
 	tests := map[string]struct {
@@ -98,7 +98,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"invalid utf-8 replaced": {
 			args: map[string]any{"pattern": "needle", "path": "bad-utf8.txt"},
-			want: "bad-utf8.txt:1:needle \uFFFD end\n(1 match in 1 file; 1 file searched)",
+			want: "bad-utf8.txt:1:needle \uFFFD\x01 end\n(1 match in 1 file; 1 file searched)",
 		},
 		"last line without newline": {
 			args: map[string]any{"pattern": "needle$", "path": "nested"},
