@@ -416,6 +416,17 @@ func (t *scanTally) take(status readStatus, total, avail, limit int) int {
 	return k
 }
 
+// giveBack moves n of the hits take just counted as shown to those left
+// out, for a collector that showed fewer; counted says take already
+// counted the file among leftFiles.
+func (t *scanTally) giveBack(n int, counted bool) {
+	t.shown -= n
+	t.left += n
+	if !counted {
+		t.leftFiles++
+	}
+}
+
 // scanError is a handler's error for a scan of root that failed: the
 // call's own end when ctx is done, else a failure naming root.
 func scanError(ctx context.Context, root string, err error) error {

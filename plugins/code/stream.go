@@ -67,7 +67,7 @@ func (q *searchQuery) searchStream(ctx context.Context, st *workerState, t *root
 			fh.total++
 		}
 		switch {
-		case matched && len(fh.matches) < q.limit:
+		case matched && len(fh.matches) < q.keep():
 			for n := max(no-q.context, last+1); n < no; n++ {
 				fh.lines = append(fh.lines, shownLine{no: n, text: before.text(n)})
 			}
@@ -77,7 +77,7 @@ func (q *searchQuery) searchStream(ctx context.Context, st *workerState, t *root
 		case no <= afterUntil:
 			fh.lines = append(fh.lines, shownLine{no: no, text: cutLine(trimCR(line), dropped)})
 			last = no
-		case len(fh.matches) < q.limit:
+		case len(fh.matches) < q.keep():
 			before.put(no, line, dropped)
 		}
 	}

@@ -2,6 +2,8 @@ package code_test
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -119,4 +121,83 @@ func TestSearchCodeEncodings(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("search_code (-want +got):\n%s", diff)
 	}
+}
+
+// TestSearchCodePages follows search_code's notes from the first page to
+// the last, where the 32 KiB output limit cuts the pages (between files
+// and inside one), and checks that every match is shown once, in order,
+// and that no page's listing passes the limit by more than one match.
+func TestSearchCodePages(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("z", 300)
+	tree := map[string]string{}
+	var all []string // "path:line" of every match, in order
+	for f := range 30 {
+		var b strings.Builder
+		name := fmt.Sprintf("f%02d.txt", f)
+		for l := 1; l <= 40; l++ {
+			if l%2 == 1 {
+				fmt.Fprintf(&b, "hit %s\n", long)
+				all = append(all, fmt.Sprintf("%s:%d", name, l))
+			} else {
+				b.WriteString("miss\n")
+			}
+		}
+		tree[name] = b.String()
+	}
+	e := newEnv(t, tree)
+	note := regexp.MustCompile(`; continue with start=(\d+), or narrow pattern, path or glob\)$`)
+	for _, context := range []int{0, 2} {
+		t.Run(fmt.Sprintf("context=%d", context), func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			pages := 0
+			for start := 1; pages < 20; pages++ {
+				text, isErr := e.call(t, "search_code", map[string]any{"pattern": "^hit", "start": start, "max_results": 2000, "context_lines": context})
+				if isErr {
+					t.Fatal(text)
+				}
+				lines := strings.Split(text, "\n")
+				listing := strings.Join(lines[:len(lines)-1], "\n")
+				if len(listing) > 32<<10+(2*context+1)*400 {
+					t.Errorf("page at start=%d lists %d bytes", start, len(listing))
+				}
+				for _, l := range lines[:len(lines)-1] {
+					if path, rest, ok := strings.Cut(l, ":"); ok && !strings.HasPrefix(l, "--") {
+						no, _, _ := strings.Cut(rest, ":")
+						got = append(got, path+":"+no)
+					}
+				}
+				m := note.FindStringSubmatch(lines[len(lines)-1])
+				if m == nil {
+					break
+				}
+				if want := strconv.Itoa(len(got) + 1); m[1] != want {
+					t.Fatalf("page at start=%d: continue with start=%s, want %s", start, m[1], want)
+				}
+				start = len(got) + 1
+			}
+			if pages < 2 {
+				t.Errorf("%d pages cut, want several", pages)
+			}
+			if diff := cmp.Diff(all, got); diff != "" {
+				t.Errorf("matches over the pages (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("one file", func(t *testing.T) {
+		t.Parallel()
+		text, _ := e.call(t, "search_code", map[string]any{"pattern": "^hit", "path": "f03.txt", "start": 11})
+		lines := strings.Split(text, "\n")
+		if lines[0] != "f03.txt:21:hit "+long || lines[len(lines)-1] != "(matches 11-20 in 1 file; 1 file searched)" {
+			t.Errorf("got first %q and last %q", lines[0], lines[len(lines)-1])
+		}
+	})
+	t.Run("start past the end", func(t *testing.T) {
+		t.Parallel()
+		text, isErr := e.call(t, "search_code", map[string]any{"pattern": "^hit", "path": "f03.txt", "start": 21})
+		if want := "start=21 is past the end: /^hit/ has 20 matches in 1 file searched"; !isErr || text != want {
+			t.Errorf("got %q (error %v), want %q", text, isErr, want)
+		}
+	})
 }
