@@ -183,12 +183,14 @@ func searchTree(ctx context.Context, r *roots.Roots, q *searchQuery) (string, se
 			if k == 0 {
 				return noLimit
 			}
-			if n := fh.render(&b, job.shown, from, k, q.context, sepBefore, maxSearchOutput); n < k {
+			n := fh.render(&b, job.shown, from, k, q.context, sepBefore, maxSearchOutput)
+			if n < k {
 				sum.giveBack(k-n, fh.total-from > k)
-				sum.outputFull = true
 			}
-			sum.shownFiles++
-			sum.outputFull = sum.outputFull || b.Len() >= maxSearchOutput
+			if n > 0 {
+				sum.shownFiles++
+			}
+			sum.outputFull = n < k || b.Len() >= maxSearchOutput
 			if sum.shown >= q.limit || sum.outputFull {
 				sum.capped, sum.lastShown = true, job.shown
 				return job.idx + lookahead
