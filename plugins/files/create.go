@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/textenc"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
@@ -99,10 +100,29 @@ func (s *server) createFile(ctx context.Context, r *roots.Roots, args createArgs
 		}
 	}
 	msg := fmt.Sprintf("%s %s (%s, %s)", verb, display, wording.Count(len(data), "byte"), wording.Count(countLines(data), "line"))
-	if strings.HasPrefix(string(before), bom) && !strings.HasPrefix(args.Content, bom) {
-		msg += "; the old file began with a UTF-8 byte order mark, and the new content has none, as given"
-	}
+	msg += encodingChange(before, args.Content)
 	res := sdk.TextResult(msg)
 	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, data)}
 	return res, nil
+}
+
+// encodingChange is the clause create_file's result adds when it
+// overwrote a file, whose content was before, in another encoding than
+// the UTF-8 it writes content in: content is the whole file, written as
+// given, so a converted file becomes UTF-8 and a byte order mark stays
+// only if content starts with one.
+func encodingChange(before []byte, content string) string {
+	if before == nil {
+		return ""
+	}
+	const bom = "\uFEFF"
+	switch enc, err := textenc.Detect(before); {
+	case err != nil:
+		return ""
+	case enc.Converted():
+		return fmt.Sprintf("; the old file was %s text, and the new content is written as UTF-8, as given", enc)
+	case enc == textenc.UTF8BOM && !strings.HasPrefix(content, bom):
+		return "; the old file began with a UTF-8 byte order mark, and the new content has none, as given"
+	}
+	return ""
 }

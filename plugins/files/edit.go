@@ -102,28 +102,26 @@ func (s *server) editFile(ctx context.Context, r *roots.Roots, args editArgs) (*
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	var summary string
-	var out []byte
 	// The anchors are checked under the file's lock against what it holds
 	// then: a concurrent change makes them stale, never lost.
-	before, err := update(ctx, t, display, "edit_file", func(cur []byte) ([]byte, error) {
-		mark, text := splitBOM(string(cur))
+	before, after, err := update(ctx, t, display, "edit_file", func(text string) (string, error) {
 		body, sum, err := applyEdits(text, spans, anchors, display)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		summary, out = sum, []byte(mark+body)
-		return out, nil
+		summary = sum
+		return body, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	res := sdk.TextResult(summary)
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, out)}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, after)}
 	return res, nil
 }
 
-// applyEdits checks the anchors against text (a file's content without its
-// BOM) and applies the spans, returning the new text and the summary to
+// applyEdits checks the anchors against text (a file's content as UTF-8,
+// without its BOM) and applies the spans, returning the new text and the summary to
 // show. spans is sorted in place.
 func applyEdits(text string, spans []span, anchors []anchor, display string) (string, string, error) {
 	lines := splitLines(text)

@@ -58,27 +58,27 @@ func (s *server) replaceText(ctx context.Context, r *roots.Roots, args replaceAr
 	display := r.Rel(t.Abs)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	var summary, out string
+	var summary string
 	// The replacement is computed under the file's lock from what it holds
 	// then, so a concurrent writer's change is built upon, never lost.
-	before, err := update(ctx, t, display, "replace_text", func(cur []byte) ([]byte, error) {
-		mark, text := splitBOM(string(cur))
+	before, after, err := update(ctx, t, display, "replace_text", func(text string) (string, error) {
 		body, at, size, err := replaceIn(text, args, display)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		summary, out = replaceSummary(body, at, size, display), mark+body
-		return []byte(out), nil
+		summary = replaceSummary(body, at, size, display)
+		return body, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	res := sdk.TextResult(summary)
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, []byte(out))}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, after)}
 	return res, nil
 }
 
-// replaceIn replaces args.Old by args.New in text (without its BOM) and
+// replaceIn replaces args.Old by args.New in text (a file's content as
+// UTF-8, without its BOM) and
 // returns the new text, the offsets of the replacements in it and their
 // size.
 func replaceIn(text string, args replaceArgs, display string) (out string, at []int, size int, err error) {

@@ -62,9 +62,12 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 	if err != nil {
 		return nil, err
 	}
-	text, err := renderPage(f.data, f.display, page{start: args.Start, column: args.Column, limit: args.Limit}, maxViewOutput)
+	text, err := renderPage(f.text, f.display, page{start: args.Start, column: args.Column, limit: args.Limit}, maxViewOutput)
 	if err != nil {
 		return nil, err
+	}
+	if note := encodingNote(f.enc); note != "" {
+		text = note + "\n" + text
 	}
 	return sdk.TextResult(text), nil
 }
@@ -73,11 +76,10 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 // start, the first from byte column (all 1-based; 0 takes the default).
 type page struct{ start, column, limit int }
 
-// renderPage formats a page of data as view_file shows it, in at most
-// budget bytes of lines (the notes come on top). A leading BOM is not
-// shown, nor part of line 1's hash: the edit tools keep it in place.
+// renderPage formats a page of data, a file's text as UTF-8 without its
+// byte order mark, as view_file shows it, in at most budget bytes of lines
+// (the notes come on top).
 func renderPage(data []byte, display string, pg page, budget int) (string, error) {
-	data = bytes.TrimPrefix(data, []byte(bom))
 	start, column, limit := max(pg.start, 1), max(pg.column, 1), pg.limit
 	if limit == 0 {
 		limit = defaultViewLimit
