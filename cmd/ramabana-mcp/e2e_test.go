@@ -278,7 +278,12 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.Call
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
 
+// text is a result's text parts, "" for a nil result (a call that failed
+// outright), so that a test reports the failure instead of panicking.
 func text(r *mcp.CallToolResult) string {
+	if r == nil {
+		return ""
+	}
 	var parts []string
 	for _, c := range r.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
