@@ -60,9 +60,9 @@ type activityArgs struct {
 }
 
 type changesArgs struct {
-	Path    string `json:"path,omitempty" jsonschema:"only this file: absolute, or relative to the first served folder, as other tools take it"`
-	Diff    *bool  `json:"diff,omitempty" jsonschema:"include unified diffs (default true)"`
-	Context int    `json:"context,omitempty" jsonschema:"lines of context in diffs (default 3)"`
+	Path         string `json:"path,omitempty" jsonschema:"only this file: absolute, or relative to the first served folder, as other tools take it"`
+	Diff         *bool  `json:"diff,omitempty" jsonschema:"include unified diffs (default true)"`
+	ContextLines int    `json:"context_lines,omitempty" jsonschema:"lines of context in diffs (default 3)"`
 }
 
 // newSessionGroup serves the session group over log; root is the first
@@ -111,7 +111,7 @@ func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 			}
 			diffs := map[string]string{}
 			if a.Diff == nil || *a.Diff {
-				ctx := a.Context
+				ctx := a.ContextLines
 				if ctx <= 0 {
 					ctx = activity.DefaultContext
 				}

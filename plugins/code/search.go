@@ -25,7 +25,7 @@ const (
 	maxContextLines      = 10
 	// maxLineBytes bounds a shown line; minified files have huge ones.
 	maxLineBytes = 400
-	// maxSearchOutput bounds the text of one call whatever max_results
+	// maxSearchOutput bounds the text of one call whatever limit
 	// says; past it the search stops as at the cap.
 	maxSearchOutput = 512 << 10
 	// lookahead is how many files past the cap are still searched, to tell
@@ -41,7 +41,7 @@ type searchArgs struct {
 	Path          string `json:"path,omitempty" jsonschema:"Directory or file to search: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
 	Glob          string `json:"glob,omitempty" jsonschema:"Only files whose path relative to path matches this glob (* ? [abc] {a,b} **); a glob without '/' matches base names at any depth, e.g. \"*.go\", \"*_test.{ts,tsx}\", \"src/**/*.py\". Ignored when path is a file. Default: all files."`
 	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"Lines of context to show before and after each match, 0 to 10. Default 0."`
-	MaxResults    int    `json:"max_results,omitempty" jsonschema:"Most matching lines to show. Default 200, at most 2000."`
+	Limit         int    `json:"limit,omitempty" jsonschema:"Most matching lines to show. Default 200, at most 2000."`
 	MaxFiles      int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
 	MaxSeconds    int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
 }
@@ -58,7 +58,7 @@ Output, grep style, sorted by path then line:
   path:line:content   a matching line
   path-line-content   a context line (with context_lines)
   --                  between groups that are not adjacent (with context_lines)
-Paths are relative to the first served folder (absolute for files in another one), as every tool takes them. Lines over 400 bytes are cut, with "…" and the count of bytes left out. The last line gives the totals, e.g. "(12 matches in 4 files; 230 files searched)", and says how many matches and files were left out when max_results (default 200, at most 2000) was reached; past the cap the search stops, so narrow the pattern, path or glob, or raise max_results. The walk stops after reading max_files files and directories (default 20000) or after max_seconds (default 10), and the last line then says so; /proc, /sys and /dev are never walked.
+Paths are relative to the first served folder (absolute for files in another one), as every tool takes them. Lines over 400 bytes are cut, with "…" and the count of bytes left out. The last line gives the totals, e.g. "(12 matches in 4 files; 230 files searched)", and says how many matches and files were left out when limit (default 200, at most 2000) was reached; past the cap the search stops, so narrow the pattern, path or glob, or raise limit. The walk stops after reading max_files files and directories (default 20000) or after max_seconds (default 10), and the last line then says so; /proc, /sys and /dev are never walked.
 
 Examples: {"pattern": "func \\w+\\(ctx"}; {"pattern": "TODO", "glob": "*.py", "context_lines": 2}; {"pattern": "a.b[0]", "literal": true, "case_sensitive": false, "path": "src"}.`,
 }
@@ -70,7 +70,7 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 	p["path"].Default = []byte(`"."`)
 	p["pattern"].MinLength = new(1)
 	sdk.IntDefault(p["context_lines"], 0, 0, maxContextLines)
-	sdk.IntDefault(p["max_results"], defaultSearchResults, 1, maxSearchResults)
+	sdk.IntDefault(p["limit"], defaultSearchResults, 1, maxSearchResults)
 	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 })
@@ -78,7 +78,7 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 // searchQuery is a validated search_code call, shared by the workers.
 type searchQuery struct {
 	m *matcher
-	// limit is the most matches a file can show: max_results.
+	// limit is the most matches a file can show: limit.
 	limit   int
 	context int
 	// pattern, literal and caseSensitive are as given, for the totals line.
@@ -116,7 +116,7 @@ func newSearchQuery(r *roots.Roots, args searchArgs) (*searchQuery, error) {
 	if args.ContextLines < 0 || args.ContextLines > maxContextLines {
 		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContextLines, args.ContextLines)
 	}
-	limit, err := resultLimit(args.MaxResults, defaultSearchResults, maxSearchResults)
+	limit, err := resultLimit(args.Limit, defaultSearchResults, maxSearchResults)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (s searchSummary) String() string {
 // capNote is the open totals line of a search stopped at its cap with
 // more left: what was shown, why it stopped and what was left out.
 func (s searchSummary) capNote() string {
-	reason := fmt.Sprintf("max_results=%d reached", s.limit)
+	reason := fmt.Sprintf("limit=%d reached", s.limit)
 	if s.outputFull {
 		reason = fmt.Sprintf("output limit of %d KiB reached", maxSearchOutput>>10)
 	}
@@ -256,7 +256,7 @@ func (s searchSummary) capNote() string {
 	default:
 		totals += fmt.Sprintf(" at %s; files after it were not searched and may hold more", s.lastShown)
 	}
-	return totals + "; narrow pattern, path or glob, or raise max_results"
+	return totals + "; narrow pattern, path or glob, or raise limit"
 }
 
 // fileHits is what one file gave: its matching lines (the first limit of

@@ -32,19 +32,19 @@ func TestSearchSummary(t *testing.T) {
 		},
 		"capped, matches left out": {
 			sum:  searchSummary{scanTally: scanTally{read: 200, shown: 591, left: 9, leftFiles: 3, capped: true}, shownFiles: 197, limit: 591},
-			want: "(591 matches shown in 197 files; 200 files searched; max_results=591 reached: 9 more matches in 3 files left out; narrow pattern, path or glob, or raise max_results)",
+			want: "(591 matches shown in 197 files; 200 files searched; limit=591 reached: 9 more matches in 3 files left out; narrow pattern, path or glob, or raise limit)",
 		},
 		"capped, matches left out and files not searched": {
 			sum:  searchSummary{scanTally: scanTally{read: 75, shown: 32, left: 193, leftFiles: 65, capped: true, unsearched: true}, shownFiles: 11, limit: 32},
-			want: "(32 matches shown in 11 files; 75 files searched; max_results=32 reached: at least 193 more matches in 65 files left out, and files after those were not searched; narrow pattern, path or glob, or raise max_results)",
+			want: "(32 matches shown in 11 files; 75 files searched; limit=32 reached: at least 193 more matches in 65 files left out, and files after those were not searched; narrow pattern, path or glob, or raise limit)",
 		},
 		"capped, only files not searched": {
 			sum:  searchSummary{scanTally: scanTally{read: 1, shown: 1, capped: true, unsearched: true}, shownFiles: 1, limit: 1, lastShown: "src/a.go"},
-			want: "(1 match shown in 1 file; 1 file searched; max_results=1 reached at src/a.go; files after it were not searched and may hold more; narrow pattern, path or glob, or raise max_results)",
+			want: "(1 match shown in 1 file; 1 file searched; limit=1 reached at src/a.go; files after it were not searched and may hold more; narrow pattern, path or glob, or raise limit)",
 		},
 		"output full": {
 			sum:  searchSummary{scanTally: scanTally{read: 4, shown: 900, left: 2, leftFiles: 1, capped: true}, shownFiles: 3, limit: 2000, outputFull: true},
-			want: "(900 matches shown in 3 files; 4 files searched; output limit of 512 KiB reached: 2 more matches in 1 file left out; narrow pattern, path or glob, or raise max_results)",
+			want: "(900 matches shown in 3 files; 4 files searched; output limit of 512 KiB reached: 2 more matches in 1 file left out; narrow pattern, path or glob, or raise limit)",
 		},
 		"no match for a regexp": {
 			sum:  searchSummary{scanTally: scanTally{read: 15}, pattern: "a/b", limit: 200},
@@ -85,7 +85,7 @@ func TestSearchSummary(t *testing.T) {
 		"walk stopped after the cap": {
 			sum: searchSummary{scanTally: scanTally{read: 2, shown: 1, left: 1, leftFiles: 1, capped: true, skips: skipCounts{binary: 1}},
 				shownFiles: 1, limit: 1, stopped: stop},
-			want: "(1 match shown in 1 file; 2 files searched; max_results=1 reached: 1 more match in 1 file left out; narrow pattern, path or glob, or raise max_results; skipped 1 binary file; " + stop.Note(),
+			want: "(1 match shown in 1 file; 2 files searched; limit=1 reached: 1 more match in 1 file left out; narrow pattern, path or glob, or raise limit; skipped 1 binary file; " + stop.Note(),
 		},
 	}
 	for name, tc := range tests {

@@ -29,7 +29,7 @@ type listArgs struct {
 	Path       string `json:"path,omitempty" jsonschema:"Directory to list: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
 	Glob       string `json:"glob,omitempty" jsonschema:"Only entries whose path relative to the listed directory matches this glob; * ? [abc] {a,b} and ** are supported. A glob without '/' also matches base names at any depth. Default: every entry."`
 	Depth      int    `json:"depth,omitempty" jsonschema:"How deep to go: 1 lists the directory's own entries, 2 their children too. Default 0, no limit."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most entries to list. Default 1000, at most 10000."`
+	Limit      int    `json:"limit,omitempty" jsonschema:"Most entries to list. Default 1000, at most 10000."`
 	MaxFiles   int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
 	MaxSeconds int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
 }
@@ -42,13 +42,13 @@ var listSpec = sdk.ToolSpec{
 
 Output: one path per line, relative to the listed directory, with '/' as separator; directories end with '/'. Entries are sorted by path, depth first: each directory comes just before its contents. Symlinks are listed, not followed.
 
-glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)". The walk stops after reading max_files entries (default 20000) or after max_seconds (default 10), and then says so in a last line; /proc, /sys and /dev are never walked.`,
+glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most limit entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or limit)". The walk stops after reading max_files entries (default 20000) or after max_seconds (default 10), and then says so in a last line; /proc, /sys and /dev are never walked.`,
 }
 
 var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	p["path"].Default = []byte(`"."`)
 	sdk.IntDefault(p["depth"], 0, 0, 0)
-	sdk.IntDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
+	sdk.IntDefault(p["limit"], defaultMaxResults, 1, maxMaxResults)
 	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 })
@@ -85,10 +85,10 @@ func newListQuery(r *roots.Roots, args listArgs) (*listQuery, error) {
 	if args.Path == "" {
 		args.Path = "."
 	}
-	if args.Depth < 0 || args.MaxResults < 0 {
-		return nil, sdk.Failf("depth and max_results must not be negative (got depth=%d, max_results=%d)", args.Depth, args.MaxResults)
+	if args.Depth < 0 || args.Limit < 0 {
+		return nil, sdk.Failf("depth and limit must not be negative (got depth=%d, limit=%d)", args.Depth, args.Limit)
 	}
-	limit := args.MaxResults
+	limit := args.Limit
 	if limit == 0 {
 		limit = defaultMaxResults
 	}
@@ -206,7 +206,7 @@ func (s listSummary) render(listing string) string {
 		if s.more >= maxCounted {
 			atLeast = "at least "
 		}
-		lines = append(lines, fmt.Sprintf("(%d %s shown; %s%d more left out: narrow path or glob, or set depth or max_results)", s.shown, entries, atLeast, s.more))
+		lines = append(lines, fmt.Sprintf("(%d %s shown; %s%d more left out: narrow path or glob, or set depth or limit)", s.shown, entries, atLeast, s.more))
 	}
 	if s.stopped != nil {
 		lines = append(lines, fmt.Sprintf("(%s)", s.stopped.Note()))

@@ -33,17 +33,17 @@ func TestListSummary(t *testing.T) {
 		"entries left out": {
 			sum:     listSummary{root: ".", shown: 2, more: 3},
 			listing: "a\nb",
-			want:    "a\nb\n(2 entries shown; 3 more left out: narrow path or glob, or set depth or max_results)",
+			want:    "a\nb\n(2 entries shown; 3 more left out: narrow path or glob, or set depth or limit)",
 		},
 		"one entry shown": {
 			sum:     listSummary{root: ".", shown: 1, more: 1},
 			listing: "a",
-			want:    "a\n(1 entry shown; 1 more left out: narrow path or glob, or set depth or max_results)",
+			want:    "a\n(1 entry shown; 1 more left out: narrow path or glob, or set depth or limit)",
 		},
 		"left out past the count": {
 			sum:     listSummary{root: ".", shown: 1, more: maxCounted},
 			listing: "a",
-			want:    "a\n(1 entry shown; at least 100000 more left out: narrow path or glob, or set depth or max_results)",
+			want:    "a\n(1 entry shown; at least 100000 more left out: narrow path or glob, or set depth or limit)",
 		},
 		"walk stopped": {
 			sum:     listSummary{root: ".", shown: 1, stopped: stop},
@@ -53,7 +53,7 @@ func TestListSummary(t *testing.T) {
 		"walk stopped after the cap": {
 			sum:     listSummary{root: ".", shown: 1, more: 2, stopped: stop},
 			listing: "a",
-			want:    "a\n(1 entry shown; 2 more left out: narrow path or glob, or set depth or max_results)\n(" + stop.Note() + ")",
+			want:    "a\n(1 entry shown; 2 more left out: narrow path or glob, or set depth or limit)\n(" + stop.Note() + ")",
 		},
 		"walk stopped before a match": {
 			sum:  listSummary{root: "src", glob: "*.go", stopped: stop},

@@ -76,8 +76,8 @@ func TestListFiles(t *testing.T) {
 			want: []string{"pkg/a.go", "pkg/a_test.go"},
 		},
 		"cap": {
-			args: map[string]any{"glob": "*.go", "max_results": 2},
-			want: []string{"cmd/tool/main.go", "pkg/a.go", "(2 entries shown; 3 more left out: narrow path or glob, or set depth or max_results)"},
+			args: map[string]any{"glob": "*.go", "limit": 2},
+			want: []string{"cmd/tool/main.go", "pkg/a.go", "(2 entries shown; 3 more left out: narrow path or glob, or set depth or limit)"},
 		},
 		"absolute path": {
 			args: map[string]any{"path": e.path("pkg/sub")},

@@ -30,7 +30,7 @@ type runArgs struct {
 	Command        string            `json:"command" jsonschema:"The command line, run as /bin/bash -c COMMAND: pipes, redirections, &&, ;, globs, quotes and variables work as in bash. Several lines are fine."`
 	Cwd            string            `json:"cwd,omitempty" jsonschema:"Directory to run in: relative to the first served folder, or absolute inside a served folder. Default: the first served folder."`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"Seconds before the command and everything it started are killed. Default 120, at most 1800."`
-	MaxOutputBytes int               `json:"max_output_bytes,omitempty" jsonschema:"Bytes kept of stdout, and again of stderr; beyond it the middle of the stream is cut (the first 60% and the last 40% are kept). Default 65536, from 256 to 1048576."`
+	Limit          int               `json:"limit,omitempty" jsonschema:"Bytes kept of stdout, and again of stderr; beyond it the middle of the stream is cut (the first 60% and the last 40% are kept). Default 65536, from 256 to 1048576."`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"Environment variables to set or override for this command, name to value; names are letters, digits and _, not starting with a digit."`
 }
 
@@ -60,7 +60,7 @@ var runSchema = func() json.RawMessage {
 	one := 1
 	p["command"].MinLength = &one
 	bound(p["timeout_seconds"], defaultTimeout, 1, maxTimeout)
-	bound(p["max_output_bytes"], defaultMaxOutput, minMaxOutput, maxMaxOutput)
+	bound(p["limit"], defaultMaxOutput, minMaxOutput, maxMaxOutput)
 	p["env"].PropertyNames = &jsonschema.Schema{Type: "string", Pattern: envName.String()}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -83,7 +83,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	if strings.IndexByte(args.Command, 0) >= 0 {
 		return nil, sdk.Failf("command contains a NUL byte, which bash cannot take")
 	}
-	timeout, limit := args.TimeoutSeconds, args.MaxOutputBytes
+	timeout, limit := args.TimeoutSeconds, args.Limit
 	if timeout == 0 {
 		timeout = defaultTimeout
 	}
@@ -94,7 +94,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 		return nil, sdk.Failf("timeout_seconds is %d; give 1 to %d (default %d)", args.TimeoutSeconds, maxTimeout, defaultTimeout)
 	}
 	if limit < minMaxOutput || limit > maxMaxOutput {
-		return nil, sdk.Failf("max_output_bytes is %d; give %d to %d (default %d)", args.MaxOutputBytes, minMaxOutput, maxMaxOutput, defaultMaxOutput)
+		return nil, sdk.Failf("limit is %d; give %d to %d (default %d)", args.Limit, minMaxOutput, maxMaxOutput, defaultMaxOutput)
 	}
 	extra, msg := extraEnv(args.Env)
 	if msg != "" {

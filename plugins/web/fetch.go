@@ -30,7 +30,7 @@ const acceptHeader = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/p
 type fetchArgs struct {
 	URL            string `json:"url" jsonschema:"Absolute http:// or https:// URL to fetch."`
 	Start          int    `json:"start,omitempty" jsonschema:"Offset, in characters (Unicode code points), into the converted text where this page starts. Default 0; to continue a cut page use the start its last line gives."`
-	MaxLength      int    `json:"max_length,omitempty" jsonschema:"Most characters of text to return. Default 20000, at most 200000."`
+	Limit          int    `json:"limit,omitempty" jsonschema:"Most characters of text to return. Default 20000, at most 200000."`
 	Raw            bool   `json:"raw,omitempty" jsonschema:"Return the body as text without converting HTML to markdown (the page's HTML source). Default false."`
 	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Give up after this many seconds, redirects and download included. Default 30, at most 120."`
 }
@@ -52,7 +52,7 @@ Limits: only http and https, also for every redirect (at most 5 redirects); the 
 var fetchSchema = sdk.SchemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
 	p["url"].Format = "uri"
 	sdk.IntDefault(p["start"], 0, 0, 0)
-	sdk.IntDefault(p["max_length"], defaultMaxLength, 1, maxMaxLength)
+	sdk.IntDefault(p["limit"], defaultMaxLength, 1, maxMaxLength)
 	sdk.IntDefault(p["timeout_seconds"], defaultTimeoutSeconds, 1, maxTimeoutSeconds)
 	p["raw"].Default = []byte("false")
 })
@@ -62,7 +62,7 @@ func (s *server) fetchURL(ctx context.Context, req *sdk.Request, args fetchArgs)
 	if err != nil {
 		return nil, err
 	}
-	maxLen, err := intArg("max_length", args.MaxLength, defaultMaxLength, 1, maxMaxLength)
+	maxLen, err := intArg("limit", args.Limit, defaultMaxLength, 1, maxMaxLength)
 	if err != nil {
 		return nil, err
 	}

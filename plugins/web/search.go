@@ -31,7 +31,7 @@ const (
 
 type searchArgs struct {
 	Query string `json:"query" jsonschema:"What to search for, as typed into a search engine; operators such as site:example.org or \"exact phrase\" work where the provider supports them."`
-	Count int    `json:"count,omitempty" jsonschema:"How many results to return. Default 10, at most 50."`
+	Limit int    `json:"limit,omitempty" jsonschema:"How many results to return. Default 10, at most 50."`
 }
 
 var searchSpec = sdk.ToolSpec{
@@ -51,7 +51,7 @@ The provider is the user's choice, a SearXNG instance or the Brave Search API, s
 }
 
 var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
-	sdk.IntDefault(p["count"], defaultCount, 1, maxCount)
+	sdk.IntDefault(p["limit"], defaultCount, 1, maxCount)
 })
 
 // searchConfig is the "web_search" entry of config.json.
@@ -79,7 +79,7 @@ func (s *server) webSearch(ctx context.Context, req *sdk.Request, args searchArg
 	if query == "" {
 		return nil, sdk.Failf("query is empty; say what to search for")
 	}
-	count, err := intArg("count", args.Count, defaultCount, 1, maxCount)
+	count, err := intArg("limit", args.Limit, defaultCount, 1, maxCount)
 	if err != nil {
 		return nil, err
 	}
