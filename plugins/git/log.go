@@ -22,24 +22,18 @@ const (
 
 type logArgs struct {
 	repoArg
-	Limit int    `json:"limit,omitempty" jsonschema:"Most commits to list. Default 20, at most 500."`
-	Start int    `json:"start,omitempty" jsonschema:"Commits to skip first, to page through history. Default 0."`
-	Path  string `json:"path,omitempty" jsonschema:"Only commits that changed this file or folder, relative to the repository's top level. A file is followed across renames."`
-	Since string `json:"since,omitempty" jsonschema:"Only commits made after this date: \"2 weeks ago\", \"yesterday\", \"today\" (since midnight), \"2024-05-01\", \"2024-05-01T14:00\"."`
-	Ref   string `json:"ref,omitempty" jsonschema:"Where to start: a branch, tag or commit, or a range \"main..feature\" (commits in feature not in main). Default HEAD."`
+	Limit int    `json:"limit,omitempty" jsonschema:"most commits"`
+	Start int    `json:"start,omitempty" jsonschema:"commits to skip"`
+	Path  string `json:"path,omitempty" jsonschema:"only commits changing this file or folder"`
+	Since string `json:"since,omitempty" jsonschema:"e.g. \"2 weeks ago\", \"2024-05-01\""`
+	Ref   string `json:"ref,omitempty" jsonschema:"where to start, or a range \"main..feature\""`
 }
 
 var logSpec = sdk.ToolSpec{
-	Name:  "git_log",
-	Title: "Git log",
-	Kind:  sdk.KindRead,
-	Description: `List commits, newest first, one line each:
-
-  <short hash> <author date YYYY-MM-DD> <author name>: <subject> [<refs>]
-
-for example "3f2a9c1 2024-05-01 Ada Lovelace: Fix the parser [HEAD -> main, tag: v1.2]". The bracketed refs (branches and tags pointing at the commit) appear only when there are some.
-
-count sets how many (default 20, at most 500) and skip pages further back; when more commits match, a last line says so and gives the skip for the next page. ref picks where to start (default HEAD) or a range "A..B"; path keeps commits that touched a file or folder (a file is followed across renames); since keeps commits newer than a date, given as git understands it ("2 weeks ago", "yesterday", "2024-05-01"; "today" means since midnight). Use git_show with a hash to see one commit in full.`,
+	Name:        "git_log",
+	Title:       "Git log",
+	Kind:        sdk.KindRead,
+	Description: `List commits, newest first, one per line: "<hash> <date> <author>: <subject> [<refs>]". When more match, a last line gives the start of the next page. git_show shows one in full.`,
 }
 
 var logSchema = schemaFor[logArgs](func(p map[string]*jsonschema.Schema) {
