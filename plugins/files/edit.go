@@ -27,27 +27,27 @@ const staleContext = 2
 
 type editArgs struct {
 	Path  string     `json:"path" jsonschema:"file, relative to the first served folder"`
-	Edits []lineEdit `json:"edits" jsonschema:"at least one edit"`
+	Edits []lineEdit `json:"edits" jsonschema:"the edits, in the forms above"`
 }
 
 type lineEdit struct {
-	Op      string `json:"op" jsonschema:"what the edit does"`
-	Line    int    `json:"line" jsonschema:"line number from view_file"`
-	Hash    string `json:"hash,omitempty" jsonschema:"its hash from view_file"`
-	EndLine int    `json:"end_line,omitempty" jsonschema:"last line of the range"`
-	EndHash string `json:"end_hash,omitempty" jsonschema:"hash of end_line"`
-	Text    string `json:"text,omitempty" jsonschema:"the new lines"`
+	Op      string `json:"op"`
+	Line    int    `json:"line"`
+	Hash    string `json:"hash,omitempty"`
+	EndLine int    `json:"end_line,omitempty"`
+	EndHash string `json:"end_hash,omitempty"`
+	Text    string `json:"text,omitempty"`
 }
 
 var editSpec = sdk.ToolSpec{
 	Name:  "edit_file",
 	Title: "Edit file by line hash",
 	Kind:  sdk.KindWrite,
-	Description: `Edit a text file by the line numbers and hashes view_file shows. edits are all numbered on the file as it is now, applied together, and must not overlap:
-{"op":"replace","line":L,"hash":H,"end_line":E,"end_hash":EH,"text":T}: lines L..E become T (end_line optional)
-{"op":"insert_after","line":L,"hash":H,"text":T}: T goes after line L; line 0 (no hash) is the top
+	Description: `Edit a text file by view_file's line numbers and hashes; edits apply together, all numbered on the file as it is now, and must not overlap:
+{"op":"replace","line":L,"hash":H,"end_line":E,"end_hash":EH,"text":T} (end optional)
+{"op":"insert_after","line":L,"hash":H,"text":T} (line 0, no hash: the top)
 {"op":"delete","line":L,"hash":H,"end_line":E,"end_hash":EH}
-T is lines separated by "\n", fully indented, without "lineno|hash|" prefixes. If any anchor is stale, nothing changes and the error shows the current lines. Returns the edited regions as "lineno|hash|content".`,
+T is lines joined by "\n", fully indented, without "lineno|hash|" prefixes. A stale anchor rejects the whole batch and the error shows the current lines. Returns the edited lines with fresh hashes.`,
 }
 
 var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
