@@ -25,7 +25,7 @@ const (
 	maxContextLines      = 10
 	// maxLineBytes bounds a shown line; minified files have huge ones.
 	maxLineBytes = 400
-	// maxSearchOutput bounds the text of one call whatever max_results
+	// maxSearchOutput bounds the text of one call whatever limit
 	// says, as view_file's page is bounded: past it the search stops as at
 	// the cap, before a match, and says where to continue.
 	maxSearchOutput = 32 << 10
@@ -36,33 +36,23 @@ const (
 )
 
 type searchArgs struct {
-	Pattern       string `json:"pattern" jsonschema:"What to find: a Go regular expression (RE2 syntax, e.g. func \\w+Handler\\(), or with literal: true the exact text. Matched within one line at a time."`
-	Literal       bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression. Default false."`
-	CaseSensitive *bool  `json:"case_sensitive,omitempty" jsonschema:"Match case exactly. Default true; false ignores case, as (?i) does."`
-	Path          string `json:"path,omitempty" jsonschema:"Directory or file to search: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
-	Glob          string `json:"glob,omitempty" jsonschema:"Only files whose path relative to path matches this glob (* ? [abc] {a,b} **); a glob without '/' matches base names at any depth, e.g. \"*.go\", \"*_test.{ts,tsx}\", \"src/**/*.py\". Ignored when path is a file. Default: all files."`
-	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"Lines of context to show before and after each match, 0 to 10. Default 0."`
-	MaxResults    int    `json:"max_results,omitempty" jsonschema:"Most matching lines to show. Default 200, at most 2000."`
-	MaxFiles      int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
-	MaxSeconds    int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
-	Start         int    `json:"start,omitempty" jsonschema:"First match to show, counting from 1, to continue a search that was cut (its last line gives the value). Default 1."`
+	Pattern       string `json:"pattern" jsonschema:"RE2 regex, or with literal the exact text"`
+	Literal       bool   `json:"literal,omitempty" jsonschema:"pattern is plain text"`
+	CaseSensitive *bool  `json:"case_sensitive,omitempty" jsonschema:"false ignores case"`
+	Path          string `json:"path,omitempty" jsonschema:"directory or file, relative to the first served folder"`
+	Glob          string `json:"glob,omitempty" jsonschema:"only files matching, e.g. \"*.go\", \"src/**/*.py\""`
+	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines around each match"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"most matching lines"`
+	MaxFiles      int    `json:"max_files,omitempty"`
+	MaxSeconds    int    `json:"max_seconds,omitempty"`
+	Start         int    `json:"start,omitempty" jsonschema:"first match to show, from 1; a cut search's last line gives it"`
 }
 
 var searchSpec = sdk.ToolSpec{
-	Name:  "search_code",
-	Title: "Search code",
-	Kind:  sdk.KindRead,
-	Description: `Search file contents for a regular expression (Go RE2 syntax) or, with literal: true, for exact text, like ripgrep: recursively, in parallel, leaving out what git ignores (.gitignore at every level, .git/info/exclude) and the .git directory, binary files (a NUL byte in the first 8 KiB) and files over 2 MiB. Symlinks to files inside the served folders are followed; other symlinks are not.
-
-Matching is line by line: a line matches when the pattern matches inside it; a match never spans lines, and ^ and $ anchor at line start and end. Case matters unless case_sensitive is false. RE2 has no lookaround or backreferences.
-
-Output, grep style, sorted by path then line:
-  path:line:content   a matching line
-  path-line-content   a context line (with context_lines)
-  --                  between groups that are not adjacent (with context_lines)
-Paths are relative to the first served folder (absolute for files in another one), as every tool takes them. Lines over 400 bytes are cut, with "…" and the count of bytes left out. The last line gives the totals, e.g. "(12 matches in 4 files; 230 files searched)", and says how many matches and files were left out when max_results (default 200, at most 2000) was reached; past the cap the search stops, so narrow the pattern, path or glob, or raise max_results. The walk stops after reading max_files files and directories (default 20000) or after max_seconds (default 10), and the last line then says so; /proc, /sys and /dev are never walked.
-
-Examples: {"pattern": "func \\w+\\(ctx"}; {"pattern": "TODO", "glob": "*.py", "context_lines": 2}; {"pattern": "a.b[0]", "literal": true, "case_sensitive": false, "path": "src"}.`,
+	Name:        "search_code",
+	Title:       "Search code",
+	Kind:        sdk.KindRead,
+	Description: `Search file contents for a Go RE2 regex (or literal text) like ripgrep, line by line, skipping gitignored and binary files, and files over 2 MiB unless named as path. Output "path:line:content", sorted; a last line gives totals, what was left out and how to continue.`,
 }
 
 var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
@@ -72,7 +62,7 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 	p["path"].Default = []byte(`"."`)
 	p["pattern"].MinLength = new(1)
 	sdk.IntDefault(p["context_lines"], 0, 0, maxContextLines)
-	sdk.IntDefault(p["max_results"], defaultSearchResults, 1, maxSearchResults)
+	sdk.IntDefault(p["limit"], defaultSearchResults, 1, maxSearchResults)
 	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 	sdk.IntDefault(p["start"], 1, 1, 0)
@@ -81,7 +71,7 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 // searchQuery is a validated search_code call, shared by the workers.
 type searchQuery struct {
 	m *matcher
-	// limit is the most matches a file can show: max_results.
+	// limit is the most matches a file can show: the limit argument.
 	limit int
 	// skip is how many matches are passed over before the first shown:
 	// start-1.
@@ -126,7 +116,7 @@ func newSearchQuery(r *roots.Roots, args searchArgs) (*searchQuery, error) {
 	if args.ContextLines < 0 || args.ContextLines > maxContextLines {
 		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContextLines, args.ContextLines)
 	}
-	limit, err := resultLimit(args.MaxResults, defaultSearchResults, maxSearchResults)
+	limit, err := resultLimit(args.Limit, defaultSearchResults, maxSearchResults)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +278,7 @@ func (s searchSummary) matchesShown() string {
 // more left: what was shown, why it stopped, what was left out and where
 // to continue.
 func (s searchSummary) capNote() string {
-	reason := fmt.Sprintf("max_results=%d reached", s.limit)
+	reason := fmt.Sprintf("limit=%d reached", s.limit)
 	if s.outputFull {
 		reason = fmt.Sprintf("output limit of %d KiB reached", maxSearchOutput>>10)
 	}

@@ -153,7 +153,7 @@ func TestSearchCodePages(t *testing.T) {
 			var got []string
 			pages := 0
 			for start := 1; pages < 20; pages++ {
-				text, isErr := e.call(t, "search_code", map[string]any{"pattern": "^hit", "start": start, "max_results": 2000, "context_lines": context})
+				text, isErr := e.call(t, "search_code", map[string]any{"pattern": "^hit", "start": start, "limit": 2000, "context_lines": context})
 				if isErr {
 					t.Fatal(text)
 				}

@@ -17,18 +17,16 @@ import (
 )
 
 type createArgs struct {
-	Path      string `json:"path" jsonschema:"File to create: relative to the first served folder, or absolute inside a served folder. Missing parent directories are created."`
-	Content   string `json:"content" jsonschema:"The whole content of the file, written as given (line endings included)."`
-	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace the file if it exists. Default false: an existing file is an error."`
+	Path      string `json:"path" jsonschema:"file, relative to the first served folder"`
+	Content   string `json:"content" jsonschema:"the whole content, written as given"`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file"`
 }
 
 var createSpec = sdk.ToolSpec{
-	Name:  "create_file",
-	Title: "Create file",
-	Kind:  sdk.KindWrite,
-	Description: `Create a file with the given content, creating missing parent directories. Refuses a file that exists unless overwrite is true (to change part of a file, use replace_text or edit_file instead). An overwritten file keeps its permissions, owner and extended attributes; a new one gets 0644. content is written exactly as given: a UTF-8 byte order mark (BOM) is written only if content starts with one, so overwriting a file that had one without it drops it (the result says so).
-
-The write is atomic: the file holds the old content or the new, never a mix. Writes stay inside the served folders. The result says how many bytes and lines were written.`,
+	Name:        "create_file",
+	Title:       "Create file",
+	Kind:        sdk.KindWrite,
+	Description: `Create a file with content, and any missing parent directories, atomically. An existing file is refused unless overwrite is true (to change part of a file, use replace_text). Content is written as UTF-8.`,
 }
 
 var createSchema = sdk.SchemaFor[createArgs](func(p map[string]*jsonschema.Schema) {

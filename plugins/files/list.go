@@ -30,30 +30,26 @@ const (
 )
 
 type listArgs struct {
-	Path       string `json:"path,omitempty" jsonschema:"Directory to list: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
-	Glob       string `json:"glob,omitempty" jsonschema:"Only entries whose path relative to the listed directory matches this glob; * ? [abc] {a,b} and ** are supported. A glob without '/' also matches base names at any depth. Default: every entry."`
-	Depth      int    `json:"depth,omitempty" jsonschema:"How deep to go: 1 lists the directory's own entries, 2 their children too. Default 0, no limit."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most entries to list. Default 1000, at most 10000."`
-	MaxFiles   int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
-	MaxSeconds int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
-	Start      int    `json:"start,omitempty" jsonschema:"First entry to show, counting from 1, to continue a listing that was cut (its last line gives the value). Default 1."`
+	Path       string `json:"path,omitempty" jsonschema:"directory, relative to the first served folder"`
+	Glob       string `json:"glob,omitempty" jsonschema:"only paths matching, e.g. \"**/*_test.go\", \"*.go\""`
+	Depth      int    `json:"depth,omitempty" jsonschema:"1: only direct entries; 0: all"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"most entries"`
+	MaxFiles   int    `json:"max_files,omitempty"`
+	MaxSeconds int    `json:"max_seconds,omitempty"`
+	Start      int    `json:"start,omitempty" jsonschema:"first entry to show, from 1; a cut listing's last line gives it"`
 }
 
 var listSpec = sdk.ToolSpec{
-	Name:  "list_files",
-	Title: "List files",
-	Kind:  sdk.KindRead,
-	Description: `List the files and directories under a directory, recursively, leaving out what git ignores (.gitignore files at every level, .git/info/exclude) and the .git directory.
-
-Output: one path per line, relative to the listed directory, with '/' as separator; directories end with '/'. Entries are sorted by path, depth first: each directory comes just before its contents. Symlinks are listed, not followed.
-
-glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)". The walk stops after reading max_files entries (default 20000) or after max_seconds (default 10), and then says so in a last line; /proc, /sys and /dev are never walked.`,
+	Name:        "list_files",
+	Title:       "List files",
+	Kind:        sdk.KindRead,
+	Description: `List the files and directories under path, recursively, one relative path per line (directories end in "/"), leaving out what git ignores. A last line says what was left out and how to continue.`,
 }
 
 var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	p["path"].Default = []byte(`"."`)
 	sdk.IntDefault(p["depth"], 0, 0, 0)
-	sdk.IntDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
+	sdk.IntDefault(p["limit"], defaultMaxResults, 1, maxMaxResults)
 	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
 	sdk.IntDefault(p["start"], 1, 1, 0)
@@ -99,13 +95,13 @@ func newListQuery(r *roots.Roots, args listArgs) (*listQuery, error) {
 	if args.Path == "" {
 		args.Path = "."
 	}
-	if args.Depth < 0 || args.MaxResults < 0 {
-		return nil, sdk.Failf("depth and max_results must not be negative (got depth=%d, max_results=%d)", args.Depth, args.MaxResults)
+	if args.Depth < 0 || args.Limit < 0 {
+		return nil, sdk.Failf("depth and limit must not be negative (got depth=%d, limit=%d)", args.Depth, args.Limit)
 	}
 	if args.Start < 0 {
 		return nil, sdk.Failf("start must be 1 or more (got %d)", args.Start)
 	}
-	limit := args.MaxResults
+	limit := args.Limit
 	if limit == 0 {
 		limit = defaultMaxResults
 	}

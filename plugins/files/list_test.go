@@ -79,11 +79,11 @@ func TestListFiles(t *testing.T) {
 			want: []string{"pkg/a.go", "pkg/a_test.go"},
 		},
 		"cap": {
-			args: map[string]any{"glob": "*.go", "max_results": 2},
+			args: map[string]any{"glob": "*.go", "limit": 2},
 			want: []string{"cmd/tool/main.go", "pkg/a.go", "(entries 1-2 shown; 3 more left out: continue with start=3, or narrow path or glob, or set depth)"},
 		},
 		"continued": {
-			args: map[string]any{"glob": "*.go", "max_results": 2, "start": 3},
+			args: map[string]any{"glob": "*.go", "limit": 2, "start": 3},
 			want: []string{"pkg/a_test.go", "pkg/sub/deep/z.go", "(entries 3-4 shown; 1 more left out: continue with start=5, or narrow path or glob, or set depth)"},
 		},
 		"continued to the end": {
