@@ -72,7 +72,7 @@ func (l *nameLists) isWord(w string) bool {
 
 // lookup reports whether m holds w in lower case; an ASCII word is lowered
 // on the stack, since most capitalised words in a text are looked up.
-func lookup(m map[string]struct{}, w string) bool {
+func lookup[V any](m map[string]V, w string) bool {
 	var buf [32]byte
 	if len(w) > len(buf) {
 		_, ok := m[strings.ToLower(w)]
@@ -123,15 +123,29 @@ var particles = map[string]bool{
 // suffixes may follow a name without being part of it: King Jr.
 var suffixes = map[string]bool{"Jr": true, "Sr": true, "Esq": true, "PhD": true}
 
-// notName are capitalised words that are never part of a name, although
-// some are not English words: months and days, the words that turn a
-// person's name into a place's, a building's, a prize's or a company's,
-// and a few companies and products.
-var notName = func() map[string]bool {
+// calendar words are never a surname.
+var calendar = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		January February March April June July August September October November December
-		Monday Tuesday Wednesday Thursday Friday Saturday Sunday
+		Monday Tuesday Wednesday Thursday Friday Saturday Sunday`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// notName reports whether w is never part of a name: a month or a day, or
+// a word that turns a person's name into a place's, a building's, a
+// prize's or a company's, unless it is a known surname too (Hall, Park).
+func (l *nameLists) notName(w string) bool {
+	return calendar[w] || notName[w] && !l.isLast(w)
+}
+
+// notName are the words that turn a person's name into a place's, a
+// building's, a prize's or a company's, and a few companies and products.
+var notName = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
 		Center Centre Institute University College School Academy Hospital Clinic Foundation Fund Trust
 		Street St Avenue Ave Road Rd Boulevard Blvd Lane Drive Square Plaza Park Bridge Building Hall
 		Tower Station Airport Library Museum Memorial Stadium Arena Theatre Theater Church Cathedral
@@ -202,31 +216,53 @@ var byLabels = map[string]bool{
 // here, nor are names in lower or upper case.
 func findNames(text string, out []Finding) []Finding {
 	var l *nameLists
-	for i := 0; i < len(text); {
-		c := text[i]
-		if c < utf8.RuneSelf && !isAlpha(c) {
-			i++
+	for i := 0; i < len(text); i++ {
+		// Only a capital at a word boundary starts a name: most bytes
+		// are passed over by the table.
+		if !mayStart[text[i]] || !leftBoundary(text, i) {
 			continue
 		}
-		// i starts a run of word characters; look closer only when it
-		// starts with a capital at a word boundary.
-		start := i
-		end := runEnd(text, i)
-		r, n := utf8.DecodeRuneInString(text[start:])
-		i = max(end, start+n) // a non-ASCII symbol is a run of none
-		if !unicode.IsUpper(r) || !leftBoundary(text, start) {
-			continue
+		if text[i] >= utf8.RuneSelf {
+			if r, _ := utf8.DecodeRuneInString(text[i:]); !unicode.IsUpper(r) {
+				continue
+			}
+		}
+		t := wordAt(text, i)
+		if t.kind != tokCap && t.kind != tokInitial {
+			continue // CamelCase, UPPER_CASE
 		}
 		if l == nil {
 			l = lists()
 		}
-		if s, e, ok := matchName(l, text, start); ok && !inBackticks(text, s) {
+		if s, e, ok := matchName(l, text, t); ok && !inBackticks(text, s) {
 			out = append(out, Finding{Name, s, e})
-			i = max(i, e)
+			i = e - 1
 		}
 	}
 	return out
 }
+
+// mayStart marks the bytes a name can start with: A-Z, and the lead bytes
+// of multi-byte UTF-8 sequences (É, Ž), which findNames decodes.
+var mayStart = func() (t [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := 0xC0; c < 0x100; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// joiner marks the ASCII bytes after which a capital is not a word's
+// start: letters, digits, and the characters that join identifiers, paths
+// and handles.
+var joiner = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = isWord(byte(c)) || strings.IndexByte("_.$@#/\\-'", byte(c)) >= 0
+	}
+	return t
+}()
 
 // runEnd returns the end of the run of word characters (letters, digits,
 // _, and ' - ’ between letters) starting at i.
@@ -280,7 +316,7 @@ func leftBoundary(text string, i int) bool {
 		r, _ := utf8.DecodeLastRuneInString(text[:i])
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '’'
 	}
-	return !isWord(c) && !strings.ContainsRune("_.$@#/\\-'", rune(c))
+	return !joiner[c]
 }
 
 // inBackticks reports whether i is inside `code` on its line.
@@ -294,10 +330,10 @@ type nameTokKind int
 
 const (
 	tokOther    nameTokKind = iota
-	tokCap              // a capitalised word: Smith, O'Connor, McDonald, Jean-Pierre
-	tokInitial          // a capital and a dot: F.
-	tokParticle         // van, de, della
-	tokSuffix           // Jr., Sr.
+	tokCap                  // a capitalised word: Smith, O'Connor, McDonald, Jean-Pierre
+	tokInitial              // a capital and a dot: F.
+	tokParticle             // van, de, della
+	tokSuffix               // Jr., Sr.
 )
 
 // nameTok is one word of a possible name: text[start:end], with trailing
@@ -317,11 +353,16 @@ func wordAt(text string, i int) nameTok {
 	if end < len(text) && text[end] == '(' {
 		return t // a call: Name(
 	}
-	if particles[w] {
-		t.kind = tokParticle
+	if w == "" {
 		return t
 	}
-	if suffixes[w] {
+	if 'a' <= w[0] && w[0] <= 'z' {
+		if particles[w] {
+			t.kind = tokParticle
+		}
+		return t
+	}
+	if len(w) <= 3 && suffixes[w] {
 		t.kind = tokSuffix
 		return t
 	}
@@ -382,10 +423,11 @@ func namePrefix(p string) bool {
 
 // matchName tries the three kinds of name at i, a capitalised word at a
 // word boundary, and returns the name's span.
-func matchName(l *nameLists, text string, i int) (int, int, bool) {
+func matchName(l *nameLists, text string, first nameTok) (int, int, bool) {
+	i := first.start
 	if next, ok := titleAt(text, i); ok {
 		// Don and Dame are first names too: Don Johnson.
-		if s, e, ok := firstLast(l, text, i); ok {
+		if s, e, ok := firstLast(l, text, first); ok {
 			return s, e, true
 		}
 		return titled(l, text, next)
@@ -395,10 +437,10 @@ func matchName(l *nameLists, text string, i int) (int, int, bool) {
 		s, e, ok = labelled(l, text, i)
 	}
 	if !ok {
-		s, e, ok = firstLast(l, text, i)
+		s, e, ok = firstLast(l, text, first)
 	}
 	if !ok {
-		s, e, ok = initialed(l, text, i)
+		s, e, ok = initialed(l, text, first)
 	}
 	if ok {
 		// Initials before the name are part of it: A. V. Le Blanc.
@@ -412,7 +454,11 @@ func matchName(l *nameLists, text string, i int) (int, int, bool) {
 // initialed accepts a capitalised word, one or two initials and another
 // capitalised word, neither of them a common English word that is not a
 // known name: Ossama M. Khayat, whose first name no list has.
-func initialed(l *nameLists, text string, i int) (int, int, bool) {
+func initialed(l *nameLists, text string, t nameTok) (int, int, bool) {
+	i := t.start
+	if t.kind != tokCap || t.end+3 > len(text) || text[t.end] != ' ' || text[t.end+2] != '.' {
+		return 0, 0, false
+	}
 	seq := sequence(text, i, 4)
 	if len(seq) < 3 || seq[0].kind != tokCap || seq[1].kind != tokInitial {
 		return 0, 0, false
@@ -425,7 +471,7 @@ func initialed(l *nameLists, text string, i int) (int, int, bool) {
 		return 0, 0, false
 	}
 	for _, t := range []nameTok{seq[0], seq[k]} {
-		if notName[t.word] || places[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
+		if l.notName(t.word) || places[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
 			return 0, 0, false
 		}
 	}
@@ -488,7 +534,7 @@ func startsUpper(text string, i int) bool {
 // sequence reads up to max name words from i, one space apart: capitalised
 // words, initials and particles. It stops before anything else.
 func sequence(text string, i, max int) []nameTok {
-	var seq []nameTok
+	seq := make([]nameTok, 0, 5) // on the stack: max is at most 5
 	for len(seq) < max {
 		t := wordAt(text, i)
 		if t.kind == tokOther || t.kind == tokSuffix {
@@ -545,7 +591,7 @@ func titled(l *nameLists, text string, i int) (int, int, bool) {
 	var caps []nameTok
 	for _, t := range seq {
 		if t.kind == tokCap {
-			if notName[t.word] || places[t.word] {
+			if l.notName(t.word) || places[t.word] {
 				break
 			}
 			caps = append(caps, t)
@@ -568,12 +614,12 @@ func titled(l *nameLists, text string, i int) (int, int, bool) {
 
 // firstLast accepts a known first name, an optional middle name or
 // initial, optional particles, a surname and an optional second surname.
-func firstLast(l *nameLists, text string, i int) (int, int, bool) {
-	first := wordAt(text, i)
+func firstLast(l *nameLists, text string, first nameTok) (int, int, bool) {
+	i := first.start
 	if first.kind != tokCap {
 		return 0, 0, false
 	}
-	if !l.isFirst(first.word) || notName[first.word] || afterThe(text, i) {
+	if !l.isFirst(first.word) || calendar[first.word] || afterThe(text, i) {
 		return 0, 0, false
 	}
 	if first.end >= len(text) || text[first.end] != ' ' {
@@ -613,7 +659,7 @@ func firstLast(l *nameLists, text string, i int) (int, int, bool) {
 // surname reports whether w can be a surname: a known one, or, unless
 // strict, any capitalised word that is not a common English word.
 func surname(l *nameLists, w string, strict bool) bool {
-	if notName[w] || places[w] {
+	if l.notName(w) || places[w] {
 		return false
 	}
 	if l.isLast(w) {
@@ -652,11 +698,11 @@ func labelBefore(text string, i int) bool {
 	w := lastWord(text[:j])
 	switch {
 	case w == "by" && !sep:
-		return byLabels[strings.ToLower(lastWord(strings.TrimSuffix(text[:j-len(w)], " ")))]
+		return lookup(byLabels, lastWord(strings.TrimSuffix(text[:j-len(w)], " ")))
 	case w == "@author":
 		return !sep
 	}
-	return sep && labels[strings.ToLower(w)]
+	return sep && lookup(labels, w)
 }
 
 // lastWord returns the word (letters, digits, _ - @) at the end of s.
@@ -679,7 +725,7 @@ func labelled(l *nameLists, text string, i int) (int, int, bool) {
 			continue
 		}
 		caps++
-		if notName[t.word] || places[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
+		if l.notName(t.word) || places[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
 			return 0, 0, false
 		}
 	}

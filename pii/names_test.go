@@ -17,7 +17,7 @@ import (
 func TestNamePrecisionRecall(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
-		file                string
+		file              string
 		precision, recall float64
 	}{
 		"tune":     {"names_tune.txt", 0.95, 0.90},
