@@ -12,9 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-//go:generate sh -c "echo 'gen_names.go says how to fetch its Debian packages; then: go run gen_names.go -deb DIR'"
-
-// The lists the name detector consults; data/names.txt's header says where
+// The lists the name detector consults, made by gen_names.go from three
+// Debian packages (its doc says how); data/names.txt's header says where
 // they come from and under which licences.
 var (
 	//go:embed data/names.txt
@@ -201,9 +200,10 @@ var byLabels = map[string]bool{
 
 // findNames appends the personal names in text to out: a titled name
 // (Dr. Jane Smith, Sig.ra Bianchi), a known first name followed by a
-// surname (Margaret Thompson, Ludwig van Beethoven, John F. Kennedy), or
+// surname (Margaret Thompson, Ludwig van Beethoven, John F. Kennedy),
 // capitalised words after a label that names a person (Author: Wei Zhang,
-// @author, Signed-off-by:, "name":).
+// @author, Signed-off-by:, "name":), or two capitalised words around an
+// initial (Ossama M. Khayat).
 //
 // What it leaves alone, because cheap rules can tell: a first name that
 // is also a word (Will, May, Mark, Grace) unless the next word is a known
@@ -336,9 +336,9 @@ const (
 	tokSuffix               // Jr., Sr.
 )
 
-// nameTok is one word of a possible name: text[start:end], with trailing
-// possessive 's and a suffix's dot excluded, and next the offset after it
-// and what follows (a dot, a comma).
+// nameTok is one word of a possible name, text[start:end]: word is the
+// word itself, without a possessive 's (which end excludes too); an
+// initial's end includes its dot.
 type nameTok struct {
 	kind       nameTokKind
 	start, end int
@@ -421,8 +421,8 @@ func namePrefix(p string) bool {
 	return false
 }
 
-// matchName tries the three kinds of name at i, a capitalised word at a
-// word boundary, and returns the name's span.
+// matchName tries each kind of name at first, a capitalised word or an
+// initial at a word boundary, and returns the name's span.
 func matchName(l *nameLists, text string, first nameTok) (int, int, bool) {
 	i := first.start
 	if next, ok := titleAt(text, i); ok {
@@ -534,7 +534,7 @@ func startsUpper(text string, i int) bool {
 // sequence reads up to max name words from i, one space apart: capitalised
 // words, initials and particles. It stops before anything else.
 func sequence(text string, i, max int) []nameTok {
-	seq := make([]nameTok, 0, 5) // on the stack: max is at most 5
+	seq := make([]nameTok, 0, max)
 	for len(seq) < max {
 		t := wordAt(text, i)
 		if t.kind == tokOther || t.kind == tokSuffix {
@@ -557,30 +557,24 @@ func sequence(text string, i, max int) []nameTok {
 // capitalised word (past a suffix: King Jr. Day), which makes it part of a
 // longer proper name: the Grace Hopper Center.
 func runsOn(text string, end int) bool {
-	for range 2 {
-		if end >= len(text) || text[end] != ' ' {
-			if end+1 < len(text) && text[end] == ',' && text[end+1] == ' ' && strings.HasPrefix(text[end+2:], "Jr") {
-				end += 2
-			} else {
-				return false
-			}
-		} else {
+	for {
+		switch {
+		case strings.HasPrefix(text[end:], " "):
 			end++
+		case strings.HasPrefix(text[end:], ", ") && wordAt(text, end+2).kind == tokSuffix:
+			end += 2
+		default:
+			return false
 		}
 		t := wordAt(text, end)
-		switch t.kind {
-		case tokSuffix:
-			end = t.end
-			if end < len(text) && text[end] == '.' {
-				end++
-			}
-			continue
-		case tokCap:
-			return true
+		if t.kind != tokSuffix {
+			return t.kind == tokCap
 		}
-		return false
+		end = t.end
+		if end < len(text) && text[end] == '.' {
+			end++
+		}
 	}
-	return false
 }
 
 // titled accepts one to three name words after a title; a single word
@@ -612,8 +606,8 @@ func titled(l *nameLists, text string, i int) (int, int, bool) {
 	return seq[0].start, last.end, true
 }
 
-// firstLast accepts a known first name, an optional middle name or
-// initial, optional particles, a surname and an optional second surname.
+// firstLast accepts a known first name, up to two middle names or
+// initials, particles, a surname and an optional second surname.
 func firstLast(l *nameLists, text string, first nameTok) (int, int, bool) {
 	i := first.start
 	if first.kind != tokCap {
