@@ -371,11 +371,7 @@ func wordAt(text string, i int) nameTok {
 		t.kind, t.end = tokInitial, end+1
 		return t
 	}
-	for _, s := range []string{"'s", "’s"} {
-		if strings.HasSuffix(w, s) {
-			w = w[:len(w)-len(s)]
-		}
-	}
+	w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s") // a possessive
 	if capWord(w) {
 		t.kind, t.word, t.end = tokCap, w, i+len(w)
 	}
