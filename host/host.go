@@ -41,6 +41,8 @@ type Config struct {
 	NoSandbox bool
 	// PII filters read tools' results: off, redact or refuse.
 	PII pii.Mode
+	// PIINames adds personal names to what PII filters (--pii-ner).
+	PIINames bool
 	// Transport is how the server is reached, for the status resource.
 	Transport string
 	// HomeDir holds the user's skills (~/.agents/skills); empty means the
