@@ -97,7 +97,7 @@ func (h *Host) drop(p *supervise.Plugin) {
 //
 // It also watches the skill folders (skillWatch) and tells OnChange's
 // subscribers when a skill file came, went or changed, a burst of events
-// folded into one change.
+// folded into one change, and once as it starts.
 func (h *Host) Watch(ctx context.Context) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -128,8 +128,9 @@ func (h *Host) Watch(ctx context.Context) error {
 		defer sw.w.Close()
 		skillEvents, skillErrors = sw.w.Events, sw.w.Errors
 	}
-	skillsChanged := time.NewTimer(settle)
-	skillsChanged.Stop()
+	// Told once now, as the first reload: a skill added before the
+	// watch began is not missed.
+	skillsChanged := time.NewTimer(0)
 	for {
 		select {
 		case <-ctx.Done():

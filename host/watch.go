@@ -145,8 +145,19 @@ func (h *Host) newSkillWatch() (*skillWatch, error) {
 	return sw, nil
 }
 
-// arm watches what is to be watched now, and stops watching the rest.
+// arm watches what is to be watched now, and stops watching the rest. A
+// folder made while it adds a watch (a parent, then the skills folder in
+// it) is seen by the next round.
 func (sw *skillWatch) arm() {
+	for range 8 {
+		if !sw.armOnce() {
+			return
+		}
+	}
+}
+
+// armOnce is one round of arm; it reports whether it added a watch.
+func (sw *skillWatch) armOnce() (added bool) {
 	want := map[string]bool{}
 	for i, dir := range sw.dirs {
 		if isDir(dir) {
@@ -186,7 +197,9 @@ func (sw *skillWatch) arm() {
 			continue
 		}
 		sw.watched[dir] = true
+		added = true
 	}
+	return added
 }
 
 // relevant says whether an event on path may change the skills: a skill
