@@ -1,7 +1,8 @@
 // Package mcpserver exports a host over MCP: one tool per mounted catalog
 // entry (the plugin's own schema and description, annotations from the
 // entry, and its agent task in _meta.mcp_server and _meta.fastmcp.tags),
-// kept in step with the host as plugins come and go; the skills and status resources; and progress
+// kept in step with the host as plugins come and go; the skills and status resources, which a
+// client may subscribe to, and completion of skill names; and progress
 // notifications for the calls that ask for them. Every tool call takes the
 // host's one call path.
 package mcpserver
