@@ -517,6 +517,7 @@ func TestReloadIsToldOnce(t *testing.T) {
 	await(t, cs, w, "marker", func() bool {
 		return cs.count(mcpserver.StatusURI) > 1 && slices.ContainsFunc(status(t, cs).Groups, func(g host.GroupStatus) bool { return g.Name == "tasks" })
 	})
+	t.Logf("status notifications for the reload and the change after it: %d", cs.count(mcpserver.StatusURI))
 	if got := cs.count(mcpserver.StatusURI); got > 3 {
 		t.Errorf("a reload of ten plugins, then one change, sent %d status notifications; want 2, a few at most", got)
 	}
