@@ -24,7 +24,8 @@ func (h *Host) launchConfig() supervise.Config {
 			Logger:       h.logger,
 			Verify:       h.cfg.Verify,
 		},
-		Logger: h.logger,
+		Logger:   h.logger,
+		OnChange: func() { h.changed(ChangedStatus) },
 	}
 }
 

@@ -49,12 +49,13 @@ type procRunner struct {
 	mu     sync.Mutex
 	pid    int
 	waited bool
+	ended  chan struct{} // closed once the process is reaped
 }
 
 var _ runner.Runner = (*procRunner)(nil)
 
 func newProcRunner(cmd *exec.Cmd, name string, logger *slog.Logger, tail *lineTail) *procRunner {
-	return &procRunner{cmd: cmd, name: name, logger: logger, tail: tail}
+	return &procRunner{cmd: cmd, name: name, logger: logger, tail: tail, ended: make(chan struct{})}
 }
 
 func (r *procRunner) Start(context.Context) error {
@@ -216,9 +217,13 @@ func (r *procRunner) Diagnose(context.Context) string {
 func (r *procRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
 	r.mu.Lock()
+	first := !r.waited
 	r.waited = true
 	pid := r.pid
 	r.mu.Unlock()
+	if first {
+		close(r.ended)
+	}
 	killGroup(pid)
 	r.closeLifeline()
 	drained := make(chan struct{})
