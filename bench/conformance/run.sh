@@ -25,9 +25,10 @@ cd "$here/../.."
 
 # The server scenarios that pass today. Those that fail want tools,
 # resources or prompts of the suite's own test server (test_simple_text,
-# test://static-text, test_simple_prompt...), or completion.
+# test://static-text, test_simple_prompt...).
 scenarios=(
   server-sse-polling
+  completion-complete
   server-sse-multiple-streams
   server-initialize
   server-session-lifecycle
