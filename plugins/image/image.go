@@ -54,8 +54,8 @@ func newToolbox(s *server) *sdk.Toolbox {
 
 type generateArgs struct {
 	Prompt    string `json:"prompt" jsonschema:"What the image shows, in plain words."`
-	Size      string `json:"size,omitempty" jsonschema:"WIDTHxHEIGHT, such as 1024x1024, or auto."`
-	Path      string `json:"path,omitempty" jsonschema:"Also save the image to this file in a served folder (needs --write)."`
+	Size      string `json:"size,omitempty" jsonschema:"WIDTHxHEIGHT or auto; default from the config, else 1024x1024."`
+	Path      string `json:"path,omitempty" jsonschema:"File in a served folder to save the image to (needs --write)."`
 	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace path if it exists. Default false."`
 }
 
@@ -64,13 +64,12 @@ var generateSpec = sdk.ToolSpec{
 	Title:       "Generate image",
 	Kind:        sdk.KindAct,
 	Annotations: openWorld(),
-	Description: `Generate an image from a text prompt with the image model the user configured, and return it as image content (PNG, JPEG or WebP). size defaults to the configured one (1024x1024 unless set); the model decides which sizes it takes. With path, also save the image in a served folder: path ends in .png, .jpg, .jpeg or .webp, needs --write, and an existing file needs overwrite=true. Each call may cost the user money. Without a configured provider, the call says how to set one up.`,
+	Description: `Generate an image from a prompt with the image model the user configured, and return it as image content (PNG, JPEG or WebP). With path (needs --write), also save it in a served folder: path ends in .png, .jpg, .jpeg or .webp; an existing file needs overwrite. Each call may cost the user money. Without a configured provider, the error says how to set one up.`,
 }
 
+// generateSchema leaves size's form to the handler, whose error says
+// more than a pattern's would.
 var generateSchema = sdk.SchemaFor[generateArgs](func(p map[string]*jsonschema.Schema) {
-	p["prompt"].MinLength = ptr(1)
-	p["prompt"].MaxLength = ptr(32000)
-	p["size"].Pattern = sizeRE.String()
 	p["overwrite"].Default = []byte("false")
 })
 

@@ -327,7 +327,7 @@ func TestGenerate(t *testing.T) {
 		"unknown path":            {mode: "nowhere", wantErr: "HTTP 404 Not Found"},
 		"redirect, query hidden":  {mode: "redirect", wantErr: "answered with a redirect (HTTP 307 Temporary Redirect) to " + f.URL + "/ok/images/generations?[query hidden]", notText: "token=abc"},
 		"empty prompt":            {mode: "ok", args: map[string]any{"prompt": "   "}, wantErr: "prompt is empty"},
-		"bad size":                {mode: "ok", args: map[string]any{"prompt": "x", "size": "big"}, wantErr: "size"},
+		"bad size":                {mode: "ok", args: map[string]any{"prompt": "x", "size": "big"}, wantErr: `size "big" is not WIDTHxHEIGHT (such as 1024x1024) or auto`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
