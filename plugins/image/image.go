@@ -63,7 +63,10 @@ var generateSpec = sdk.ToolSpec{
 	Name:        "generate_image",
 	Title:       "Generate image",
 	Kind:        sdk.KindAct,
-	Annotations: openWorld(),
+	// Destructive: with --write and overwrite, a saved image replaces a
+	// file; an annotation cannot depend on the arguments, so it says the
+	// worst a call can do.
+	Annotations: sdk.Annotations{OpenWorld: ptr(true), Destructive: ptr(true)},
 	Description: `Generate an image from a prompt with the image model the user configured, and return it as image content (PNG, JPEG or WebP). With path (needs --write), also save it in a served folder: path ends in .png, .jpg, .jpeg or .webp; an existing file needs overwrite. Each call may cost the user money. Without a configured provider, the error says how to set one up.`,
 }
 
@@ -75,10 +78,6 @@ var generateSchema = sdk.SchemaFor[generateArgs](func(p map[string]*jsonschema.S
 
 func ptr[T any](v T) *T { return &v }
 
-// openWorld marks a tool as reaching outside the machine.
-func openWorld() sdk.Annotations {
-	return sdk.Annotations{OpenWorld: ptr(true)}
-}
 
 // server holds what the calls share. Its fields other than roots are set
 // once, before serving; tests replace some.

@@ -264,7 +264,7 @@ func TestDescribe(t *testing.T) {
 	if spec.Name != "generate_image" || spec.Kind != sdk.KindAct || spec.EffectiveTask() != sdk.TaskCompletion {
 		t.Errorf("tool %s kind %s task %s", spec.Name, spec.Kind, spec.EffectiveTask())
 	}
-	if diff := cmp.Diff(sdk.Hints{OpenWorld: true}, spec.Hints()); diff != "" {
+	if diff := cmp.Diff(sdk.Hints{OpenWorld: true, Destructive: true}, spec.Hints()); diff != "" {
 		t.Errorf("hints (-want +got):\n%s", diff)
 	}
 	if n := len(spec.Description); n > 500 || n < 200 {
