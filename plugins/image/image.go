@@ -60,9 +60,9 @@ type generateArgs struct {
 }
 
 var generateSpec = sdk.ToolSpec{
-	Name:        "generate_image",
-	Title:       "Generate image",
-	Kind:        sdk.KindAct,
+	Name:  "generate_image",
+	Title: "Generate image",
+	Kind:  sdk.KindAct,
 	// Destructive: with --write and overwrite, a saved image replaces a
 	// file; an annotation cannot depend on the arguments, so it says the
 	// worst a call can do.
@@ -77,7 +77,6 @@ var generateSchema = sdk.SchemaFor[generateArgs](func(p map[string]*jsonschema.S
 })
 
 func ptr[T any](v T) *T { return &v }
-
 
 // server holds what the calls share. Its fields other than roots are set
 // once, before serving; tests replace some.
