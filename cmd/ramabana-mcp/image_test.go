@@ -96,8 +96,8 @@ func TestGenerateImageThroughMCP(t *testing.T) {
 		if !ok {
 			t.Fatal("generate_image not listed")
 		}
-		if a := tool.Annotations; a.ReadOnlyHint || *a.DestructiveHint || !*a.OpenWorldHint {
-			t.Errorf("annotations %+v, want an open-world act tool", a)
+		if a := tool.Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.OpenWorldHint == nil || !*a.OpenWorldHint {
+			t.Errorf("annotations %+v, want an open-world, destructive act tool (overwrite replaces a file)", a)
 		}
 		res, err := call(t, s.session, "generate_image", map[string]any{"prompt": "a green dot", "path": "art/dot.png"})
 		if err != nil || res.IsError {
