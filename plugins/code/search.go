@@ -45,14 +45,14 @@ type searchArgs struct {
 	Limit         int    `json:"limit,omitempty" jsonschema:"most matching lines"`
 	MaxFiles      int    `json:"max_files,omitempty"`
 	MaxSeconds    int    `json:"max_seconds,omitempty"`
-	Start         int    `json:"start,omitempty" jsonschema:"first match to show, from 1; a cut search's last line gives it"`
+	Start         int    `json:"start,omitempty" jsonschema:"first match to show, from 1"`
 }
 
 var searchSpec = sdk.ToolSpec{
 	Name:        "search_code",
 	Title:       "Search code",
 	Kind:        sdk.KindRead,
-	Description: `Search file contents for a Go RE2 regex (or literal text) like ripgrep, line by line, skipping gitignored and binary files, and files over 2 MiB unless named as path. Output "path:line:content", sorted; a last line gives totals, what was left out and how to continue.`,
+	Description: `Search file contents for a Go RE2 regex (or literal text) like ripgrep, line by line, skipping gitignored and binary files, and files over 2 MiB unless named as path. Output "path:line:content", sorted; a last line gives totals and how to continue.`,
 }
 
 var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {

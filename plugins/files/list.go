@@ -36,7 +36,7 @@ type listArgs struct {
 	Limit      int    `json:"limit,omitempty" jsonschema:"most entries"`
 	MaxFiles   int    `json:"max_files,omitempty"`
 	MaxSeconds int    `json:"max_seconds,omitempty"`
-	Start      int    `json:"start,omitempty" jsonschema:"first entry to show, from 1; a cut listing's last line gives it"`
+	Start      int    `json:"start,omitempty" jsonschema:"first entry to show, from 1"`
 }
 
 var listSpec = sdk.ToolSpec{
