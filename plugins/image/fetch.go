@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/internal/apimessage"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -76,7 +77,7 @@ func (s *server) download(parent, ctx context.Context, p *provider, raw string) 
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		return nil, sdk.Failf("fetching the image from %s failed: HTTP %d %s: %s", shown, resp.StatusCode, http.StatusText(resp.StatusCode), excerpt(p.redact(body), maxExcerpt))
+		return nil, sdk.Failf("fetching the image from %s failed: HTTP %d %s: %s", shown, resp.StatusCode, http.StatusText(resp.StatusCode), apimessage.Excerpt(p.redact(body), maxExcerpt))
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.maxImage)+1))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/internal/apimessage"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -153,7 +154,7 @@ func (s *server) generateImage(ctx context.Context, req *sdk.Request, args gener
 	}
 	text := fmt.Sprintf("Generated %s with %s.", describe(img.format, img.data), p.model)
 	if img.revisedPrompt != "" {
-		text += "\nRevised prompt: " + excerpt(p.redact([]byte(img.revisedPrompt)), 2000)
+		text += "\nRevised prompt: " + apimessage.Excerpt(p.redact([]byte(img.revisedPrompt)), 2000)
 	}
 	res := &sdk.Result{Content: []sdk.Content{{Text: text}, {Image: &sdk.Image{Data: img.data, MIMEType: img.format.mime}}}}
 	if dest == nil {

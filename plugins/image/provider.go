@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ramabana/ramabana-mcp/internal/apimessage"
 	"github.com/ramabana/ramabana-mcp/internal/textcut"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -70,10 +71,10 @@ func (s *server) generate(ctx context.Context, p *provider, prompt, size string)
 	}
 	var ans genAnswer
 	if err := json.Unmarshal(raw, &ans); err != nil {
-		return nil, sdk.Failf("the image provider at %s did not answer with the images JSON (%v); is it an OpenAI-compatible images API? The answer starts: %s", p.shown, err, excerpt(p.redact(raw), 200))
+		return nil, sdk.Failf("the image provider at %s did not answer with the images JSON (%v); is it an OpenAI-compatible images API? The answer starts: %s", p.shown, err, apimessage.Excerpt(p.redact(raw), 200))
 	}
 	if len(ans.Data) == 0 {
-		return nil, sdk.Failf("the image provider at %s answered with no image: %s", p.shown, excerpt(p.redact(raw), 200))
+		return nil, sdk.Failf("the image provider at %s answered with no image: %s", p.shown, apimessage.Excerpt(p.redact(raw), 200))
 	}
 	d := ans.Data[0]
 	var data []byte
@@ -161,7 +162,7 @@ func (s *server) requestError(parent, ctx context.Context, p *provider, err erro
 // httpError is the tool error for an answer other than 200, with the
 // provider's own message.
 func httpError(p *provider, status int, raw []byte) error {
-	msg := strings.TrimRight(serverMessage(raw), ". ")
+	msg := strings.TrimRight(apimessage.Of(raw, maxExcerpt), ". ")
 	if msg != "" {
 		msg = ": " + msg
 	}
@@ -220,42 +221,4 @@ const redacted = "[redacted]"
 // mentions reports whether an error answer names word.
 func mentions(raw []byte, word string) bool {
 	return bytes.Contains(raw, []byte(word))
-}
-
-// serverMessage is an error answer's own message, in the shapes OpenAI and
-// the local servers use, or its text, as one line.
-func serverMessage(body []byte) string {
-	var shapes struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &shapes) != nil {
-		return excerpt(body, maxExcerpt)
-	}
-	var s string
-	var obj struct {
-		Message string `json:"message"`
-	}
-	switch {
-	case json.Unmarshal(shapes.Error, &s) == nil && s != "":
-	case json.Unmarshal(shapes.Error, &obj) == nil && obj.Message != "":
-		s = obj.Message
-	case shapes.Message != "":
-		s = shapes.Message
-	case json.Unmarshal(shapes.Detail, &s) == nil && s != "":
-	default:
-		return excerpt(body, maxExcerpt)
-	}
-	return excerpt([]byte(s), maxExcerpt)
-}
-
-// excerpt is b as one line of text, at most n bytes of it.
-func excerpt(b []byte, n int) string {
-	b = textcut.Prefix(b, 4*n) // enough for n after the spaces collapse
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "?")), " ")
-	if c := textcut.Prefix(s, n); c != s {
-		return c + "…"
-	}
-	return s
 }
