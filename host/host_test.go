@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -126,7 +125,7 @@ func TestKilledPluginFailsTheCallAndRestarts(t *testing.T) {
 		errc <- err
 	}()
 	<-started
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	select {

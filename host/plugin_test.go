@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +26,7 @@ func TestCallJustAfterThePluginDiedGoesThrough(t *testing.T) {
 			h, logs := startHost(t, Config{PluginDirs: []string{dir}})
 			p := h.Plugins()["echo"]
 			pid := p.Pid()
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			if err := proctest.Kill(pid); err != nil {
 				t.Fatal(err)
 			}
 			for deadline := time.Now().Add(10 * time.Second); proctest.Alive(pid) && time.Now().Before(deadline); {

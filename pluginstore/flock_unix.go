@@ -6,39 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
-// lockExclusive creates the store dir if needed and holds an exclusive
-// flock on its mutex file until the returned func is called.
-func (s *Store) lockExclusive() (func(), error) {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("make plugin dir: %w", err)
+// flock takes an flock on f, exclusive or shared, and returns its release.
+func flock(f *os.File, exclusive bool) (func(), error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
 	}
-	f, err := os.OpenFile(filepath.Join(s.dir, mutexFileName), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock plugin dir: %w", err)
-	}
-	return flock(f, syscall.LOCK_EX)
-}
-
-// lockShared holds a shared flock on the mutex file, so that a reader waits
-// out a change in progress. Without a mutex file no change was ever made
-// (or the dir is read-only to us): there is nothing to wait for, and
-// nothing is created.
-func (s *Store) lockShared() (func(), error) {
-	f, err := os.Open(filepath.Join(s.dir, mutexFileName))
-	if errors.Is(err, os.ErrNotExist) {
-		return func() {}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("lock plugin dir: %w", err)
-	}
-	return flock(f, syscall.LOCK_SH)
-}
-
-func flock(f *os.File, how int) (func(), error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), how)
 		if err == nil {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -105,7 +104,7 @@ func TestLinkReconnectsAfterTheServerExits(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := l.connection().Pid()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	if !proctest.Await(func() bool { return l.Status().State == StateDisconnected }) {

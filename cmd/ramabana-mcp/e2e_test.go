@@ -525,7 +525,7 @@ func TestKilledPluginRestartsAndNothingIsLeftBehind(t *testing.T) {
 	case <-time.After(proctest.Patience):
 		t.Fatalf("no progress from the slow call; stderr:\n%s", s.stderr)
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := proctest.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -100,7 +100,7 @@ func TestSignalMidCallStopsTheServerAndItsCommand(t *testing.T) {
 				}
 				if proctest.Alive(pid) {
 					t.Errorf("the command (pid %d) outlived the server", pid)
-					_ = syscall.Kill(pid, syscall.SIGKILL)
+					_ = proctest.Kill(pid)
 				}
 			}
 			<-callDone

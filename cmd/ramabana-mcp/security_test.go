@@ -20,17 +20,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -323,6 +322,9 @@ func gitInit(t *testing.T, dir string) {
 // content comes back and nothing outside is written.
 func TestSymlinkSwapRaceLeaksNothing(t *testing.T) {
 	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("swapping a directory and a symlink in one step needs renameat2 (Linux)")
+	}
 	a := newArena(t)
 	sw := filepath.Join(a.root, "sw")
 	if err := os.Mkdir(sw, 0o755); err != nil {
@@ -351,7 +353,7 @@ func TestSymlinkSwapRaceLeaksNothing(t *testing.T) {
 				return
 			default:
 			}
-			if err := unix.Renameat2(unix.AT_FDCWD, sw, unix.AT_FDCWD, swLink, unix.RENAME_EXCHANGE); err != nil {
+			if err := exchange(sw, swLink); err != nil {
 				t.Errorf("renameat2: %v", err)
 				return
 			}
@@ -381,7 +383,7 @@ func TestSymlinkSwapRaceLeaksNothing(t *testing.T) {
 	swapper.Wait()
 	// Put the directory back where it was, whatever the last swap did.
 	if fi, err := os.Lstat(sw); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		_ = unix.Renameat2(unix.AT_FDCWD, sw, unix.AT_FDCWD, swLink, unix.RENAME_EXCHANGE)
+		_ = exchange(sw, swLink)
 	}
 	after := snapshot(t, a.outside)
 	c.held(sameSnapshot(before, after) == "", "the outside folder changed: %s", sameSnapshot(before, after))
@@ -567,7 +569,7 @@ func waitGone(marker string, bound time.Duration) []int {
 		}
 		if time.Now().After(deadline) {
 			for _, pid := range left {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				_ = proctest.Kill(pid)
 			}
 			return left
 		}
@@ -645,7 +647,7 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 		if plugin == 0 {
 			t.Fatal("no shell plugin process found")
 		}
-		_ = syscall.Kill(plugin, syscall.SIGKILL)
+		_ = proctest.Kill(plugin)
 		<-done
 		left := waitGone(marker, proctest.Patience)
 		c.held(len(left) == 0, "%s after kill -9 of the shell plugin: %d processes survived", name, len(left))

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -445,7 +444,7 @@ func TestStuckUpstreamAndPluginDoNotHoldTheClient(t *testing.T) {
 	}
 	_ = s.cmd.Wait()
 	if !proctest.Await(func() bool { return !proctest.Alive(pids[0]) }) {
-		_ = syscall.Kill(pids[0], syscall.SIGKILL)
+		_ = proctest.Kill(pids[0])
 		t.Error("the upstream server outlived the host killed mid-connect")
 	}
 }

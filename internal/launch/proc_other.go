@@ -1,15 +1,27 @@
-//go:build !linux
+//go:build !unix
 
 package launch
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
-// procAttr makes the plugin lead its own process group; without a
-// parent-death signal, the lifeline pipe and the SDK's parent watch end it.
-func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true}
-}
+// procAttr is nil: there are no process groups here, so what a plugin
+// starts is not killed with it, and no parent-death signal; the lifeline
+// pipe and the SDK's parent watch end the plugin when the host dies.
+func procAttr() *syscall.SysProcAttr { return nil }
 
 // processEnded is false where it cannot be asked without reaping: the
 // host learns of the exit from Wait.
 func processEnded(int) bool { return false }
+
+// killGroup kills the plugin process alone (see procAttr).
+func killGroup(pid int) {
+	if pid <= 0 {
+		return
+	}
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-plugin/runner"
@@ -265,15 +264,6 @@ func (r *procRunner) PluginToHost(network, addr string) (string, string, error) 
 
 func (r *procRunner) HostToPlugin(network, addr string) (string, string, error) {
 	return network, addr, nil
-}
-
-func killGroup(pid int) {
-	if pid <= 0 {
-		return
-	}
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
 }
 
 func closeAll(fs ...*os.File) {

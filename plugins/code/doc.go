@@ -20,7 +20,10 @@
 // Symbols come from tree-sitter grammars (github.com/smacker/go-tree-sitter,
 // cgo) for Go, Python, JavaScript, TypeScript and TSX; every language maps
 // its declarations onto one set of kinds (function, method, class, ...),
-// so a kind filter means the same everywhere.
+// so a kind filter means the same everywhere. A build without cgo has no
+// tree-sitter: it reads Go sources with go/parser, into the same symbols
+// (a test compares the two on this module), and outline and find_symbol
+// answer that other languages need a cgo build.
 //
 // Scans of many files run through one pipeline (scanOrdered): the walk
 // hands files in lexical order to the workers, and results are collected in

@@ -177,6 +177,8 @@ func newSymbolQuery(r *roots.Roots, args findSymbolArgs) (*symbolQuery, error) {
 		return nil, sdk.Failf("cannot read %s: %v", root, unwrapPath(err))
 	case !fi.IsDir() && languageFor(t.Abs) == nil:
 		return nil, sdk.Failf("%s: find_symbol reads %s; use search_code for other files", root, supportedExts())
+	case !fi.IsDir() && !parses(languageFor(t.Abs)):
+		return nil, needsCgo("find_symbol in", languageFor(t.Abs))
 	}
 	pre, err := newMatcher(np.last(), true, !np.substring)
 	if err != nil {
@@ -204,7 +206,9 @@ func canonicalKind(arg string) (string, error) {
 func findSymbols(ctx context.Context, r *roots.Roots, q *symbolQuery) (string, symbolSummary, error) {
 	var b strings.Builder
 	sum := symbolSummary{name: q.name, np: q.np, kind: q.kind, root: q.root, limit: q.limit}
-	spec := walkSpec{r: r, t: q.t, opts: defaultBudget(), accept: func(name string) bool { return languageFor(name) != nil }}
+	spec := walkSpec{r: r, t: q.t, opts: defaultBudget(), accept: func(name string) bool {
+		return languageFor(name) != nil && !sum.unparsed.skip(name)
+	}}
 	stats, err := scanOrdered(ctx, spec, newWorkerState,
 		func(ctx context.Context, st *workerState, job fileJob) fileSymbols {
 			return findInFile(ctx, st, job.t, q)
@@ -249,6 +253,9 @@ type symbolSummary struct {
 	// outputFull is true when the scan stopped at maxSymbolOutput rather
 	// than at limit.
 	outputFull bool
+	// unparsed counts the files left out because this build cannot parse
+	// them. The walk writes it; String runs after the walk.
+	unparsed unparsedFiles
 }
 
 // String is the totals line, in parentheses, without a line end.
@@ -274,6 +281,9 @@ func (s symbolSummary) String() string {
 	}
 	if sk := s.skips.String(); sk != "" {
 		totals += "; " + sk
+	}
+	if s.unparsed.n > 0 {
+		totals += fmt.Sprintf("; %s not searched: %s", s.unparsed, unparsedReason)
 	}
 	return totals + ")"
 }
@@ -320,7 +330,7 @@ func findInFile(ctx context.Context, st *workerState, t *roots.Target, q *symbol
 		return fileSymbols{}
 	}
 	l := languageFor(t.Abs)
-	syms, err := st.parser(l).symbols(ctx, l, src, q.withBody)
+	syms, err := st.symbols(ctx, l, src, q.withBody)
 	if err != nil {
 		return fileSymbols{status: readFailed}
 	}

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,7 +46,7 @@ threading.Event().wait()
 	// Whatever a failed test leaves running ends with it.
 	t.Cleanup(func() {
 		for _, pid := range append(proctest.Marked(marker), proctest.Marked(dir)...) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = proctest.Kill(pid)
 		}
 	})
 	return dir, marker

@@ -4,37 +4,25 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	sitter "github.com/smacker/go-tree-sitter"
-	"github.com/smacker/go-tree-sitter/golang"
-	"github.com/smacker/go-tree-sitter/javascript"
-	"github.com/smacker/go-tree-sitter/python"
-	"github.com/smacker/go-tree-sitter/typescript/tsx"
-	"github.com/smacker/go-tree-sitter/typescript/typescript"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// language is a source language the symbol tools parse.
+// language is a source language the symbol tools read. Which ones this
+// build can parse is parses' answer: all of them with cgo (tree-sitter,
+// lang_cgo.go), Go alone without (go/parser, lang_nocgo.go).
 type language struct {
 	name string
 	exts []string
-	// grammar returns the tree-sitter language, made once.
-	grammar func() *sitter.Language
-	// symbols lists the symbols of a parsed file.
-	symbols func(x *extractor, root *sitter.Node) []*Symbol
 }
 
 var (
-	langGo = &language{name: "Go", exts: []string{".go"},
-		grammar: sync.OnceValue(golang.GetLanguage), symbols: goSymbols}
-	langPython = &language{name: "Python", exts: []string{".py", ".pyi"},
-		grammar: sync.OnceValue(python.GetLanguage), symbols: pySymbols}
-	langJS = &language{name: "JavaScript", exts: []string{".js", ".jsx", ".mjs", ".cjs"},
-		grammar: sync.OnceValue(javascript.GetLanguage), symbols: jsSymbols}
-	langTS = &language{name: "TypeScript", exts: []string{".ts", ".mts", ".cts"},
-		grammar: sync.OnceValue(typescript.GetLanguage), symbols: jsSymbols}
-	langTSX = &language{name: "TSX", exts: []string{".tsx"},
-		grammar: sync.OnceValue(tsx.GetLanguage), symbols: jsSymbols}
+	langGo     = &language{name: "Go", exts: []string{".go"}}
+	langPython = &language{name: "Python", exts: []string{".py", ".pyi"}}
+	langJS     = &language{name: "JavaScript", exts: []string{".js", ".jsx", ".mjs", ".cjs"}}
+	langTS     = &language{name: "TypeScript", exts: []string{".ts", ".mts", ".cts"}}
+	langTSX    = &language{name: "TSX", exts: []string{".tsx"}}
 
 	languages = []*language{langGo, langPython, langJS, langTS, langTSX}
 )
@@ -65,35 +53,64 @@ func supportedExts() string {
 	return strings.Join(parts, ", ")
 }
 
-// parser is a tree-sitter parser for one language; not safe for
-// concurrent use.
-type parser struct {
-	p *sitter.Parser
+// needsCgo is the tool error for a file in a language this build does
+// not parse; what names the use, as in "outline of".
+func needsCgo(what string, l *language) error {
+	return sdk.Failf("%s %s sources needs a build with cgo (CGO_ENABLED=1 and a C compiler); this binary was built without it; Go sources work", what, l.name)
 }
 
-func (st *workerState) parser(l *language) *parser {
+// unparsedReason says why unparsedFiles were left out.
+const unparsedReason = "parsing them needs a build with cgo (CGO_ENABLED=1 and a C compiler); this binary was built without it"
+
+// unparsedFiles counts the files a walk leaves out because this build does
+// not parse their language; a build with cgo leaves none out.
+type unparsedFiles struct {
+	n     int
+	first *language
+	seen  map[*language]bool
+}
+
+// skip reports whether name is in a language this build does not parse,
+// counting it if so.
+func (u *unparsedFiles) skip(name string) bool {
+	l := languageFor(name)
+	if l == nil || parses(l) {
+		return false
+	}
+	u.n++
+	if u.first == nil {
+		u.first, u.seen = l, map[*language]bool{}
+	}
+	u.seen[l] = true
+	return true
+}
+
+// String is "3 Python and TSX files".
+func (u unparsedFiles) String() string {
+	var names []string
+	for _, l := range languages {
+		if u.seen[l] {
+			names = append(names, l.name)
+		}
+	}
+	langs := names[len(names)-1]
+	if k := len(names); k > 1 {
+		langs = strings.Join(names[:k-1], ", ") + " and " + langs
+	}
+	return wording.CountOf(u.n, langs+" file", langs+" files")
+}
+
+// symbols parses src, a file in l, with the worker's parser for l, made
+// on first use. Symbols keep no reference to the parser or its tree.
+// The caller has checked parses(l).
+func (st *workerState) symbols(ctx context.Context, l *language, src []byte, withDoc bool) ([]*Symbol, error) {
 	if st.parsers == nil {
 		st.parsers = map[*language]*parser{}
 	}
 	p, ok := st.parsers[l]
 	if !ok {
-		p = &parser{p: sitter.NewParser()}
-		p.p.SetLanguage(l.grammar())
+		p = newParser(l)
 		st.parsers[l] = p
 	}
-	return p
-}
-
-func (p *parser) close() { p.p.Close() }
-
-// symbols parses src and returns its symbols. The tree is freed before it
-// returns; symbols keep no reference to it.
-func (p *parser) symbols(ctx context.Context, l *language, src []byte, withDoc bool) ([]*Symbol, error) {
-	tree, err := p.p.ParseCtx(ctx, nil, src)
-	if err != nil {
-		return nil, err
-	}
-	defer tree.Close()
-	x := &extractor{src: src, withDoc: withDoc}
-	return l.symbols(x, tree.RootNode()), nil
+	return p.symbols(ctx, src, withDoc)
 }

@@ -73,6 +73,9 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 		if l == nil {
 			return nil, sdk.Failf("%s: outline reads %s; for other files use view_file or search_code", shown, supportedExts())
 		}
+		if !parses(l) {
+			return nil, needsCgo("outline of", l)
+		}
 		var b strings.Builder
 		if err := outlineFile(ctx, st, l, t, shown, depth, &b, &budget); err != nil {
 			return nil, err
@@ -89,8 +92,9 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	opts.MaxDepth = 1
 	var files []string
 	more := 0
+	var unparsed unparsedFiles
 	err = ignore.Walk(fsys, name, opts, func(rel string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() || languageFor(rel) == nil {
+		if !d.Type().IsRegular() || languageFor(rel) == nil || unparsed.skip(rel) {
 			return nil
 		}
 		if len(files) == maxOutlineFiles {
@@ -105,6 +109,9 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	}
 	if err != nil {
 		return nil, sdk.Failf("cannot list %s: %v", shown, unwrapPath(err))
+	}
+	if len(files) == 0 && unparsed.n > 0 {
+		return nil, needsCgo("outline of", unparsed.first)
 	}
 	if len(files) == 0 {
 		return nil, sdk.Failf("%s has no files outline reads directly in it (it is not recursive); it reads %s. Give a file or a subdirectory, or use list_files to see what is there", shown, supportedExts())
@@ -129,6 +136,9 @@ func (s *server) outline(ctx context.Context, r *roots.Roots, args outlineArgs) 
 	if more > 0 {
 		fmt.Fprintf(&b, "\n(%d more files left out; at most %d are outlined at once: outline them one by one)\n", more, maxOutlineFiles)
 	}
+	if unparsed.n > 0 {
+		fmt.Fprintf(&b, "\n(%s left out: %s)\n", unparsed, unparsedReason)
+	}
 	return sdk.TextResult(strings.TrimSuffix(b.String(), "\n")), nil
 }
 
@@ -143,7 +153,7 @@ func outlineFile(ctx context.Context, st *workerState, l *language, t *roots.Tar
 	case readFailed:
 		return sdk.Failf("cannot read %s", shown)
 	}
-	syms, err := st.parser(l).symbols(ctx, l, src, false)
+	syms, err := st.symbols(ctx, l, src, false)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

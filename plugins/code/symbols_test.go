@@ -14,6 +14,25 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
+// Builds a test case is for, besides "" for both: with cgo (tree-sitter
+// reads every language), or without (go/parser reads Go, other languages
+// are refused).
+const (
+	cgoBuild   = "cgo"
+	noCgoBuild = "nocgo"
+)
+
+// onlyOn skips a test case meant for the other build.
+func onlyOn(t *testing.T, build string) {
+	t.Helper()
+	switch {
+	case build == cgoBuild && !withCgo:
+		t.Skip("parsing languages other than Go needs a build with cgo")
+	case build == noCgoBuild && withCgo:
+		t.Skip("what a build without cgo answers")
+	}
+}
+
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
@@ -36,18 +55,23 @@ func golden(t *testing.T, name, got string) {
 func TestOutlineGolden(t *testing.T) {
 	t.Parallel()
 	e := fixtures(t)
-	tests := map[string]map[string]any{
-		"outline-go.txt":         {"path": "sample.go"},
-		"outline-python.txt":     {"path": "sample.py", "depth": 3},
-		"outline-javascript.txt": {"path": "sample.js"},
-		"outline-typescript.txt": {"path": "sample.ts"},
-		"outline-tsx.txt":        {"path": "sample.tsx"},
-		"outline-dir-depth1.txt": {"path": ".", "depth": 1},
+	tests := map[string]struct {
+		args  map[string]any
+		build string
+	}{
+		"outline-go.txt":               {args: map[string]any{"path": "sample.go"}},
+		"outline-python.txt":           {args: map[string]any{"path": "sample.py", "depth": 3}, build: cgoBuild},
+		"outline-javascript.txt":       {args: map[string]any{"path": "sample.js"}, build: cgoBuild},
+		"outline-typescript.txt":       {args: map[string]any{"path": "sample.ts"}, build: cgoBuild},
+		"outline-tsx.txt":              {args: map[string]any{"path": "sample.tsx"}, build: cgoBuild},
+		"outline-dir-depth1.txt":       {args: map[string]any{"path": ".", "depth": 1}, build: cgoBuild},
+		"outline-dir-depth1-nocgo.txt": {args: map[string]any{"path": ".", "depth": 1}, build: noCgoBuild},
 	}
-	for name, args := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, isErr := e.call(t, "outline", args)
+			onlyOn(t, tc.build)
+			got, isErr := e.call(t, "outline", tc.args)
 			if isErr {
 				t.Fatal(got)
 			}
@@ -67,11 +91,13 @@ func TestOutline(t *testing.T) {
 		"ignored.go":     "package a\nfunc Hidden() {}\n",
 		"broken.py":      "def ok():\n    pass\n\ndef broken(:\n",
 		"bin.go":         "package a\x00",
+		"py/only.py":     "def f():\n    pass\n",
 	})
 	tests := map[string]struct {
 		args    map[string]any
 		want    string
 		wantErr string
+		build   string
 	}{
 		"depth 1 hides members": {
 			args: map[string]any{"path": "a.go", "depth": 1},
@@ -82,16 +108,35 @@ func TestOutline(t *testing.T) {
 			want: "a.go (Go, 8 lines)\nfunction F (line 4): func F()\nstruct T (lines 6-8): type T struct\n  field X (line 7): X, Y int\n  field Y (line 7): X, Y int",
 		},
 		"no symbols": {
-			args: map[string]any{"path": "empty.py"},
-			want: "empty.py (Python, 2 lines)\n(no symbols)",
+			args:  map[string]any{"path": "empty.py"},
+			want:  "empty.py (Python, 2 lines)\n(no symbols)",
+			build: cgoBuild,
 		},
 		"syntax errors keep what parses": {
-			args: map[string]any{"path": "broken.py", "depth": 1},
-			want: "broken.py (Python, 4 lines)\nfunction ok (lines 1-2): def ok()\nfunction broken (line 4): def broken(",
+			args:  map[string]any{"path": "broken.py", "depth": 1},
+			want:  "broken.py (Python, 4 lines)\nfunction ok (lines 1-2): def ok()\nfunction broken (line 4): def broken(",
+			build: cgoBuild,
 		},
 		"directory skips ignored, unsupported and binary files": {
+			args:  map[string]any{"path": ".", "depth": 1},
+			want:  "a.go (Go, 8 lines)\nfunction F (line 4): func F()\nstruct T (lines 6-8): type T struct [+2 members]\n\n(bin.go is a binary file)\n\nbroken.py (Python, 4 lines)\nfunction ok (lines 1-2): def ok()\nfunction broken (line 4): def broken(\n\nempty.py (Python, 2 lines)\n(no symbols)",
+			build: cgoBuild,
+		},
+		"directory without cgo": {
 			args: map[string]any{"path": ".", "depth": 1},
-			want: "a.go (Go, 8 lines)\nfunction F (line 4): func F()\nstruct T (lines 6-8): type T struct [+2 members]\n\n(bin.go is a binary file)\n\nbroken.py (Python, 4 lines)\nfunction ok (lines 1-2): def ok()\nfunction broken (line 4): def broken(\n\nempty.py (Python, 2 lines)\n(no symbols)",
+			want: "a.go (Go, 8 lines)\nfunction F (line 4): func F()\nstruct T (lines 6-8): type T struct [+2 members]\n\n(bin.go is a binary file)\n\n" +
+				"(2 Python files left out: parsing them needs a build with cgo (CGO_ENABLED=1 and a C compiler); this binary was built without it)",
+			build: noCgoBuild,
+		},
+		"python without cgo": {
+			args:    map[string]any{"path": "broken.py"},
+			wantErr: "outline of Python sources needs a build with cgo (CGO_ENABLED=1 and a C compiler); this binary was built without it; Go sources work",
+			build:   noCgoBuild,
+		},
+		"directory of python without cgo": {
+			args:    map[string]any{"path": "py"},
+			wantErr: "outline of Python sources needs a build with cgo",
+			build:   noCgoBuild,
 		},
 		"unsupported extension": {
 			args:    map[string]any{"path": "notes.txt"},
@@ -117,6 +162,7 @@ func TestOutline(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			onlyOn(t, tc.build)
 			got, isErr := e.call(t, "outline", tc.args)
 			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
@@ -135,74 +181,98 @@ func TestFindSymbol(t *testing.T) {
 		args    map[string]any
 		want    string
 		wantErr string
+		build   string
 	}{
 		"plain name across languages": {
-			args: map[string]any{"name": "render"},
-			want: "sample.js:36-38 method Widget/render: render()\nsample.tsx:14-16 method Panel/render: render()\n(2 symbols in 5 source files searched)",
+			args:  map[string]any{"name": "render"},
+			want:  "sample.js:36-38 method Widget/render: render()\nsample.tsx:14-16 method Panel/render: render()\n(2 symbols in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"go method by receiver": {
-			args: map[string]any{"name": "Server/Run"},
-			want: "sample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n(1 symbol in 5 source files searched)",
+			args: map[string]any{"name": "Server/Run", "path": "sample.go"},
+			want: "sample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n(1 symbol in 1 source file searched)",
 		},
 		"go method as written in code": {
-			args: map[string]any{"name": "(*Server).Run"},
-			want: "sample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n(1 symbol in 5 source files searched)",
+			args: map[string]any{"name": "(*Server).Run", "path": "sample.go"},
+			want: "sample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n(1 symbol in 1 source file searched)",
 		},
 		"go interface method and struct field": {
-			args: map[string]any{"name": "Runner.Run"},
-			want: "sample.go:30 method Runner/Run: Run(ctx context.Context) error\n(1 symbol in 5 source files searched)",
+			args: map[string]any{"name": "Runner.Run", "path": "sample.go"},
+			want: "sample.go:30 method Runner/Run: Run(ctx context.Context) error\n(1 symbol in 1 source file searched)",
 		},
 		"python method with dots": {
-			args: map[string]any{"name": "Base.make"},
-			want: "sample.py:22-27 method Base/make: @staticmethod def make(name: str, size: int = 0) -> \"Base\"\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Base.make"},
+			want:  "sample.py:22-27 method Base/make: @staticmethod def make(name: str, size: int = 0) -> \"Base\"\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"nested class": {
-			args: map[string]any{"name": "Base/Inner/deep"},
-			want: "sample.py:30-31 method Base/Inner/deep: def deep(self)\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Base/Inner/deep"},
+			want:  "sample.py:30-31 method Base/Inner/deep: def deep(self)\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"suffix of the name path": {
-			args: map[string]any{"name": "Inner/deep"},
-			want: "sample.py:30-31 method Base/Inner/deep: def deep(self)\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Inner/deep"},
+			want:  "sample.py:30-31 method Base/Inner/deep: def deep(self)\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"absolute name path": {
-			args: map[string]any{"name": "/Inner/deep"},
-			want: "(no symbol matches name path \"/Inner/deep\" in 5 source files under .; try substring: true, or just \"deep\"; search_code finds text anywhere)",
+			args:  map[string]any{"name": "/Inner/deep"},
+			want:  "(no symbol matches name path \"/Inner/deep\" in 5 source files under .; try substring: true, or just \"deep\"; search_code finds text anywhere)",
+			build: cgoBuild,
 		},
 		"typescript class method": {
-			args: map[string]any{"name": "Polygon/perimeter"},
-			want: "sample.ts:24-26 method Polygon/perimeter: perimeter(length: number): number\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Polygon/perimeter"},
+			want:  "sample.ts:24-26 method Polygon/perimeter: perimeter(length: number): number\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"kind filter": {
-			args: map[string]any{"name": "name", "kind": "field"},
-			want: "sample.ts:3 field Shape/name: name: string\nsample.ts:15 field Polygon/name: name = \"polygon\"\n(2 symbols in 5 source files searched)",
+			args:  map[string]any{"name": "name", "kind": "field"},
+			want:  "sample.ts:3 field Shape/name: name: string\nsample.ts:15 field Polygon/name: name = \"polygon\"\n(2 symbols in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"kind": {
-			args: map[string]any{"name": "MAX_ITEMS", "kind": "constant"},
-			want: "sample.js:4 constant MAX_ITEMS: export const MAX_ITEMS = 10\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "MAX_ITEMS", "kind": "constant"},
+			want:  "sample.js:4 constant MAX_ITEMS: export const MAX_ITEMS = 10\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"substring ignores case": {
-			args: map[string]any{"name": "server", "substring": true, "kind": "function"},
-			want: "sample.go:40-43 function NewServer: func NewServer(addr string, port int) *Server\n(1 symbol in 5 source files searched)",
+			args: map[string]any{"name": "server", "substring": true, "kind": "function", "path": "sample.go"},
+			want: "sample.go:40-43 function NewServer: func NewServer(addr string, port int) *Server\n(1 symbol in 1 source file searched)",
 		},
 		"arrow function": {
-			args: map[string]any{"name": "Badge"},
-			want: "sample.tsx:11 function Badge: export const Badge = ({ title }: Props) =>\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Badge"},
+			want:  "sample.tsx:11 function Badge: export const Badge = ({ title }: Props) =>\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"members with depth": {
-			args: map[string]any{"name": "Color", "depth": 1},
-			want: "sample.ts:9-12 enum Color: export enum Color\n  enum_member Red (line 10): Red\n  enum_member Green (line 11): Green = \"green\"\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Color", "depth": 1},
+			want:  "sample.ts:9-12 enum Color: export enum Color\n  enum_member Red (line 10): Red\n  enum_member Green (line 11): Green = \"green\"\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"one file": {
 			args: map[string]any{"name": "Run", "path": "sample.go"},
 			want: "sample.go:30 method Runner/Run: Run(ctx context.Context) error\nsample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n(2 symbols in 1 source file searched)",
 		},
 		"cap": {
-			args: map[string]any{"name": "a", "substring": true, "kind": "method", "limit": 2},
-			want: "sample.go:50 method Pair/Swap: func (p Pair[K, V]) Swap() Pair[K, V]\nsample.js:32-34 method Widget/label: get label()\n(2 symbols shown; limit=2 reached: 1 more symbol in 1 file left out, and later files were not searched; narrow name, kind or path, or raise limit)",
+			args:  map[string]any{"name": "a", "substring": true, "kind": "method", "limit": 2},
+			want:  "sample.go:50 method Pair/Swap: func (p Pair[K, V]) Swap() Pair[K, V]\nsample.js:32-34 method Widget/label: get label()\n(2 symbols shown; limit=2 reached: 1 more symbol in 1 file left out, and later files were not searched; narrow name, kind or path, or raise limit)",
+			build: cgoBuild,
 		},
 		"no match": {
-			args: map[string]any{"name": "Nope", "kind": "class"},
-			want: "(no symbol matches name \"Nope\" of kind class in 5 source files under .; try substring: true, or no kind; search_code finds text anywhere)",
+			args:  map[string]any{"name": "Nope", "kind": "class"},
+			want:  "(no symbol matches name \"Nope\" of kind class in 5 source files under .; try substring: true, or no kind; search_code finds text anywhere)",
+			build: cgoBuild,
+		},
+		"directory without cgo": {
+			args: map[string]any{"name": "Run"},
+			want: "sample.go:30 method Runner/Run: Run(ctx context.Context) error\nsample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n" +
+				"(2 symbols in 1 source file searched; 4 Python, JavaScript, TypeScript and TSX files not searched: parsing them needs a build with cgo (CGO_ENABLED=1 and a C compiler); this binary was built without it)",
+			build: noCgoBuild,
+		},
+		"python file without cgo": {
+			args:    map[string]any{"name": "Base", "path": "sample.py"},
+			wantErr: "find_symbol in Python sources needs a build with cgo (CGO_ENABLED=1 and a C compiler); this binary was built without it; Go sources work",
+			build:   noCgoBuild,
 		},
 		"bad kind": {
 			args:    map[string]any{"name": "x", "kind": "widget"},
@@ -220,6 +290,7 @@ func TestFindSymbol(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			onlyOn(t, tc.build)
 			got, isErr := e.call(t, "find_symbol", tc.args)
 			if !sdktest.Outcome(t, got, isErr, tc.wantErr) {
 				return
@@ -235,34 +306,40 @@ func TestFindSymbolBody(t *testing.T) {
 	t.Parallel()
 	e := fixtures(t)
 	tests := map[string]struct {
-		args map[string]any
-		want string
+		args  map[string]any
+		want  string
+		build string
 	}{
 		"go method with its doc comment": {
-			args: map[string]any{"name": "Server/Run", "include_body": true},
-			want: "sample.go:45-48 method Server/Run\n// Run runs the server.\nfunc (s *Server) Run(ctx context.Context) error {\n\treturn nil\n}\n\n(1 symbol in 5 source files searched)",
+			args: map[string]any{"name": "Server/Run", "include_body": true, "path": "sample.go"},
+			want: "sample.go:45-48 method Server/Run\n// Run runs the server.\nfunc (s *Server) Run(ctx context.Context) error {\n\treturn nil\n}\n\n(1 symbol in 1 source file searched)",
 		},
 		"python method keeps indentation and decorators": {
-			args: map[string]any{"name": "Base/label", "include_body": true},
-			want: "sample.py:18-20 method Base/label\n    @property\n    def label(self):\n        return self.name.upper()\n\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Base/label", "include_body": true},
+			want:  "sample.py:18-20 method Base/label\n    @property\n    def label(self):\n        return self.name.upper()\n\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"javascript export with jsdoc": {
-			args: map[string]any{"name": "greet", "include_body": true},
-			want: "sample.js:7-10 function greet\n/** Greets someone. */\nexport function greet(name) {\n  return `hello ${name}`;\n}\n\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "greet", "include_body": true},
+			want:  "sample.js:7-10 function greet\n/** Greets someone. */\nexport function greet(name) {\n  return `hello ${name}`;\n}\n\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"typescript class method": {
-			args: map[string]any{"name": "Polygon/perimeter", "include_body": true},
-			want: "sample.ts:24-26 method Polygon/perimeter\n  perimeter(length: number): number {\n    return this.sides * length;\n  }\n\n(1 symbol in 5 source files searched)",
+			args:  map[string]any{"name": "Polygon/perimeter", "include_body": true},
+			want:  "sample.ts:24-26 method Polygon/perimeter\n  perimeter(length: number): number {\n    return this.sides * length;\n  }\n\n(1 symbol in 5 source files searched)",
+			build: cgoBuild,
 		},
 		"two bodies": {
 			args: map[string]any{"name": "render", "include_body": true},
 			want: "sample.js:36-38 method Widget/render\n  render() {\n    return `<div>${this.name}</div>`;\n  }\n\n" +
 				"sample.tsx:14-16 method Panel/render\n  render() {\n    return <section>{this.props.title}</section>;\n  }\n\n(2 symbols in 5 source files searched)",
+			build: cgoBuild,
 		},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			onlyOn(t, tc.build)
 			got, isErr := e.call(t, "find_symbol", tc.args)
 			if isErr {
 				t.Fatal(got)
@@ -277,23 +354,24 @@ func TestFindSymbolBody(t *testing.T) {
 func TestFindSymbolLongBodyAndTree(t *testing.T) {
 	t.Parallel()
 	var long strings.Builder
-	long.WriteString("def long():\n")
-	for range 450 {
-		long.WriteString("    x = 1\n")
+	long.WriteString("package pkg\n\nfunc long() {\n")
+	for range 449 {
+		long.WriteString("\tx := 1\n")
 	}
+	long.WriteString("}\n")
 	e := newEnv(t, map[string]string{
-		"pkg/long.py":        long.String(),
-		"pkg/sub/helpers.py": "def helper():\n    pass\n",
-		"pkg/sub/h.go":       "package sub\n\nfunc helper() {}\n",
-		".gitignore":         "vendor/\n",
-		"vendor/v.py":        "def helper():\n    pass\n",
-		"notes.txt":          "def helper(): pass\n",
+		"pkg/long.go":       long.String(),
+		"pkg/sub/h.go":      "package sub\n\nfunc helper() {}\n",
+		"pkg/sub/more/h.go": "package more\n\nfunc helper(\n\tx int,\n) {\n}\n",
+		".gitignore":        "vendor/\n",
+		"vendor/v.go":       "package v\n\nfunc helper() {}\n",
+		"notes.txt":         "func helper() {}\n",
 	})
 	got, isErr := e.call(t, "find_symbol", map[string]any{"name": "helper"})
 	if isErr {
 		t.Fatal(got)
 	}
-	want := "pkg/sub/h.go:3 function helper: func helper()\npkg/sub/helpers.py:1-2 function helper: def helper()\n(2 symbols in 3 source files searched)"
+	want := "pkg/sub/h.go:3 function helper: func helper()\npkg/sub/more/h.go:3-6 function helper: func helper(x int)\n(2 symbols in 3 source files searched)"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("find_symbol over a tree (-want +got):\n%s", diff)
 	}
@@ -302,10 +380,10 @@ func TestFindSymbolLongBodyAndTree(t *testing.T) {
 		t.Fatal(got)
 	}
 	lines := strings.Split(got, "\n")
-	if lines[0] != "pkg/long.py:1-451 function long" || len(lines) != 1+400+1+1+1 {
+	if lines[0] != "pkg/long.go:3-453 function long" || len(lines) != 1+400+1+1+1 {
 		t.Errorf("got %d lines starting %q", len(lines), lines[0])
 	}
-	if want := "… (51 more lines; view_file pkg/long.py from line 401)"; lines[401] != want {
+	if want := "… (51 more lines; view_file pkg/long.go from line 403)"; lines[401] != want {
 		t.Errorf("cut note %q, want %q", lines[401], want)
 	}
 	got, isErr = e.call(t, "find_symbol", map[string]any{"name": "helper", "path": "notes.txt"})

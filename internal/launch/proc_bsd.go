@@ -1,0 +1,15 @@
+//go:build unix && !linux
+
+package launch
+
+import "syscall"
+
+// procAttr makes the plugin lead its own process group; without a
+// parent-death signal, the lifeline pipe and the SDK's parent watch end it.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
+
+// processEnded is false where it cannot be asked without reaping: the
+// host learns of the exit from Wait.
+func processEnded(int) bool { return false }
