@@ -104,22 +104,31 @@ func (s *EventStore) Used(sessionID string) (total, session int) {
 func (s *EventStore) Open(_ context.Context, sessionID, streamID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stream(sessionID, streamID)
+	s.stream(sessionID, streamID, true)
 	return nil
 }
 
-// stream returns the session's stream, making both as needed. Requires s.mu.
-func (s *EventStore) stream(sessionID, streamID string) *eventStream {
+// stream returns the session's stream. Opening, it makes the session and
+// the stream as needed; otherwise (an Append) it makes neither session nor
+// stream anew: an unknown session is one already closed, whose events
+// would never be freed (nil), and an unknown stream of a session that
+// forgot some is one of those, its earlier events gone (lost). Every
+// stream is opened before its first event, and the SDK gives each a fresh
+// id, so a session that forgot streams still keeps the new ones. Requires
+// s.mu.
+func (s *EventStore) stream(sessionID, streamID string, opening bool) *eventStream {
 	sess := s.sessions[sessionID]
 	if sess == nil {
+		if !opening {
+			return nil
+		}
 		sess = &eventSession{streams: map[string]*eventStream{}}
 		s.sessions[sessionID] = sess
 	}
 	st := sess.streams[streamID]
 	if st == nil {
-		// The standalone stream ("") is never forgotten; another one the
-		// session does not know is new, unless it forgot one.
-		st = &eventStream{id: streamID, lost: sess.forgot && streamID != ""}
+		// The standalone stream ("") is never forgotten.
+		st = &eventStream{id: streamID, lost: !opening && sess.forgot && streamID != ""}
 		sess.streams[streamID] = st
 		sess.markIdle(st)
 	}
@@ -130,11 +139,11 @@ func (s *EventStore) stream(sessionID, streamID string) *eventStream {
 func (s *EventStore) Append(_ context.Context, sessionID, streamID string, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.stream(sessionID, streamID)
-	sess := s.sessions[sessionID]
-	if st.lost {
+	st := s.stream(sessionID, streamID, false)
+	if st == nil || st.lost {
 		return nil
 	}
+	sess := s.sessions[sessionID]
 	size := len(data) + EventOverhead
 	if size > s.perSession || size > s.total {
 		// Not kept: neither is what came before it, which a resume could

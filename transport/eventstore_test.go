@@ -101,7 +101,7 @@ func TestEventStoreBounds(t *testing.T) {
 			t.Parallel()
 			s := NewEventStore(tc.perSession, tc.total)
 			for _, a := range tc.appends {
-				if err := s.Append(context.Background(), a.session, a.stream, ev(a.name, a.size)); err != nil {
+				if err := openAppend(s, a.session, a.stream, ev(a.name, a.size)); err != nil {
 					t.Fatal(err)
 				}
 				if total, _ := s.Used(""); total > tc.total {
@@ -137,13 +137,13 @@ func TestEventStoreForgetsIdleStreams(t *testing.T) {
 	ctx := context.Background()
 	s := NewEventStore(1000, 1000)
 	for _, id := range []string{"", "open"} {
-		if err := s.Append(ctx, "s", id, ev(id+"0", 300)); err != nil {
+		if err := openAppend(s, "s", id, ev(id+"0", 300)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Each event fills the session: it leaves every stream before it idle.
 	for i := range maxIdleStreams {
-		if err := s.Append(ctx, "s", fmt.Sprint("done", i), ev("full", 1000)); err != nil {
+		if err := openAppend(s, "s", fmt.Sprint("done", i), ev("full", 1000)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,6 +161,24 @@ func TestEventStoreForgetsIdleStreams(t *testing.T) {
 	if _, used := s.Used("s"); used != 300 {
 		t.Errorf("the session keeps %d bytes, want 300 (the forgotten stream's new event is not kept)", used)
 	}
+	// A stream opened after the session forgot some is kept: the SDK opens
+	// each request's stream under a fresh id, so a long session would
+	// otherwise keep nothing.
+	if err := openAppend(s, "s", "later", ev("later0", 300)); err != nil {
+		t.Fatal(err)
+	}
+	if names, err := kept(t, s, "s", "later", -1); err != nil || !cmp.Equal(names, []string{"later0"}) {
+		t.Errorf("a stream opened after forgetting, from the start = %q, %v; want [later0]", names, err)
+	}
+}
+
+// openAppend opens the stream, as the SDK does before its first event,
+// and appends data to it.
+func openAppend(s *EventStore, session, stream string, data []byte) error {
+	if err := s.Open(context.Background(), session, stream); err != nil {
+		return err
+	}
+	return s.Append(context.Background(), session, stream, data)
 }
 
 func TestEventStoreSessionClosedFreesItsEvents(t *testing.T) {
@@ -168,7 +186,7 @@ func TestEventStoreSessionClosedFreesItsEvents(t *testing.T) {
 	ctx := context.Background()
 	s := NewEventStore(1000, 1000)
 	for _, sess := range []string{"s", "t"} {
-		if err := s.Append(ctx, sess, "a", ev(sess, 400)); err != nil {
+		if err := openAppend(s, sess, "a", ev(sess, 400)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,5 +206,13 @@ func TestEventStoreSessionClosedFreesItsEvents(t *testing.T) {
 	}
 	if names, err := kept(t, s, "s", "a", -1); !errors.Is(err, mcp.ErrEventsPurged) {
 		t.Errorf("closed session = %q, %v; want ErrEventsPurged", names, err)
+	}
+	// An event the SDK appends as the session closes does not bring the
+	// session back, where nothing would free it again.
+	if err := s.Append(ctx, "s", "a", ev("late", 300)); err != nil {
+		t.Fatal(err)
+	}
+	if _, used := s.Used("s"); used != 0 {
+		t.Errorf("a closed session keeps %d bytes after a late append, want 0", used)
 	}
 }

@@ -36,7 +36,7 @@
 //
 // The provider URL is the user's, so it may be anywhere, a local server
 // included. An image URL is the provider's answer, so unless the provider
-// is itself local (plain http, or a loopback, private or link-local
+// is itself local (on a loopback, private or link-local
 // address), it must be https and resolve to public addresses only: the
 // check is made on the address actually dialled, every redirect included,
 // so a DNS answer that changes between check and connect does not reach

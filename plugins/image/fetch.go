@@ -60,7 +60,7 @@ func (s *server) download(parent, ctx context.Context, p *provider, raw string) 
 	client := s.open
 	if !s.policy.isLocal(ctx, p.endpoint) {
 		if u.Scheme != "https" {
-			return nil, sdk.Failf("the image provider at %s answered with an image URL that is not https (%s); refused, since only a local or plain-http provider may hand out such URLs", p.shown, shown)
+			return nil, sdk.Failf("the image provider at %s answered with an image URL that is not https (%s); refused, since only a provider on a local address may hand out such URLs", p.shown, shown)
 		}
 		client = s.guarded
 	}

@@ -36,8 +36,9 @@ func (e *blockedError) Unwrap() error { return errNotPublic }
 // nonPublic are the IPv4 and IPv6 ranges, beyond what netip's predicates
 // name, that are not the public internet: "this network", shared address
 // space (carrier-grade NAT), IETF protocol assignments, documentation,
-// benchmarking, reserved and broadcast; discard-only, Teredo,
-// documentation and deprecated site-local.
+// benchmarking, reserved and broadcast; IPv4-compatible (deprecated),
+// discard-only, local-use NAT64, Teredo, documentation and deprecated
+// site-local.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
@@ -47,7 +48,9 @@ var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("::/96"),
 	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("64:ff9b:1::/48"),
 	netip.MustParsePrefix("2001::/32"),
 	netip.MustParsePrefix("2001:db8::/32"),
 	netip.MustParsePrefix("fec0::/10"),
@@ -126,14 +129,13 @@ func (ap addressPolicy) checkHost(ctx context.Context, host string) ([]netip.Add
 	return addrs, nil
 }
 
-// isLocal reports whether a provider URL is local: plain http, or a host
-// on a loopback, private, link-local or otherwise non-public address. Its
-// image URLs may then be anything the provider is. A name that does not
-// resolve is not local; the request to it fails anyway.
+// isLocal reports whether a provider URL is local: a host on a loopback,
+// private, link-local or otherwise non-public address. Its image URLs may
+// then be anything the provider is. The address decides, not the scheme:
+// a public provider over plain http is not local, since anyone on the path
+// could rewrite its answer to point the fetch inside the network. A name
+// that does not resolve is not local; the request to it fails anyway.
 func (ap addressPolicy) isLocal(ctx context.Context, u *url.URL) bool {
-	if u.Scheme != "https" {
-		return true
-	}
 	_, err := ap.checkHost(ctx, u.Hostname())
 	return errors.Is(err, errNotPublic)
 }

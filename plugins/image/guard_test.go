@@ -31,6 +31,7 @@ func TestPublic(t *testing.T) {
 		"255.255.255.255": false, "240.0.0.1": false, "192.0.2.1": false, "198.18.0.1": false,
 		"::ffff:127.0.0.1": false, "::ffff:169.254.169.254": false, "64:ff9b::a00:1": false,
 		"2002:a00:1::1": false, "2001:db8::1": false, "ff02::1": false, "0.1.2.3": false,
+		"::7f00:1": false, "::808:808": false, "64:ff9b:1::a00:1": false,
 	} {
 		if got := public(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("public(%s) = %v, want %v", addr, got, want)
@@ -78,7 +79,7 @@ func TestCheckHost(t *testing.T) {
 		}
 	}
 	for raw, want := range map[string]bool{
-		"http://api.example.org": true, "https://127.0.0.1:8080": true, "https://localhost": true,
+		"http://api.example.org": false, "http://127.0.0.1:11434": true, "https://127.0.0.1:8080": true, "https://localhost": true,
 		"https://inner.example": true, "https://cdn.example": false, "https://nowhere.example": false,
 	} {
 		u, _ := url.Parse(raw)
