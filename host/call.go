@@ -88,6 +88,10 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 // (the model can correct it); an unmounted tool is an *sdk.UnknownToolError
 // saying why (UnknownTool); a plugin that dies mid-call is an error
 // wrapping supervise.ErrPluginDied.
+//
+// Under --pii what a call returns is filtered (filterOut); under --vault
+// the placeholders in a call's arguments are first turned back into their
+// values where that is safe (revealPlaceholders).
 func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	e, ok := h.catalog.Get(name)
 	if !ok || !h.callable(e, false) {
@@ -96,7 +100,9 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 	return h.call(ctx, e, args, events)
 }
 
-// call is the one call path behind Call and AgentCall.
+// call is the one call path behind Call and AgentCall. The activity feed
+// and the log get the arguments as the model wrote them and the result as
+// the model gets it.
 func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	name := e.Spec.Name
 	ctx, done := h.callContext(ctx)
@@ -106,13 +112,24 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		ce.SetCallID(id) // its log lines name the call
 	}
 	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
+	if h.cfg.Vault != nil {
+		revealed, err := h.revealPlaceholders(e, args)
+		if err != nil {
+			res, _ := h.filterOut(e, toolError("%v", err), nil)
+			rec.Finish(res, nil)
+			h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "placeholders refused")
+			return res, nil
+		}
+		args = revealed
+	}
 	if err := e.Validate(args); err != nil {
-		res := toolError("%v", err)
+		res, _ := h.filterOut(e, toolError("%v", err), nil)
 		rec.Finish(res, nil)
 		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
 	}
 	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: sdk.Arguments(args), ID: id}, events)
+	res, err = h.filterOut(e, res, err)
 	if e.Upstream != nil && err != nil && ctx.Err() == nil {
 		// The upstream server failed to answer: a JSON-RPC or transport
 		// error, or its timeout.
@@ -125,13 +142,85 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	if err != nil {
 		return nil, fmt.Errorf("%s (group %q): %w", name, e.Group, err)
 	}
-	if e.Spec.Kind == sdk.KindRead || e.Upstream != nil {
-		// Read tools' results, and everything an upstream server answers:
-		// most upstream tools are write tools only for want of a hint.
-		res = pii.Filter{Mode: h.cfg.PII, Names: h.cfg.PIINames}.Result(name, res)
-	}
 	return res, nil
 }
+
+// localPlugins are the bundled plugins whose read and write tools work on
+// this machine's files and stores only: under --vault, the placeholders in
+// their arguments are turned back into values. Their act tools, and the
+// shell, web and image groups, could send a value elsewhere (a command
+// line can reach the network; a URL or prompt leaves the machine), and so
+// could a third party's plugin or an upstream server, whatever its hints
+// say: they refuse placeholders instead of getting them as text they
+// would not understand.
+var localPlugins = map[string]bool{"files": true, "code": true, "git": true, "notebook": true, "memory": true}
+
+// inProcessGroups are the host's own groups: they take placeholders as
+// written (ask hands them to its agent, which works with them as the
+// client's model does).
+var inProcessGroups = map[string]bool{AgentGroup: true, SearchGroup: true, sessionGroupName: true}
+
+// revealPlaceholders returns a call's arguments with the vault's
+// placeholders turned back into values, for a tool of localPlugins; as they
+// are for the host's own tools. Any other tool given a placeholder, or a
+// placeholder the vault never gave out, is an error to show the model.
+func (h *Host) revealPlaceholders(e *catalog.Entry, args json.RawMessage) (json.RawMessage, error) {
+	switch {
+	case e.Upstream == nil && inProcessGroups[e.Group]:
+		return args, nil
+	case e.Upstream == nil && localPlugins[e.Plugin] && e.Spec.Kind != sdk.KindAct:
+		return h.cfg.Vault.RevealJSON(args)
+	}
+	if refs := pii.FindPlaceholders(string(args)); len(refs) > 0 {
+		return nil, fmt.Errorf("%s does not take vault placeholders such as %s:%d: it could send the values off this machine. Only the file, code, git, notebook and memory tools turn placeholders back into values", e.Spec.Name, refs[0].Kind, refs[0].N)
+	}
+	return args, nil
+}
+
+// PIIFilter is the --pii filter as configured: mode, names and vault.
+func (h *Host) PIIFilter() pii.Filter {
+	f := pii.Filter{Mode: h.cfg.PII, Names: h.cfg.PIINames}
+	if h.cfg.Vault != nil {
+		f.Vault = h.cfg.Vault
+	}
+	return f
+}
+
+// filterOut applies --pii to what a call returns, its error's text
+// included. A read tool's result, and anything an upstream server answers
+// (most upstream tools are write tools only for want of a hint), is
+// redacted or withheld as the mode says; a local write or act tool has
+// already done its work, so its result (which quotes what it changed) is
+// redacted in either mode, not withheld. With a vault, placeholders
+// everywhere, and nothing is withheld.
+func (h *Host) filterOut(e *catalog.Entry, res *sdk.Result, err error) (*sdk.Result, error) {
+	f := h.PIIFilter()
+	if f.Mode == pii.ModeOff {
+		return res, err
+	}
+	if err != nil {
+		if msg, found := f.Redact(err.Error()); len(found) > 0 {
+			err = &redactedError{msg: msg, err: err}
+		}
+	}
+	if e.Spec.Kind != sdk.KindRead && e.Upstream == nil {
+		f.Mode = pii.ModeRedact
+	}
+	if e.Upstream == nil && (e.Group == AgentGroup || e.Group == sessionGroupName && e.Spec.Name == activityTool) {
+		f.KeepPlaceholders = true // made of results filtered already
+	}
+	return f.Result(e.Spec.Name, res), err
+}
+
+// redactedError is an error whose text went through the --pii filter; it
+// still matches what it wraps (errors.Is, errors.As).
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
 
 // toolError is a result the host answers for a plugin, with a failure the
 // client's model can act on: IsError, and the message as its one text block.

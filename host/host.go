@@ -20,6 +20,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/upstream"
+	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 // Config is everything the host is started with; cmd/ramabana-mcp builds it
@@ -39,10 +40,15 @@ type Config struct {
 	Agent bool
 	// NoSandbox runs commands without the Landlock sandbox (--sandbox=off).
 	NoSandbox bool
-	// PII filters read tools' results: off, redact or refuse.
+	// PII filters what calls return: off, redact or refuse (see
+	// Host.Call).
 	PII pii.Mode
 	// PIINames adds personal names to what PII filters (--pii-ner).
 	PIINames bool
+	// Vault, with PII, hands out placeholders for what PII finds and turns
+	// them back into the values in the arguments of calls to plugins
+	// (--vault). nil: none.
+	Vault *vault.Vault
 	// Transport is how the server is reached, for the status resource.
 	Transport string
 	// HomeDir holds the user's skills (~/.agents/skills); empty means the

@@ -45,6 +45,13 @@ func upstreamSessionOf(ctx context.Context) *UpstreamSession {
 	return s
 }
 
+// sessionGroupName names the in-process group of activity and changes;
+// activityTool is its feed.
+const (
+	sessionGroupName = "session"
+	activityTool     = "activity"
+)
+
 // sessionGroup is the in-process "session" group: what this session did
 // and changed, from the activity log. Its calls are recorded like any
 // other.
@@ -68,11 +75,11 @@ type changesArgs struct {
 // newSessionGroup serves the session group over log; root is the first
 // served folder, which relative paths are relative to.
 func newSessionGroup(log *activity.Log, root string) *sessionGroup {
-	box := sdk.NewToolbox("session", sdk.WithVersion("1"),
+	box := sdk.NewToolbox(sessionGroupName, sdk.WithVersion("1"),
 		sdk.WithDescription("what this session did and changed"))
-	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
+	box.AddGroup(sdk.GroupSpec{Name: sessionGroupName, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
-			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
+			Name: activityTool, Title: "Recent activity", Kind: sdk.KindRead,
 			Description: `List this session's recent tool calls, newest first, with caller, outcome, duration, arguments and the files each changed; also upstream servers' registrations and failures.`,
 		}, func(_ context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
 			if a.Limit <= 0 {
@@ -144,7 +151,7 @@ func (s *sessionGroup) register(c *catalog.Catalog) error {
 	if err != nil {
 		return err
 	}
-	return c.Add("session", d, s)
+	return c.Add(sessionGroupName, d, s)
 }
 
 var _ catalog.Caller = (*sessionGroup)(nil)

@@ -16,11 +16,18 @@ const (
 	Secret Kind = "secret"
 	// Name is a personal name, found only with [Filter.Names] (--pii-ner).
 	Name Kind = "name"
+	// Literal is text that is shaped like a placeholder without being
+	// one, found only with a [Filter.Vault]: it is hidden behind a
+	// placeholder of its own, so a model that copies it into a write gets
+	// that text back, never the value of the placeholder it imitates.
+	Literal Kind = "literal"
 )
 
 // priority decides which of two overlapping findings is kept: higher wins.
 func (k Kind) priority() int {
 	switch k {
+	case Literal:
+		return 6
 	case Secret:
 		return 5
 	case Card:
@@ -48,6 +55,31 @@ type Filter struct {
 	Mode Mode
 	// Names adds personal names (kind Name) to the patterns (--pii-ner).
 	Names bool
+	// Vault, when set (--vault), gives each finding its stable placeholder
+	// (see [FormatPlaceholder]) instead of [REDACTED:kind], in both modes:
+	// nothing is withheld. Text shaped like a placeholder is found too
+	// (kind Literal) and hidden behind one of its own. A finding the vault
+	// fails to keep is redacted as without it.
+	Vault Placeholders
+	// KeepPlaceholders, with a Vault, leaves placeholders in the text as
+	// they are instead of hiding them as Literal: for text made of results
+	// that were filtered already (the activity feed, the ask agent's
+	// answer), whose placeholders are the vault's own.
+	KeepPlaceholders bool
+}
+
+// Placeholders keeps the originals behind placeholders: the package vault.
+type Placeholders interface {
+	// Placeholders returns the placeholder that stands for each value, in
+	// order: the same one every time it is given the same value of the
+	// same kind. A Filter asks once per text, with all of its findings.
+	Placeholders(values []Value) ([]string, error)
+}
+
+// Value is a finding's text and kind, for [Placeholders].
+type Value struct {
+	Kind Kind
+	Text string
 }
 
 // Find returns the PII in text that the patterns find (not names), sorted
@@ -56,10 +88,16 @@ type Filter struct {
 // then Card, Email, Phone, Name).
 func Find(text string) []Finding { return Filter{}.Find(text) }
 
-// Find returns the PII in text as the package-level Find does, and with
-// f.Names the personal names too. f.Mode plays no part.
+// Find returns the PII in text as the package-level Find does, with
+// f.Names the personal names too, and with f.Vault the text shaped like
+// placeholders (kind Literal). f.Mode plays no part.
 func (f Filter) Find(text string) []Finding {
 	var all []Finding
+	if f.Vault != nil && !f.KeepPlaceholders {
+		for _, p := range FindPlaceholders(text) {
+			all = append(all, Finding{Kind: Literal, Start: p.Start, End: p.End})
+		}
+	}
 	all = findSecrets(text, all)
 	all = findEmails(text, all)
 	all = findNumbers(text, all)
@@ -73,24 +111,43 @@ func (f Filter) Find(text string) []Finding {
 // [REDACTED:kind], and the findings (offsets into the original text).
 func Redact(text string) (string, []Finding) { return Filter{}.Redact(text) }
 
-// Redact is the package-level Redact, with names when f.Names is set.
+// Redact is the package-level Redact, with names when f.Names is set, and
+// with each finding's placeholder when f.Vault is.
 func (f Filter) Redact(text string) (string, []Finding) {
 	fs := f.Find(text)
 	if len(fs) == 0 {
 		return text, nil
 	}
+	subs := f.replacements(text, fs)
 	var b strings.Builder
 	b.Grow(len(text))
 	last := 0
-	for _, f := range fs {
-		b.WriteString(text[last:f.Start])
-		b.WriteString("[REDACTED:")
-		b.WriteString(string(f.Kind))
-		b.WriteByte(']')
-		last = f.End
+	for i, x := range fs {
+		b.WriteString(text[last:x.Start])
+		b.WriteString(subs[i])
+		last = x.End
 	}
 	b.WriteString(text[last:])
 	return b.String(), fs
+}
+
+// replacements returns what stands for each finding in a redacted text:
+// its placeholder from f.Vault, or [REDACTED:kind].
+func (f Filter) replacements(text string, fs []Finding) []string {
+	if f.Vault != nil {
+		values := make([]Value, len(fs))
+		for i, x := range fs {
+			values[i] = Value{Kind: x.Kind, Text: text[x.Start:x.End]}
+		}
+		if subs, err := f.Vault.Placeholders(values); err == nil && len(subs) == len(fs) {
+			return subs
+		}
+	}
+	subs := make([]string, len(fs))
+	for i, x := range fs {
+		subs[i] = "[REDACTED:" + string(x.Kind) + "]"
+	}
+	return subs
 }
 
 // resolve drops overlaps: findings are taken by kind, highest first, and

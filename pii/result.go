@@ -10,9 +10,10 @@ import (
 )
 
 // FilterResult applies the --pii mode to a read tool's result: redact each
-// finding in its text, or withhold the whole result. Structured content
-// with findings is dropped when redacting (a placeholder could break its
-// JSON) and counts like text when refusing.
+// finding in its text, or withhold the whole result (with a Filter.Vault,
+// placeholders in both modes). Structured content with findings is
+// redacted in its strings (dropped if it is not JSON) and counts like text
+// when refusing. An error result is redacted in both modes.
 func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
 	return Filter{Mode: mode}.Result(tool, r)
 }
@@ -20,8 +21,11 @@ func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
 // Result is FilterResult with f's mode, and names too when f.Names is set.
 func (f Filter) Result(tool string, r *sdk.Result) *sdk.Result {
 	mode := f.Mode
-	if mode == ModeOff || r == nil || r.IsError {
+	if mode == ModeOff || r == nil {
 		return r
+	}
+	if r.IsError {
+		mode = ModeRedact // an error is passed on redacted, never withheld
 	}
 	counts := map[Kind]int{}
 	out := *r
@@ -61,7 +65,7 @@ func (f Filter) Result(tool string, r *sdk.Result) *sdk.Result {
 	if len(counts) == 0 {
 		return r
 	}
-	if mode == ModeRefuse {
+	if mode == ModeRefuse && f.Vault == nil {
 		msg := fmt.Sprintf("the result of %s contains %s; this server runs with --pii refuse, so it is withheld. Narrow the request to leave that data out.", tool, describeCounts(counts))
 		return &sdk.Result{Content: []sdk.Content{{Text: msg}}, IsError: true}
 	}
@@ -77,11 +81,12 @@ func (f Filter) redact(text string, counts map[Kind]int) string {
 }
 
 var piiNames = map[Kind][2]string{
-	Email:  {"e-mail address", "e-mail addresses"},
-	Phone:  {"phone number", "phone numbers"},
-	Card:   {"payment card number", "payment card numbers"},
-	Secret: {"secret", "secrets"},
-	Name:   {"personal name", "personal names"},
+	Email:   {"e-mail address", "e-mail addresses"},
+	Phone:   {"phone number", "phone numbers"},
+	Card:    {"payment card number", "payment card numbers"},
+	Secret:  {"secret", "secrets"},
+	Name:    {"personal name", "personal names"},
+	Literal: {"text shaped like a vault placeholder", "texts shaped like vault placeholders"},
 }
 
 func describeCounts(counts map[Kind]int) string {

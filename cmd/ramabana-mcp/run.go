@@ -36,6 +36,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/transport"
 	"github.com/ramabana/ramabana-mcp/upstream"
+	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 // version is set at build time with -ldflags "-X main.version=..."; a
@@ -100,7 +101,7 @@ type options struct {
 	noSandbox                         bool
 	transport, addr, token, cfg       string
 	pii                               pii.Mode
-	piiNER                            bool
+	piiNER, vault                     bool
 	model, modelURL, modelKeyEnv      string
 	embedModel, embedURL, embedKeyEnv string
 	delegate                          bool
@@ -175,6 +176,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.pii = m
 		return err
 	})
+	fs.BoolVar(&o.vault, "vault", false, "with --pii redact or refuse, show the model stable placeholders (⟦email:3⟧) instead of [REDACTED:kind], keep the values in an encrypted vault (CFG/vault.db; its key in CFG/vault.key or $"+vault.KeyFileEnv+"), and turn placeholders in write tools' arguments back into the values")
 	fs.BoolVar(&o.piiNER, "pii-ner", false, "with --pii redact or refuse, filter personal names too: titled names (Dr. Jane Smith, Sig.ra Bianchi) and listed first names with a surname")
 	return fs
 }
@@ -235,6 +237,9 @@ func checkFlags(o *options) error {
 	if o.piiNER && o.pii == pii.ModeOff {
 		return errors.New("--pii-ner needs --pii redact or --pii refuse: it adds personal names to what --pii filters")
 	}
+	if o.vault && o.pii == pii.ModeOff {
+		return errors.New("--vault needs --pii redact or --pii refuse: it keeps what --pii finds and shows placeholders for it")
+	}
 	switch {
 	case o.embedModel != "" && o.embedURL == "":
 		return errors.New("--embed-model needs --embed-url, the OpenAI-compatible server that embeds with it (http://127.0.0.1:11434/v1 for Ollama)")
@@ -261,7 +266,29 @@ func serve(ctx context.Context, args []string) error {
 	}
 	stdinIsTerminal := cliflag.IsTerminal(os.Stdin)
 	fmt.Fprint(os.Stderr, stdioHint(o.transport, stdinIsTerminal))
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	var vlt *vault.Vault
+	if o.vault {
+		vlt, err = vault.Open(ctx, filepath.Join(o.cfg, vault.DBName), vault.KeyPath(o.cfg))
+		if err != nil {
+			return err
+		}
+		defer vlt.Close()
+	}
+	filter := pii.Filter{Mode: o.pii, Names: o.piiNER}
+	if vlt != nil {
+		filter.Vault = vlt
+	}
+	var logHandler slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel})
+	var upstreamStderr io.Writer = os.Stderr
+	if o.pii != pii.ModeOff {
+		// What the host, its plugins and upstream servers log leaves no
+		// more than the tools' results do.
+		logHandler = filter.Handler(logHandler)
+		w := filter.Writer(os.Stderr)
+		defer w.Close()
+		upstreamStderr = w
+	}
+	logger := slog.New(logHandler)
 	slog.SetDefault(logger)
 	self, err := os.Executable()
 	if err != nil {
@@ -296,11 +323,12 @@ func serve(ctx context.Context, args []string) error {
 		Describe:     describeBundled,
 		PII:          o.pii,
 		PIINames:     o.piiNER,
+		Vault:        vlt,
 		Agent:        o.model != "",
 		Transport:    o.transport,
 		Upstream:     upstreams,
 		UpstreamOptions: upstream.ConnectOptions{
-			Name: "ramabana-mcp", Logger: logger, Stderr: os.Stderr, ConnectTimeout: o.upstreamConnectTimeout,
+			Name: "ramabana-mcp", Logger: logger, Stderr: upstreamStderr, ConnectTimeout: o.upstreamConnectTimeout,
 		},
 		Embed: embedder,
 	})

@@ -53,7 +53,7 @@ func seed(tb testing.TB, cfg, project string, n int) {
 	vocab := benchVocabulary(r)
 	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(vocab)-1))
 	now := time.Now()
-	err = s.write(context.Background(), func(tx *sql.Tx) error {
+	err = s.Write(context.Background(), func(tx *sql.Tx) error {
 		for i := range n {
 			words := make([]string, 8+r.IntN(50))
 			for j := range words {

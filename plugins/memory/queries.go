@@ -82,7 +82,7 @@ type added struct {
 // added to the existing memory.
 func (s *store) add(ctx context.Context, content string, tags []string, scope string, now time.Time) (added, error) {
 	var res added
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.Write(ctx, func(tx *sql.Tx) error {
 		var err error
 		res, err = addTx(ctx, tx, content, tags, scope, now)
 		return err
@@ -156,7 +156,7 @@ func (e *missingError) Error() string {
 // deleted memories in the order of ids.
 func (s *store) remove(ctx context.Context, ids []int64) ([]memory, error) {
 	var gone []memory
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.Write(ctx, func(tx *sql.Tx) error {
 		gone = nil
 		args := make([]any, len(ids))
 		for i, id := range ids {
@@ -216,7 +216,7 @@ type searched struct {
 // its BM25 scores in both full-text indexes.
 func (s *store) search(ctx context.Context, words []string, f filter, limit int) (searched, error) {
 	var res searched
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.Read(ctx, func(tx *sql.Tx) error {
 		var err error
 		if words, res.Common, err = dropCommon(ctx, tx, words); err != nil {
 			return err
@@ -312,7 +312,7 @@ func (s *store) list(ctx context.Context, f filter, limit, offset int) ([]memory
 	where, args := f.where()
 	var out []memory
 	var total int
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.Read(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&total); err != nil {
 			return err
 		}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/internal/sqlitedb"
 )
 
 // The test binary doubles as a helper process that opens a database
@@ -74,7 +76,7 @@ func helper(mode string) error {
 		fmt.Println("done")
 		return s.Close()
 	case "crash":
-		return s.write(ctx, func(tx *sql.Tx) error {
+		return s.Write(ctx, func(tx *sql.Tx) error {
 			// One long word: pages fill fast and the indexes stay small.
 			filler := strings.Repeat("x", 4000)
 			for i := range n {
@@ -175,17 +177,17 @@ func (w *testWriter) Write(p []byte) (int, error) {
 func checkConsistent(t *testing.T, s *store) {
 	t.Helper()
 	var res string
-	if err := s.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+	if err := s.DB.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
 		t.Errorf("integrity_check: %q, %v", res, err)
 	}
 	for _, fts := range []string{"memories_fts", "memories_words"} {
 		// rank 1: also compare the index with the content table.
-		if _, err := s.db.Exec(fmt.Sprintf(`INSERT INTO %s(%s, rank) VALUES('integrity-check', 1)`, fts, fts)); err != nil {
+		if _, err := s.DB.Exec(fmt.Sprintf(`INSERT INTO %s(%s, rank) VALUES('integrity-check', 1)`, fts, fts)); err != nil {
 			t.Errorf("%s integrity-check: %v", fts, err)
 		}
 	}
 	var orphans int
-	if err := s.db.QueryRow(`SELECT count(*) FROM memory_tags WHERE memory_id NOT IN (SELECT id FROM memories)`).Scan(&orphans); err != nil || orphans != 0 {
+	if err := s.DB.QueryRow(`SELECT count(*) FROM memory_tags WHERE memory_id NOT IN (SELECT id FROM memories)`).Scan(&orphans); err != nil || orphans != 0 {
 		t.Errorf("%d tags of missing memories (%v)", orphans, err)
 	}
 }
@@ -193,7 +195,7 @@ func checkConsistent(t *testing.T, s *store) {
 func count(t *testing.T, s *store, where string, args ...any) int {
 	t.Helper()
 	var n int
-	if err := s.db.QueryRow(`SELECT count(*) FROM memories WHERE `+where, args...).Scan(&n); err != nil {
+	if err := s.DB.QueryRow(`SELECT count(*) FROM memories WHERE `+where, args...).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -249,7 +251,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	// Whether the two actually interleaved depends on scheduling; say so.
 	var switches int
-	if err := s.db.QueryRow(`SELECT count(*) FROM memories a JOIN memories b ON b.id = a.id + 1 WHERE a.tags != b.tags`).Scan(&switches); err == nil {
+	if err := s.DB.QueryRow(`SELECT count(*) FROM memories a JOIN memories b ON b.id = a.id + 1 WHERE a.tags != b.tags`).Scan(&switches); err == nil {
 		t.Logf("writers alternated %d times", switches)
 	}
 }
@@ -298,7 +300,7 @@ func TestCrashMidWrite(t *testing.T) {
 		})
 	}
 	// The killed writer's lock is gone: a new write goes through at once.
-	ctx, cancel := context.WithTimeout(context.Background(), busyTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), sqlitedb.BusyTimeout)
 	defer cancel()
 	if _, err := s.add(ctx, "after the crash", nil, scopeGlobal, time.Now()); err != nil {
 		t.Fatalf("write after the crash: %v", err)
@@ -324,7 +326,7 @@ func TestMigrate(t *testing.T) {
 	s := open(t, db)
 	version := func(st *store) int {
 		var v int
-		if err := st.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil {
+		if err := st.DB.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		return v
@@ -335,14 +337,14 @@ func TestMigrate(t *testing.T) {
 	// Opening again migrates nothing and keeps one version row.
 	again := open(t, db)
 	var rows int
-	if err := again.db.QueryRow(`SELECT count(*) FROM schema_version`).Scan(&rows); err != nil || rows != 1 {
+	if err := again.DB.QueryRow(`SELECT count(*) FROM schema_version`).Scan(&rows); err != nil || rows != 1 {
 		t.Errorf("%d version rows (%v)", rows, err)
 	}
 	// Every pragma the store relies on is in effect on its connections.
 	pragmas := map[string]string{}
 	for _, p := range []string{"journal_mode", "synchronous", "busy_timeout", "foreign_keys"} {
 		var v string
-		if err := again.db.QueryRow("PRAGMA " + p).Scan(&v); err != nil {
+		if err := again.DB.QueryRow("PRAGMA " + p).Scan(&v); err != nil {
 			t.Fatal(err)
 		}
 		pragmas[p] = v
@@ -353,7 +355,7 @@ func TestMigrate(t *testing.T) {
 	}
 
 	// A database from a newer plugin is refused, not downgraded.
-	if _, err := s.db.Exec(`UPDATE schema_version SET version = ?`, len(migrations)+1); err != nil {
+	if _, err := s.DB.Exec(`UPDATE schema_version SET version = ?`, len(migrations)+1); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := openStore(context.Background(), db); !errors.Is(err, errNewerSchema) {
@@ -393,7 +395,7 @@ func TestSearchCommonWords(t *testing.T) {
 	t.Parallel()
 	s := open(t, dbPath(t.TempDir()))
 	const n = 2 * minCommon
-	err := s.write(context.Background(), func(tx *sql.Tx) error {
+	err := s.Write(context.Background(), func(tx *sql.Tx) error {
 		for i := range n {
 			content := fmt.Sprintf("ordinary filler %d", i)
 			if i%100 == 0 {
@@ -445,13 +447,13 @@ func TestWriteLocksAtBegin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	err = s.write(context.Background(), func(tx *sql.Tx) error {
+	err = s.Write(context.Background(), func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRow(`SELECT count(*) FROM memories`).Scan(&n); err != nil {
 			return err
 		}
 		_, err := other.Exec(`BEGIN IMMEDIATE; ROLLBACK`)
-		if !isBusy(err) {
+		if !sqlitedb.IsBusy(err) {
 			t.Errorf("another connection took the write lock during a write transaction (%v)", err)
 		}
 		return nil

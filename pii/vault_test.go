@@ -1,0 +1,131 @@
+package pii_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/vault"
+)
+
+func openVault(t *testing.T) *vault.Vault {
+	t.Helper()
+	cfg := t.TempDir()
+	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = v.Close() })
+	return v
+}
+
+// TestVaultFilter: with a vault, findings become stable placeholders in
+// both modes, text shaped like a placeholder is hidden behind one of its
+// own (and comes back as that text), and a filter told the text was
+// filtered already keeps the vault's placeholders.
+func TestVaultFilter(t *testing.T) {
+	v := openVault(t)
+	text := "jane@acme.io wrote to bob@corp.org, then jane@acme.io again; see ⟦email:1⟧ and ⟦email:0⟧"
+	for _, mode := range []pii.Mode{pii.ModeRedact, pii.ModeRefuse} {
+		f := pii.Filter{Mode: mode, Vault: v}
+		res := f.Result("view_file", &sdk.Result{
+			Content:    []sdk.Content{{Text: text}},
+			Structured: json.RawMessage(`{"from":"jane@acme.io"}`),
+		})
+		want := "⟦email:1⟧ wrote to ⟦email:2⟧, then ⟦email:1⟧ again; see ⟦literal:1⟧ and ⟦email:0⟧"
+		if res.IsError || res.Text() != want {
+			t.Errorf("%v: %q (error %v), want %q", mode, res.Text(), res.IsError, want)
+		}
+		if string(res.Structured) != `{"from":"⟦email:1⟧"}` {
+			t.Errorf("%v: structured %s", mode, res.Structured)
+		}
+	}
+	back, err := v.Reveal("⟦email:1⟧ ⟦literal:1⟧")
+	if err != nil || back != "jane@acme.io ⟦email:1⟧" {
+		t.Errorf("Reveal = %q, %v; the literal must come back as the text it hid", back, err)
+	}
+	kept, _ := pii.Filter{Mode: pii.ModeRedact, Vault: v, KeepPlaceholders: true}.Redact("answer: ⟦email:2⟧ wrote to eve@corp.org")
+	if kept != "answer: ⟦email:2⟧ wrote to ⟦email:3⟧" {
+		t.Errorf("KeepPlaceholders: %q", kept)
+	}
+	// Without a vault, placeholder-shaped text is nobody's business.
+	plain, _ := pii.Filter{Mode: pii.ModeRedact}.Redact("⟦email:1⟧ and jane@acme.io")
+	if plain != "⟦email:1⟧ and [REDACTED:email]" {
+		t.Errorf("no vault: %q", plain)
+	}
+}
+
+// TestVaultFailureRedacts: a vault that cannot keep a value leaves the
+// value out all the same.
+func TestVaultFailureRedacts(t *testing.T) {
+	v := openVault(t)
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := pii.Filter{Mode: pii.ModeRedact, Vault: v}.Redact("mail jane@acme.io")
+	if out != "mail [REDACTED:email]" {
+		t.Errorf("closed vault: %q", out)
+	}
+}
+
+// TestErrorResultsAreRedacted: an error result is redacted in both modes,
+// never withheld nor passed through.
+func TestErrorResultsAreRedacted(t *testing.T) {
+	for _, mode := range []pii.Mode{pii.ModeRedact, pii.ModeRefuse} {
+		res := pii.Filter{Mode: mode}.Result("edit_file", &sdk.Result{IsError: true, Content: []sdk.Content{{Text: "line 2 reads \"mail jane@acme.io\", not what you gave"}}})
+		if !res.IsError || res.Text() != "line 2 reads \"mail [REDACTED:email]\", not what you gave" {
+			t.Errorf("%v: %q", mode, res.Text())
+		}
+	}
+}
+
+func TestLogHandler(t *testing.T) {
+	v := openVault(t)
+	var buf bytes.Buffer
+	log := slog.New(pii.Filter{Mode: pii.ModeRedact, Vault: v}.Handler(slog.NewTextHandler(&buf, nil)))
+	log = log.With("user", "jane@acme.io")
+	log.WithGroup("call").Info("sent to bob@corp.org", "to", "bob@corp.org", "error", errString("dial jane@acme.io: refused"),
+		slog.Group("args", "card", "4111 1111 1111 1111"), "n", 3)
+	out := buf.String()
+	for _, leak := range []string{"jane@acme.io", "bob@corp.org", "4111"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("log holds %q:\n%s", leak, out)
+		}
+	}
+	for _, want := range []string{`msg="sent to ⟦email:2⟧"`, "user=⟦email:1⟧", "call.to=⟦email:2⟧", `call.error="dial ⟦email:1⟧: refused"`, "call.args.card=⟦card:1⟧", "call.n=3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+// TestWriter: a value split across writes is still found; what is held
+// back is written at Close.
+func TestWriter(t *testing.T) {
+	var buf bytes.Buffer
+	w := pii.Filter{Mode: pii.ModeRedact}.Writer(&buf)
+	for _, chunk := range []string{"connecting as jane@ac", "me.io\nretry ", "for bob@corp.org"} {
+		if n, err := w.Write([]byte(chunk)); err != nil || n != len(chunk) {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	if got := buf.String(); got != "connecting as [REDACTED:email]\n" {
+		t.Errorf("before Close: %q", got)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != "connecting as [REDACTED:email]\nretry for [REDACTED:email]" {
+		t.Errorf("after Close: %q", got)
+	}
+}
