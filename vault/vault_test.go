@@ -18,7 +18,7 @@ import (
 )
 
 // openIn opens the vault of config dir cfg, closed at the test's end.
-func openIn(t *testing.T, cfg string) *vault.Vault {
+func openIn(t testing.TB, cfg string) *vault.Vault {
 	t.Helper()
 	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName))
 	if err != nil {
