@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
@@ -186,6 +187,16 @@ type Status struct {
 	// Embeddings is search_capabilities' hybrid ranking, with
 	// --embed-model.
 	Embeddings *EmbeddingStatus `json:"embeddings,omitempty"`
+	// PII is the --pii filter, with --pii redact or refuse.
+	PII *PIIStatus `json:"pii,omitempty"`
+}
+
+// PIIStatus is what --pii filters and where --vault keeps the originals.
+type PIIStatus struct {
+	Mode  string `json:"mode"`
+	Names bool   `json:"names"`
+	// Vault is the vault's database file, with --vault.
+	Vault string `json:"vault,omitempty"`
 }
 
 // SandboxStatus says which protections shell commands run under on this
@@ -293,6 +304,12 @@ func (h *Host) Status() Status {
 	st.Sandbox = h.sandboxStatus()
 	st.Upstreams = h.UpstreamStatus()
 	st.Embeddings = h.EmbeddingStatus()
+	if h.cfg.PII != pii.ModeOff {
+		st.PII = &PIIStatus{Mode: h.cfg.PII.String(), Names: h.cfg.PIINames}
+		if h.cfg.Vault != nil {
+			st.PII.Vault = h.cfg.Vault.Path()
+		}
+	}
 	h.skillsMu.Lock()
 	agent := h.agentStatus
 	h.skillsMu.Unlock()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,6 +164,15 @@ func TestVaultEditsDataTheModelNeverSaw(t *testing.T) {
 	}
 	if !strings.Contains(text(res), "Jane Doe: "+jane[0]+" (or "+bob[0]+"), "+jane[1]) {
 		t.Errorf("after a restart the placeholders differ:\n%s", text(res))
+	}
+	st, err := readResource(t, again.session, "ramabana://status")
+	var status struct{ PII map[string]any }
+	if err == nil {
+		err = json.Unmarshal([]byte(st), &status)
+	}
+	wantPII := map[string]any{"mode": "refuse", "names": false, "vault": filepath.Join(cfg, "vault.db")}
+	if err != nil || fmt.Sprint(status.PII) != fmt.Sprint(wantPII) {
+		t.Errorf("status's pii = %v, want %v (%v)", status.PII, wantPII, err)
 	}
 }
 
