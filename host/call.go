@@ -158,7 +158,7 @@ var localPlugins = map[string]bool{"files": true, "code": true, "git": true, "no
 // inProcessGroups are the host's own groups: they take placeholders as
 // written (ask hands them to its agent, which works with them as the
 // client's model does).
-var inProcessGroups = map[string]bool{AgentGroup: true, SearchGroup: true, sessionGroupName: true}
+var inProcessGroups = map[string]bool{AgentGroup: true, SearchGroup: true, SessionGroup: true}
 
 // revealPlaceholders returns a call's arguments with the vault's
 // placeholders turned back into values, for a tool of localPlugins; as they
@@ -206,7 +206,7 @@ func (h *Host) filterOut(e *catalog.Entry, res *sdk.Result, err error) (*sdk.Res
 	if e.Spec.Kind != sdk.KindRead && e.Upstream == nil {
 		f.Mode = pii.ModeRedact
 	}
-	if e.Upstream == nil && (e.Group == AgentGroup || e.Group == sessionGroupName && e.Spec.Name == activityTool) {
+	if e.Upstream == nil && (e.Group == AgentGroup || e.Group == SessionGroup && e.Spec.Name == activityTool) {
 		f.KeepPlaceholders = true // made of results filtered already
 	}
 	return f.Result(e.Spec.Name, res), err

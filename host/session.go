@@ -45,10 +45,10 @@ func upstreamSessionOf(ctx context.Context) *UpstreamSession {
 	return s
 }
 
-// sessionGroupName names the in-process group of activity and changes;
+// SessionGroup names the in-process group of activity and changes;
 // activityTool is its feed.
 const (
-	sessionGroupName = "session"
+	SessionGroup = "session"
 	activityTool     = "activity"
 )
 
@@ -75,9 +75,9 @@ type changesArgs struct {
 // newSessionGroup serves the session group over log; root is the first
 // served folder, which relative paths are relative to.
 func newSessionGroup(log *activity.Log, root string) *sessionGroup {
-	box := sdk.NewToolbox(sessionGroupName, sdk.WithVersion("1"),
+	box := sdk.NewToolbox(SessionGroup, sdk.WithVersion("1"),
 		sdk.WithDescription("what this session did and changed"))
-	box.AddGroup(sdk.GroupSpec{Name: sessionGroupName, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
+	box.AddGroup(sdk.GroupSpec{Name: SessionGroup, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: activityTool, Title: "Recent activity", Kind: sdk.KindRead,
 			Description: `List this session's recent tool calls, newest first, with caller, outcome, duration, arguments and the files each changed; also upstream servers' registrations and failures.`,
@@ -151,7 +151,7 @@ func (s *sessionGroup) register(c *catalog.Catalog) error {
 	if err != nil {
 		return err
 	}
-	return c.Add(sessionGroupName, d, s)
+	return c.Add(SessionGroup, d, s)
 }
 
 var _ catalog.Caller = (*sessionGroup)(nil)

@@ -381,7 +381,7 @@ func serve(ctx context.Context, args []string) error {
 }
 
 // hostGroups are the host's own groups, which --groups can name too.
-var hostGroups = []string{host.AgentGroup, host.SearchGroup, "session"}
+var hostGroups = []string{host.AgentGroup, host.SearchGroup, host.SessionGroup}
 
 // checkGroups checks the names --groups uses against those known before
 // any plugin starts: the bundled plugins and their groups, the host's own
