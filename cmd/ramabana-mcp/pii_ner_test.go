@@ -82,14 +82,3 @@ func TestPIINames(t *testing.T) {
 		})
 	}
 }
-
-// TestPIINamesNeedsMode: --pii-ner alone is a usage error.
-func TestPIINamesNeedsMode(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{{"--pii-ner"}, {"--pii", "off", "--pii-ner"}} {
-		code, stdout, stderr := runBinary(t, append([]string{"--root", t.TempDir(), "--cfg", t.TempDir()}, args...)...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "--pii-ner needs --pii redact or --pii refuse") {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and the reason", args, code, stdout, stderr)
-		}
-	}
-}

@@ -214,14 +214,3 @@ func TestVaultAgent(t *testing.T) {
 		t.Errorf("file after the agent's edit:\n%s\nwant:\n%s", got, want)
 	}
 }
-
-// TestVaultNeedsPII: --vault alone is a usage error.
-func TestVaultNeedsPII(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{{"--vault"}, {"--pii", "off", "--vault"}} {
-		code, stdout, stderr := runBinary(t, append([]string{"--root", t.TempDir(), "--cfg", t.TempDir()}, args...)...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "--vault needs --pii redact or --pii refuse") {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and the reason", args, code, stdout, stderr)
-		}
-	}
-}
