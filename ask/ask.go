@@ -159,7 +159,7 @@ func (l library) List() []agent.Skill {
 	for i, s := range list {
 		e := tools[s.Name]
 		alwaysOn := s.Source == skills.Plugin && e != nil && e.TaskInfo().Mode == tasks.AlwaysOn
-		out[i] = agent.Skill{Name: s.Name, Description: s.Description, AlwaysOn: alwaysOn}
+		out[i] = agent.Skill{Name: s.Name, Description: l.h.PIIFilter().Text(s.Description), AlwaysOn: alwaysOn}
 	}
 	return out
 }

@@ -117,7 +117,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		if err != nil {
 			res, _ := h.filterOut(e, toolError("%v", err), nil)
 			rec.Finish(res, nil)
-			h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "placeholders refused")
+			h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "arguments refused: placeholders")
 			return res, nil
 		}
 		args = revealed
@@ -206,8 +206,10 @@ func (h *Host) filterOut(e *catalog.Entry, res *sdk.Result, err error) (*sdk.Res
 	if e.Spec.Kind != sdk.KindRead && e.Upstream == nil {
 		f.Mode = pii.ModeRedact
 	}
-	if e.Upstream == nil && (e.Group == AgentGroup || e.Group == SessionGroup && e.Spec.Name == activityTool) {
-		f.KeepPlaceholders = true // made of results filtered already
+	if e.Upstream == nil && e.Group == AgentGroup {
+		// The agent's answer: its model saw placeholders only, and the
+		// client's model must get them as they are to edit with them.
+		f.KeepPlaceholders = true
 	}
 	return f.Result(e.Spec.Name, res), err
 }

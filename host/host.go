@@ -191,6 +191,9 @@ func New(cfg Config) (*Host, error) {
 	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
 		return nil, fmt.Errorf("session group: %w", err)
 	}
+	if w := h.vaultWarning(); w != "" {
+		h.logger.Warn(w)
+	}
 	return h, nil
 }
 
@@ -239,6 +242,16 @@ var errClosed = errors.New("host is closed")
 // run, and plugins may run the ones their data names (git hooks, filters).
 func (h *Host) commandsAllowed() bool {
 	return (h.cfg.Write || h.cfg.Agent) && !h.policy.OptOut[ShellGroup]
+}
+
+// vaultWarning says what --vault cannot hold against, when that is so:
+// commands read what the user can, the vault's key included, and can
+// print a value in a shape --pii does not know.
+func (h *Host) vaultWarning() string {
+	if h.cfg.Vault == nil || !h.commandsAllowed() {
+		return ""
+	}
+	return "--vault with the shell group mounted: a command can read any file this user can, the vault's key included, and print a value in a form --pii does not recognise; opt the shell out (--groups -shell) to keep values from the model"
 }
 
 // ShellGroup is the group whose tools run commands.

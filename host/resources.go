@@ -141,7 +141,9 @@ func (h *Host) ReadSkill(ctx context.Context, name string) (text string, ok bool
 		return "", false, nil
 	}
 	if sk.Source != skills.Plugin {
-		return sk.Content, true, nil
+		// A skill file is data like any other in the served folders (a
+		// skill tool's text is filtered on the call path).
+		return h.PIIFilter().Text(sk.Content), true, nil
 	}
 	e := tools[name]
 	res, err := h.Call(ctx, e.Spec.Name, nil, nil)
@@ -197,6 +199,8 @@ type PIIStatus struct {
 	Names bool   `json:"names"`
 	// Vault is the vault's database file, with --vault.
 	Vault string `json:"vault,omitempty"`
+	// Warning says what the vault cannot hold against here (the shell).
+	Warning string `json:"warning,omitempty"`
 }
 
 // SandboxStatus says which protections shell commands run under on this
@@ -308,6 +312,7 @@ func (h *Host) Status() Status {
 		st.PII = &PIIStatus{Mode: h.cfg.PII.String(), Names: h.cfg.PIINames}
 		if h.cfg.Vault != nil {
 			st.PII.Vault = h.cfg.Vault.Path()
+			st.PII.Warning = h.vaultWarning()
 		}
 	}
 	h.skillsMu.Lock()

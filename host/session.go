@@ -45,12 +45,8 @@ func upstreamSessionOf(ctx context.Context) *UpstreamSession {
 	return s
 }
 
-// SessionGroup names the in-process group of activity and changes;
-// activityTool is its feed.
-const (
-	SessionGroup = "session"
-	activityTool     = "activity"
-)
+// SessionGroup names the in-process group of activity and changes.
+const SessionGroup = "session"
 
 // sessionGroup is the in-process "session" group: what this session did
 // and changed, from the activity log. Its calls are recorded like any
@@ -79,7 +75,7 @@ func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: SessionGroup, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
-			Name: activityTool, Title: "Recent activity", Kind: sdk.KindRead,
+			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
 			Description: `List this session's recent tool calls, newest first, with caller, outcome, duration, arguments and the files each changed; also upstream servers' registrations and failures.`,
 		}, func(_ context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
 			if a.Limit <= 0 {

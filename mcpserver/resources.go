@@ -66,7 +66,7 @@ func (r *resources) add() {
 		Description: "Every skill this server knows, one line each: its name and when it applies. Read skill://{name} for one in full.",
 		MIMEType:    "text/markdown",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return textResource(req.Params.URI, "text/markdown", h.Skills().Markdown()), nil
+		return textResource(req.Params.URI, "text/markdown", h.PIIFilter().Text(h.Skills().Markdown())), nil
 	})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: SkillURI, Name: "skill", Title: "A skill",
@@ -119,7 +119,7 @@ func (r *resources) syncSkills() (changed []string, index string) {
 				fp += "\x00" + e.Plugin + "\x00" + e.Spec.Name
 			}
 		}
-		want[s.Name] = listedSkill{description: s.Description, fingerprint: fp}
+		want[s.Name] = listedSkill{description: r.host.PIIFilter().Text(s.Description), fingerprint: fp}
 	}
 	var gone []string
 	for name := range r.listed {

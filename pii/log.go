@@ -70,8 +70,13 @@ func (h *logHandler) attr(a slog.Attr) slog.Attr {
 	return slog.Attr{Key: a.Key, Value: v}
 }
 
-// maxLine bounds a line the Writer holds back waiting for its end.
-const maxLine = 64 << 10
+// maxLine bounds a line the Writer holds back waiting for its end; past
+// it, all but the last maxTail bytes (and any value across the cut) are
+// written.
+const (
+	maxLine = 64 << 10
+	maxTail = 4 << 10
+)
 
 // Writer returns a writer that writes to w what it is given with f's
 // findings replaced, a line at a time: a line is held until its newline
@@ -93,7 +98,14 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.buf = append(l.buf, p...)
 	end := bytes.LastIndexByte(l.buf, '\n') + 1
 	if end == 0 && len(l.buf) >= maxLine {
-		end = len(l.buf)
+		// No line end in sight: write all but a tail, and no finding
+		// that runs across the cut (it is held back whole).
+		end = len(l.buf) - maxTail
+		for _, x := range l.f.Find(string(l.buf)) {
+			if x.Start < end && x.End > end {
+				end = x.Start
+			}
+		}
 	}
 	if end > 0 {
 		out, _ := l.f.Redact(string(l.buf[:end]))

@@ -74,6 +74,9 @@ type Placeholders interface {
 	// order: the same one every time it is given the same value of the
 	// same kind. A Filter asks once per text, with all of its findings.
 	Placeholders(values []Value) ([]string, error)
+	// FindKnown appends to all a finding for every place in text where a
+	// value it keeps occurs, by its exact text (a KnownSet's Find).
+	FindKnown(text string, all []Finding) []Finding
 }
 
 // Value is a finding's text and kind, for [Placeholders].
@@ -89,13 +92,17 @@ type Value struct {
 func Find(text string) []Finding { return Filter{}.Find(text) }
 
 // Find returns the PII in text as the package-level Find does, with
-// f.Names the personal names too, and with f.Vault the text shaped like
-// placeholders (kind Literal). f.Mode plays no part.
+// f.Names the personal names too, and with f.Vault every value the vault
+// keeps wherever it occurs, and the text shaped like placeholders (kind
+// Literal). f.Mode plays no part.
 func (f Filter) Find(text string) []Finding {
 	var all []Finding
-	if f.Vault != nil && !f.KeepPlaceholders {
-		for _, p := range FindPlaceholders(text) {
-			all = append(all, Finding{Kind: Literal, Start: p.Start, End: p.End})
+	if f.Vault != nil {
+		all = f.Vault.FindKnown(text, all)
+		if !f.KeepPlaceholders {
+			for _, p := range FindPlaceholders(text) {
+				all = append(all, Finding{Kind: Literal, Start: p.Start, End: p.End})
+			}
 		}
 	}
 	all = findSecrets(text, all)
@@ -129,6 +136,16 @@ func (f Filter) Redact(text string) (string, []Finding) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), fs
+}
+
+// Text is text as f lets it leave: unchanged with ModeOff, else redacted
+// (a refusal is for results; a text is redacted in both modes).
+func (f Filter) Text(text string) string {
+	if f.Mode == ModeOff {
+		return text
+	}
+	out, _ := f.Redact(text)
+	return out
 }
 
 // replacements returns what stands for each finding in a redacted text:

@@ -1,6 +1,7 @@
 package pii
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -34,11 +35,12 @@ func (f Filter) Result(tool string, r *sdk.Result) *sdk.Result {
 		switch {
 		case c.Image != nil:
 		case c.Resource != nil:
-			if c.Resource.Text != "" {
-				res := *c.Resource
+			res := *c.Resource
+			res.URI = f.redact(res.URI, counts) // mailto:, ?email=
+			if res.Text != "" {
 				res.Text = f.redact(res.Text, counts)
-				c.Resource = &res
 			}
+			c.Resource = &res
 		default:
 			c.Text = f.redact(c.Text, counts)
 		}
@@ -104,10 +106,13 @@ func describeCounts(counts map[Kind]int) string {
 }
 
 // redactJSON redacts every string value (and object key) in a JSON
-// document; ok is false when it is not JSON.
+// document, and every number that holds a finding (which becomes a
+// string); ok is false when it is not JSON.
 func (f Filter) redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
 	var v any
-	if err := json.Unmarshal(doc, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
 		return nil, false
 	}
 	var walk func(any) any
@@ -115,6 +120,12 @@ func (f Filter) redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
 		switch x := v.(type) {
 		case string:
 			return f.redact(x, counts)
+		case json.Number:
+			// A card or phone number sent as a JSON number: it becomes
+			// the placeholder string.
+			if out := f.redact(string(x), counts); out != string(x) {
+				return out
+			}
 		case []any:
 			for i := range x {
 				x[i] = walk(x[i])

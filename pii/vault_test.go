@@ -17,7 +17,7 @@ import (
 func openVault(t *testing.T) *vault.Vault {
 	t.Helper()
 	cfg := t.TempDir()
-	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName))
+	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName), vault.Scope([]string{cfg}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,5 +127,37 @@ func TestWriter(t *testing.T) {
 	}
 	if got := buf.String(); got != "connecting as [REDACTED:email]\nretry for [REDACTED:email]" {
 		t.Errorf("after Close: %q", got)
+	}
+
+	// A line that never ends is written in pieces, none of which cuts a
+	// value in two, wherever the writes fall.
+	buf.Reset()
+	w = pii.Filter{Mode: pii.ModeRedact}.Writer(&buf)
+	line := strings.Repeat("x", 64<<10-4<<10-8) + " carol@bigbank.io " + strings.Repeat("y", 8<<10)
+	for i := 0; i < len(line); i += 1000 {
+		if _, err := w.Write([]byte(line[i:min(i+1000, len(line))])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); strings.Contains(got, "carol") || got != strings.Replace(line, "carol@bigbank.io", "[REDACTED:email]", 1) {
+		t.Errorf("a long line came out with %d bytes, holding the address: %v", len(got), strings.Contains(got, "carol"))
+	}
+}
+
+// TestStructuredNumbersAndURIs: a card number sent as a JSON number and an
+// address in a resource's URI are filtered too.
+func TestStructuredNumbersAndURIs(t *testing.T) {
+	res := pii.Filter{Mode: pii.ModeRedact}.Result("lookup", &sdk.Result{
+		Content:    []sdk.Content{{Resource: &sdk.Resource{URI: "mailto:carol@bigbank.io", Text: "hi"}}},
+		Structured: json.RawMessage(`{"card":4111111111111111,"count":3,"ratio":0.25}`),
+	})
+	if string(res.Structured) != `{"card":"[REDACTED:card]","count":3,"ratio":0.25}` {
+		t.Errorf("structured: %s", res.Structured)
+	}
+	if uri := res.Content[0].Resource.URI; uri != "mailto:[REDACTED:email]" {
+		t.Errorf("resource URI: %s", uri)
 	}
 }

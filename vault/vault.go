@@ -60,11 +60,13 @@ const keyCheck = "ramabana-mcp vault key check"
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS entries(
+	scope  TEXT    NOT NULL,
 	kind   TEXT    NOT NULL,
 	n      INTEGER NOT NULL,
-	mac    BLOB    NOT NULL UNIQUE,
+	mac    BLOB    NOT NULL,
 	sealed BLOB    NOT NULL,
-	PRIMARY KEY (kind, n)
+	PRIMARY KEY (scope, kind, n),
+	UNIQUE (scope, mac)
 );`
 
 // Vault is an open vault. It is safe for concurrent use, and several
@@ -74,10 +76,34 @@ type Vault struct {
 	aead   cipher.AEAD
 	macKey []byte
 	path   string
+	scope  string
+	known  pii.KnownSet // every value of the scope this process has seen
 
 	mu       sync.Mutex
 	byMAC    map[string]string // HMAC of kind and value → placeholder
 	byHolder map[string]string // placeholder → value
+}
+
+// Scope names the placeholders of one set of served folders: a server
+// gives out, and turns back, only its scope's, so a model working in one
+// project can never have another project's values written out. roots are
+// made absolute and their symbolic links resolved (where they resolve),
+// and their order does not matter.
+func Scope(roots []string) string {
+	clean := make([]string, len(roots))
+	for i, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			r = abs
+		}
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			r = real
+		}
+		clean[i] = filepath.Clean(r)
+	}
+	slices.Sort(clean)
+	clean = slices.Compact(clean)
+	sum := sha256.Sum256([]byte(strings.Join(clean, "\x00")))
+	return hex.EncodeToString(sum[:16])
 }
 
 // KeyPath is where the key of the vault in the config dir cfg lives:
@@ -90,14 +116,16 @@ func KeyPath(cfg string) string {
 }
 
 // Open opens the vault at dbPath with the key in keyPath, creating both
-// if neither exists. A vault that holds values is never given a new key:
-// without its key file, or with another vault's, Open fails saying so.
-func Open(ctx context.Context, dbPath, keyPath string) (*Vault, error) {
+// if neither exists, for the placeholders of scope (see Scope), whose
+// values it reads into memory. A vault that holds values is never given a
+// new key: without its key file, or with another vault's, Open fails
+// saying so.
+func Open(ctx context.Context, dbPath, keyPath, scope string) (*Vault, error) {
 	db, err := sqlitedb.Open(dbPath, "vault", 4)
 	if err != nil {
 		return nil, err
 	}
-	v, err := open(ctx, db, dbPath, keyPath)
+	v, err := open(ctx, db, dbPath, keyPath, scope)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -105,7 +133,7 @@ func Open(ctx context.Context, dbPath, keyPath string) (*Vault, error) {
 	return v, nil
 }
 
-func open(ctx context.Context, db *sqlitedb.DB, dbPath, keyPath string) (*Vault, error) {
+func open(ctx context.Context, db *sqlitedb.DB, dbPath, keyPath, scope string) (*Vault, error) {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return nil, fmt.Errorf("vault %s: create tables: %w", dbPath, err)
 	}
@@ -124,7 +152,7 @@ func open(ctx context.Context, db *sqlitedb.DB, dbPath, keyPath string) (*Vault,
 	if err != nil {
 		return nil, err
 	}
-	v, err := newVault(db, dbPath, key)
+	v, err := newVault(db, dbPath, key, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +169,59 @@ func open(ctx context.Context, db *sqlitedb.DB, dbPath, keyPath string) (*Vault,
 	if got, err := v.unseal(check, "check"); err != nil || string(got) != keyCheck {
 		return nil, fmt.Errorf("vault key %s does not open %s: the key file was replaced or belongs to another vault; restore the right key, or move %s away to start an empty vault", keyPath, dbPath, dbPath)
 	}
+	if err := v.load(ctx); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
-func newVault(db *sqlitedb.DB, path string, key []byte) (*Vault, error) {
+// load reads the scope's values into memory, so that they are found
+// wherever they were written since (KnownSet).
+func (v *Vault) load(ctx context.Context) error {
+	rows, err := v.db.QueryContext(ctx, `SELECT kind, n, mac, sealed FROM entries WHERE scope = ?`, v.scope)
+	if err != nil {
+		return fmt.Errorf("vault %s: %w", v.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind string
+		var n int64
+		var mac, sealed []byte
+		if err := rows.Scan(&kind, &n, &mac, &sealed); err != nil {
+			return fmt.Errorf("vault %s: %w", v.path, err)
+		}
+		holder := pii.FormatPlaceholder(pii.Kind(kind), n)
+		plain, err := v.unseal(sealed, v.aad(holder))
+		if err != nil {
+			return fmt.Errorf("vault %s: %s does not open with this key: the vault was tampered with", v.path, holder)
+		}
+		v.remember(string(mac), holder, pii.Kind(kind), string(plain))
+	}
+	return rows.Err()
+}
+
+// remember keeps a value in memory. The caller holds v.mu, or is open.
+func (v *Vault) remember(mac, holder string, kind pii.Kind, value string) {
+	v.byMAC[mac] = holder
+	v.byHolder[holder] = value
+	if kind != pii.Literal {
+		// Placeholder-shaped text is found by its shape; as a known
+		// value it would hide the vault's own placeholders where they
+		// are meant to pass (the agent's answer).
+		v.known.Add(kind, value)
+	}
+}
+
+// aad is what a value's seal is bound to: its scope and placeholder.
+func (v *Vault) aad(holder string) string { return v.scope + "\x00" + holder }
+
+// FindKnown appends a finding for every place in text where a value of
+// the scope seen by this process occurs (pii.Placeholders).
+func (v *Vault) FindKnown(text string, all []pii.Finding) []pii.Finding {
+	return v.known.Find(text, all)
+}
+
+func newVault(db *sqlitedb.DB, path string, key []byte, scope string) (*Vault, error) {
 	encKey, err := hkdf.Key(sha256.New, key, nil, "ramabana-mcp vault: seal", 32)
 	if err != nil {
 		return nil, err
@@ -162,7 +239,7 @@ func newVault(db *sqlitedb.DB, path string, key []byte) (*Vault, error) {
 		return nil, err
 	}
 	return &Vault{
-		db: db, aead: aead, macKey: macKey, path: path,
+		db: db, aead: aead, macKey: macKey, path: path, scope: scope,
 		byMAC: map[string]string{}, byHolder: map[string]string{},
 	}, nil
 }
@@ -188,22 +265,26 @@ func readKey(path string) ([]byte, error) {
 	return key, nil
 }
 
-// createKey writes a new random key to path, 0600, failing if the file
-// appeared meanwhile (another process created it: read that one).
+// createKey writes a new random key to path, 0600. The key is written
+// to a temporary file and linked into place whole, so another process
+// never reads half a key; if one linked its key first, that one is read.
 func createKey(path string) ([]byte, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("vault key: %w", err)
 	}
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return readKey(path)
-	}
+	f, err := os.CreateTemp(dir, ".vault-key-*")
 	if err != nil {
 		return nil, fmt.Errorf("vault key: %w", err)
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
 	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
+	if err == nil {
+		err = f.Chmod(0o600) // CreateTemp makes it 0600 already; say so
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -211,7 +292,11 @@ func createKey(path string) ([]byte, error) {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(path)
+		return nil, fmt.Errorf("vault key: %w", err)
+	}
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		return readKey(path)
+	} else if err != nil {
 		return nil, fmt.Errorf("vault key: %w", err)
 	}
 	return key, nil
@@ -277,14 +362,14 @@ func (v *Vault) Placeholders(values []pii.Value) ([]string, error) {
 				continue
 			}
 			var n int64
-			err := tx.QueryRowContext(ctx, `SELECT n FROM entries WHERE mac = ?`, []byte(mac)).Scan(&n)
+			err := tx.QueryRowContext(ctx, `SELECT n FROM entries WHERE scope = ? AND mac = ?`, v.scope, []byte(mac)).Scan(&n)
 			if errors.Is(err, sql.ErrNoRows) {
-				if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(n), 0) + 1 FROM entries WHERE kind = ?`, string(val.Kind)).Scan(&n); err != nil {
+				if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(n), 0) + 1 FROM entries WHERE scope = ? AND kind = ?`, v.scope, string(val.Kind)).Scan(&n); err != nil {
 					return err
 				}
 				holder := pii.FormatPlaceholder(val.Kind, n)
-				sealed := v.seal([]byte(val.Text), holder)
-				if _, err := tx.ExecContext(ctx, `INSERT INTO entries(kind, n, mac, sealed) VALUES(?, ?, ?, ?)`, string(val.Kind), n, []byte(mac), sealed); err != nil {
+				sealed := v.seal([]byte(val.Text), v.aad(holder))
+				if _, err := tx.ExecContext(ctx, `INSERT INTO entries(scope, kind, n, mac, sealed) VALUES(?, ?, ?, ?, ?)`, v.scope, string(val.Kind), n, []byte(mac), sealed); err != nil {
 					return err
 				}
 			} else if err != nil {
@@ -302,8 +387,7 @@ func (v *Vault) Placeholders(values []pii.Value) ([]string, error) {
 	for _, i := range missing {
 		p := found[macs[i]]
 		out[i] = p
-		v.byMAC[macs[i]] = p
-		v.byHolder[p] = values[i].Text
+		v.remember(macs[i], p, values[i].Kind, values[i].Text)
 	}
 	return out, nil
 }
@@ -370,96 +454,64 @@ func (v *Vault) value(holder string, r pii.PlaceholderRef) (string, bool, error)
 	if ok {
 		return value, true, nil
 	}
-	var sealed []byte
-	err := v.db.QueryRow(`SELECT sealed FROM entries WHERE kind = ? AND n = ?`, string(r.Kind), r.N).Scan(&sealed)
+	// Another process of the scope may have kept it since this one
+	// loaded the vault.
+	var mac, sealed []byte
+	err := v.db.QueryRow(`SELECT mac, sealed FROM entries WHERE scope = ? AND kind = ? AND n = ?`, v.scope, string(r.Kind), r.N).Scan(&mac, &sealed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("vault %s: %w", v.path, err)
 	}
-	plain, err := v.unseal(sealed, holder)
+	plain, err := v.unseal(sealed, v.aad(holder))
 	if err != nil {
 		return "", false, fmt.Errorf("vault %s: %s does not open with this key: the vault was tampered with", v.path, holder)
 	}
 	v.mu.Lock()
-	v.byHolder[holder] = string(plain)
+	v.remember(string(mac), holder, r.Kind, string(plain))
 	v.mu.Unlock()
 	return string(plain), true, nil
 }
 
-// RevealJSON returns a tool's JSON arguments with the placeholders in every
-// string (and object key) replaced by their values; arguments without one
-// come back as they are. Errors as Reveal's.
+// RevealJSON returns a tool's JSON arguments with each placeholder
+// written as itself in the JSON text replaced by its value, escaped for a
+// JSON string; the rest of the text is left as it is. A placeholder written
+// with escapes (\u27e6email:1\u27e7) stays text: a model writes
+// placeholders as it was shown them, and escapes are how a hostile file
+// would smuggle one past the filter that hides placeholder-shaped text.
+// Errors as Reveal's.
 func (v *Vault) RevealJSON(args json.RawMessage) (json.RawMessage, error) {
-	if !mayHoldPlaceholder(args) {
+	refs := pii.FindPlaceholders(string(args))
+	if len(refs) == 0 {
 		return args, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return args, nil // not JSON: the schema check answers for it
-	}
+	var b bytes.Buffer
 	var unknown []string
-	var walk func(any) (any, error)
-	reveal := func(s string) (string, error) {
-		out, err := v.Reveal(s)
-		if u, ok := errors.AsType[*UnknownError](err); ok {
-			for _, h := range u.Holders {
-				if !slices.Contains(unknown, h) {
-					unknown = append(unknown, h)
-				}
-			}
-			return s, nil
+	last := 0
+	for _, r := range refs {
+		holder := string(args[r.Start:r.End])
+		value, ok, err := v.value(holder, r)
+		if err != nil {
+			return nil, err
 		}
-		return out, err
-	}
-	walk = func(x any) (any, error) {
-		switch x := x.(type) {
-		case string:
-			return reveal(x)
-		case []any:
-			for i := range x {
-				y, err := walk(x[i])
-				if err != nil {
-					return nil, err
-				}
-				x[i] = y
+		if !ok {
+			if !slices.Contains(unknown, holder) {
+				unknown = append(unknown, holder)
 			}
-		case map[string]any:
-			out := make(map[string]any, len(x))
-			for k, val := range x {
-				k2, err := reveal(k)
-				if err != nil {
-					return nil, err
-				}
-				if out[k2], err = walk(val); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
+			continue
 		}
-		return x, nil
-	}
-	doc, err := walk(doc)
-	if err != nil {
-		return nil, err
+		quoted, err := json.Marshal(value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(args[last:r.Start])
+		b.Write(quoted[1 : len(quoted)-1])
+		last = r.End
 	}
 	if len(unknown) > 0 {
 		return nil, &UnknownError{Holders: unknown}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// mayHoldPlaceholder reports whether JSON text may hold a placeholder's
-// opening bracket, as itself or escaped (\u27e6, any case).
-func mayHoldPlaceholder(doc []byte) bool {
-	return bytes.Contains(doc, []byte("⟦")) || bytes.Contains(bytes.ToLower(doc), []byte(`\u27e6`))
+	b.Write(args[last:])
+	return b.Bytes(), nil
 }

@@ -20,7 +20,15 @@ import (
 // openIn opens the vault of config dir cfg, closed at the test's end.
 func openIn(t testing.TB, cfg string) *vault.Vault {
 	t.Helper()
-	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName))
+	return openScope(t, cfg, testScope)
+}
+
+var testScope = vault.Scope([]string{"/srv/project"})
+
+// openScope opens the vault of config dir cfg for one scope.
+func openScope(t testing.TB, cfg, scope string) *vault.Vault {
+	t.Helper()
+	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName), scope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +127,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 	newVault := func(t *testing.T) (db, key string) {
 		cfg := t.TempDir()
 		db, key = filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName)
-		v, err := vault.Open(ctx, db, key)
+		v, err := vault.Open(ctx, db, key, testScope)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +144,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 		if err := os.Remove(key); err != nil {
 			t.Fatal(err)
 		}
-		_, err := vault.Open(ctx, db, key)
+		_, err := vault.Open(ctx, db, key, testScope)
 		if err == nil || !strings.Contains(err.Error(), "is missing") {
 			t.Fatalf("err = %v, want the key is missing", err)
 		}
@@ -154,7 +162,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 		if err := os.WriteFile(key, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err = vault.Open(ctx, db, key)
+		_, err = vault.Open(ctx, db, key, testScope)
 		if err == nil || !strings.Contains(err.Error(), "does not open") {
 			t.Fatalf("err = %v, want the key does not open the vault", err)
 		}
@@ -164,7 +172,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 		if err := os.Chmod(key, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := vault.Open(ctx, db, key)
+		_, err := vault.Open(ctx, db, key, testScope)
 		if err == nil || !strings.Contains(err.Error(), "chmod 600") {
 			t.Fatalf("err = %v, want chmod 600", err)
 		}
@@ -174,7 +182,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 		if err := os.WriteFile(key, []byte("hunter2\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := vault.Open(ctx, db, key)
+		_, err := vault.Open(ctx, db, key, testScope)
 		if err == nil || !strings.Contains(err.Error(), "not a vault key") {
 			t.Fatalf("err = %v, want not a vault key", err)
 		}
@@ -186,7 +194,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 		if got := vault.KeyPath(cfg); got != elsewhere {
 			t.Fatalf("KeyPath = %s, want $%s", got, vault.KeyFileEnv)
 		}
-		v, err := vault.Open(ctx, filepath.Join(cfg, vault.DBName), vault.KeyPath(cfg))
+		v, err := vault.Open(ctx, filepath.Join(cfg, vault.DBName), vault.KeyPath(cfg), testScope)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +209,7 @@ func TestKeyProblemsAreClearErrors(t *testing.T) {
 }
 
 // TestTamperedRowDoesNotOpen: a sealed value moved to another placeholder's
-// row is refused, not revealed as the other's value.
+// row is refused, never read as the other's value.
 func TestTamperedRowDoesNotOpen(t *testing.T) {
 	cfg := t.TempDir()
 	v := openIn(t, cfg)
@@ -217,25 +225,26 @@ func TestTamperedRowDoesNotOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = db.Close()
-	again := openIn(t, cfg)
-	if got, err := again.Reveal("⟦email:1⟧"); err == nil || !strings.Contains(err.Error(), "tampered") {
-		t.Errorf("Reveal of a tampered row = %q, %v; want an error", got, err)
+	_, err = vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName), testScope)
+	if err == nil || !strings.Contains(err.Error(), "tampered") {
+		t.Errorf("opening a tampered vault: %v; want an error", err)
 	}
 }
 
 func TestRevealJSON(t *testing.T) {
 	v := openIn(t, t.TempDir())
-	holders(t, v, pii.Value{Kind: pii.Email, Text: "jane@acme.io"}, pii.Value{Kind: pii.Phone, Text: "+1 415 555 0100"})
+	holders(t, v, pii.Value{Kind: pii.Email, Text: "jane@acme.io"}, pii.Value{Kind: pii.Phone, Text: "+1 415 555 0100"}, pii.Value{Kind: pii.Secret, Text: "a \"b\"\\c\n"})
 	for name, tc := range map[string]struct{ in, want, err string }{
 		"none":          {in: `{"path":"a.txt", "n": 1.50}`, want: `{"path":"a.txt", "n": 1.50}`},
-		"strings":       {in: `{"old":"mail ⟦email:1⟧","new":"call ⟦phone:1⟧ or ⟦email:1⟧"}`, want: `{"new":"call +1 415 555 0100 or jane@acme.io","old":"mail jane@acme.io"}`},
-		"nested, keys":  {in: `{"edits":[{"text":"⟦email:1⟧","n":12345678901234567890}],"⟦phone:1⟧":true}`, want: `{"+1 415 555 0100":true,"edits":[{"n":12345678901234567890,"text":"jane@acme.io"}]}`},
-		"escaped":       {in: `{"new":"\u27e6email:1\u27E7 <b>"}`, want: `{"new":"jane@acme.io <b>"}`},
+		"strings":       {in: `{"old":"mail ⟦email:1⟧","new":"call ⟦phone:1⟧ or ⟦email:1⟧"}`, want: `{"old":"mail jane@acme.io","new":"call +1 415 555 0100 or jane@acme.io"}`},
+		"nested, keys":  {in: `{"edits":[{"text":"⟦email:1⟧","n":12345678901234567890}],"⟦phone:1⟧":true}`, want: `{"edits":[{"text":"jane@acme.io","n":12345678901234567890}],"+1 415 555 0100":true}`},
+		"escaped":       {in: `{"new":"\u27e6email:1\u27E7 <b> ⟦email:1⟧"}`, want: `{"new":"\u27e6email:1\u27E7 <b> jane@acme.io"}`},
+		"quoted value":  {in: `{"new":"⟦secret:1⟧"}`, want: `{"new":"a \"b\"\\c\n"}`},
 		"unknown":       {in: `{"new":"⟦email:1⟧ ⟦email:7⟧ ⟦card:2⟧ ⟦email:7⟧"}`, err: "email:7, card:2 are not a placeholder this server gave out"},
 		"not shaped":    {in: `{"new":"⟦email:0⟧ ⟦Email:1⟧ ⟦email:⟧ [email:1]"}`, want: `{"new":"⟦email:0⟧ ⟦Email:1⟧ ⟦email:⟧ [email:1]"}`},
-		"not JSON":      {in: `{"new":"⟦email:1⟧"`, want: `{"new":"⟦email:1⟧"`},
-		"one unknown":   {in: `["⟦secret:1⟧"]`, err: "secret:1 is not a placeholder"},
-		"in an array":   {in: `["⟦email:1⟧", 3, null]`, want: `["jane@acme.io",3,null]`},
+		"not JSON":      {in: `{"new":"⟦email:1⟧"`, want: `{"new":"jane@acme.io"`},
+		"one unknown":   {in: `["⟦secret:2⟧"]`, err: "secret:2 is not a placeholder"},
+		"in an array":   {in: `["⟦email:1⟧", 3, null]`, want: `["jane@acme.io", 3, null]`},
 		"top level str": {in: `"⟦email:1⟧"`, want: `"jane@acme.io"`},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -296,5 +305,50 @@ func TestProcessesShareAVault(t *testing.T) {
 			t.Errorf("%s given to user%d and user%d", ha, prev, j)
 		}
 		seen[ha] = j
+	}
+}
+
+// TestScopes: a server on other folders has placeholders of its own: it
+// neither reveals nor finds another project's values, and counts anew.
+func TestScopes(t *testing.T) {
+	cfg := t.TempDir()
+	a := openScope(t, cfg, vault.Scope([]string{"/srv/a", "/srv/b"}))
+	holders(t, a, pii.Value{Kind: pii.Card, Text: "4111 1111 1111 1111"})
+	same := openScope(t, cfg, vault.Scope([]string{"/srv/b", "/srv/a/", "/srv/a"}))
+	if got, err := same.Reveal("⟦card:1⟧"); err != nil || got != "4111 1111 1111 1111" {
+		t.Errorf("the same folders in another order: %q, %v", got, err)
+	}
+	other := openScope(t, cfg, vault.Scope([]string{"/srv/c"}))
+	if _, err := other.Reveal("⟦card:1⟧"); err == nil {
+		t.Error("another project's server revealed ⟦card:1⟧")
+	}
+	if fs := other.FindKnown("card 4111 1111 1111 1111", nil); len(fs) != 0 {
+		t.Errorf("another project's server knows its values: %v", fs)
+	}
+	if got := holders(t, other, pii.Value{Kind: pii.Card, Text: "5500 0000 0000 0004"}); got[0] != "⟦card:1⟧" {
+		t.Errorf("another project counts on from the first: %v", got)
+	}
+}
+
+// TestKnownValuesAreFoundAnywhere: a value the vault keeps is found by its
+// text wherever it was written, whatever surrounds it, after a restart too.
+func TestKnownValuesAreFoundAnywhere(t *testing.T) {
+	cfg := t.TempDir()
+	v := openIn(t, cfg)
+	holders(t, v, pii.Value{Kind: pii.Card, Text: "4111 1111 1111 1111"}, pii.Value{Kind: pii.Email, Text: "al@x.io"})
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := openIn(t, cfg)
+	f := pii.Filter{Mode: pii.ModeRedact, Vault: again}
+	for in, want := range map[string]string{
+		"A4111 1111 1111 11119":        "A⟦card:1⟧9",
+		"n4111 1111 1111 1111n.txt":    "n⟦card:1⟧n.txt",
+		"to:al@x.io;cc:al@x.io.uk":     "to:⟦email:1⟧;cc:⟦email:2⟧", // another address
+		"4111 1111 1111 111 (cut off)": "4111 1111 1111 111 (cut off)",
+	} {
+		if got, _ := f.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

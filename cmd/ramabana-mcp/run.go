@@ -268,7 +268,7 @@ func serve(ctx context.Context, args []string) error {
 	fmt.Fprint(os.Stderr, stdioHint(o.transport, stdinIsTerminal))
 	var vlt *vault.Vault
 	if o.vault {
-		vlt, err = vault.Open(ctx, filepath.Join(o.cfg, vault.DBName), vault.KeyPath(o.cfg))
+		vlt, err = vault.Open(ctx, filepath.Join(o.cfg, vault.DBName), vault.KeyPath(o.cfg), vault.Scope(o.roots))
 		if err != nil {
 			return err
 		}

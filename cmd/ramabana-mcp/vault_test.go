@@ -44,6 +44,7 @@ func TestVaultEditsDataTheModelNeverSaw(t *testing.T) {
 	if err := os.WriteFile(path, []byte(contacts), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeSkill(t, filepath.Join(root, ".agents", "skills"), "escalate", "Use when paging jane.doe@acme.io.", "Page jane.doe@acme.io, then bob@corp.org.\n")
 	s := startStdio(t, root, "--cfg", cfg, "--write", "--groups", "shell", "--pii", "redact", "--vault")
 
 	view := func() string {
@@ -98,6 +99,39 @@ func TestVaultEditsDataTheModelNeverSaw(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(text(res), "email:99 is not a placeholder this server gave out") {
 		t.Errorf("unknown placeholder: %v %q", err, text(res))
 	}
+	// A value written where the patterns would not know it (between a
+	// letter and a digit, in a file name, in an error that quotes the
+	// arguments) is still shown as its placeholder.
+	card := bob[1]
+	res, err = call(t, s.session, "create_file", map[string]any{"path": "n" + card + "n.txt", "content": "id A" + card + "9\n"})
+	if err != nil || res.IsError {
+		t.Fatalf("create_file with a placeholder: %v %s", err, text(res))
+	}
+	noValues(t, "create_file's result", text(res))
+	res, err = call(t, s.session, "view_file", map[string]any{"path": "n" + card + "n.txt"})
+	if err != nil || res.IsError || !strings.Contains(text(res), "id A"+card+"9") {
+		t.Errorf("view of a value between a letter and a digit: %v %q", err, text(res))
+	}
+	noValues(t, "view_file's result", text(res))
+	res, err = call(t, s.session, "list_files", map[string]any{})
+	if err != nil || res.IsError || !strings.Contains(text(res), "n"+card+"n.txt") {
+		t.Errorf("list_files with a value in a file name: %v %q", err, text(res))
+	}
+	noValues(t, "list_files' result", text(res))
+	res, err = call(t, s.session, "create_file", map[string]any{"path": "../x" + card, "content": "x"})
+	if err != nil || !res.IsError {
+		t.Errorf("create_file outside the root: %v %q", err, text(res))
+	}
+	noValues(t, "create_file's error", text(res))
+	// A skill file is data too.
+	for _, uri := range []string{"skill://escalate", "ramabana://skills"} {
+		sk, err := readResource(t, s.session, uri)
+		if err != nil || !strings.Contains(sk, jane[0]) {
+			t.Errorf("%s: %v\n%s", uri, err, sk)
+		}
+		noValues(t, uri, sk)
+	}
+
 	// A command could send the value anywhere: the shell refuses them.
 	res, err = call(t, s.session, "run_command", map[string]any{"command": "echo " + jane[0]})
 	if err != nil || !res.IsError || !strings.Contains(text(res), "run_command does not take vault placeholders") {
@@ -132,6 +166,9 @@ func TestVaultEditsDataTheModelNeverSaw(t *testing.T) {
 
 	s.stop(t)
 	noValues(t, "the server's log", s.stderr.String())
+	if !strings.Contains(s.stderr.String(), "--vault with the shell group mounted") {
+		t.Errorf("no warning that the shell can read the vault's key:\n%s", s.stderr)
+	}
 	entries, err := os.ReadDir(cfg)
 	if err != nil {
 		t.Fatal(err)
