@@ -17,6 +17,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // roundRobin is a reverse proxy that sends each request to the next of
@@ -154,6 +156,16 @@ func TestStatelessReplicasBehindARoundRobinProxy(t *testing.T) {
 	if n < 3 || calls[n-1].tool != "view_file" || calls[n-2].tool != "replace_text" || calls[n-3].tool != "create_file" ||
 		calls[n-1].backend == calls[n-2].backend || calls[n-2].backend == calls[n-3].backend {
 		t.Errorf("the write and its read did not each reach another replica: %+v", calls)
+	}
+
+	// The probes, without the token, on every replica.
+	for _, b := range rr.backends {
+		if code, body := fetch(t, "GET", b.String()+"/healthz", ""); code != http.StatusOK {
+			t.Errorf("%s/healthz = %d %q", b, code, body)
+		}
+		if !proctest.Await(func() bool { code, _ := fetch(t, "GET", b.String()+"/readyz", ""); return code == http.StatusOK }) {
+			t.Errorf("%s/readyz is never 200", b)
+		}
 	}
 
 	// Refused, each in words that name --stateless.
