@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -95,9 +96,12 @@ func TestStatelessReplicasBehindARoundRobinProxy(t *testing.T) {
 	cfg := mcpConfig(t, map[string]any{
 		"later": upstreamServer("ok", map[string]any{"lazy": true}),
 	})
+	plugins := pluginDir(t, "echo")
 	rr := &roundRobin{}
+	var replicas []*server
 	for range 3 {
-		_, base := startHTTP(t, root, "--stateless", "--write", "--token", "s3cret", "--mcp-config", cfg)
+		s, base := startHTTP(t, root, "--stateless", "--write", "--token", "s3cret", "--mcp-config", cfg, "--plugins", plugins)
+		replicas = append(replicas, s)
 		u, err := url.Parse(base)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +110,15 @@ func TestStatelessReplicasBehindARoundRobinProxy(t *testing.T) {
 	}
 	proxy := httptest.NewServer(rr)
 	t.Cleanup(proxy.Close)
-	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{"s3cret"}}})
+	progress := make(chan *mcp.ProgressNotificationParams, 100)
+	cs := connectWith(t, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer{"s3cret"}}}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progress <- req.Params:
+			default:
+			}
+		},
+	})
 
 	listed := tools(t, cs)
 	for _, name := range []string{"view_file", "list_files", "create_file", "replace_text"} {
@@ -156,6 +168,41 @@ func TestStatelessReplicasBehindARoundRobinProxy(t *testing.T) {
 	if n < 3 || calls[n-1].tool != "view_file" || calls[n-2].tool != "replace_text" || calls[n-3].tool != "create_file" ||
 		calls[n-1].backend == calls[n-2].backend || calls[n-2].backend == calls[n-3].backend {
 		t.Errorf("the write and its read did not each reach another replica: %+v", calls)
+	}
+
+	// Progress comes on the call's own stream; a call the client drops
+	// ends (a notifications/cancelled would reach another replica).
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"seconds": 600}}
+		params.SetProgressToken("tok-1")
+		_, err := cs.CallTool(ctx, params)
+		done <- err
+	}()
+	select {
+	case p := <-progress:
+		if p.ProgressToken != "tok-1" || p.Message != "working" {
+			t.Errorf("progress = %+v", p)
+		}
+	case <-time.After(proctest.Patience):
+		t.Error("no progress notification")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(proctest.Patience):
+		t.Fatal("a dropped call did not return")
+	}
+	if !proctest.Await(func() bool {
+		for _, s := range replicas {
+			if strings.Contains(s.stderr.String(), "slow: cancelled") {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Error("the plugin never saw the call end")
 	}
 
 	// The probes, without the token, on every replica.
