@@ -138,7 +138,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse) or sse")
+	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse; probes at /healthz and /readyz) or sse")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for http and sse")
 	fs.Var(&o.allowOrigins, "allow-origin", "browser origins (scheme://host[:port]) allowed to reach http and sse besides the server's own, comma-separated or repeated; other cross-origin requests get 403")
 	fs.BoolVar(&o.stateless, "stateless", false, "with --transport http, serve /mcp statelessly (no session; each request answered on its own), so that replicas can sit behind any load balancer; "+
