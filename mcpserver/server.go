@@ -46,6 +46,14 @@ type Options struct {
 	// mounted tool, search_capabilities among them; SurfaceSearch only
 	// search_capabilities, invoke_tool and ask (capability mode).
 	Surface string
+	// Stateless makes the server the one that answers every request of a
+	// stateless HTTP transport (transport.HTTPOptions.Stateless), each in
+	// a session of its own that ends with the request: it follows the
+	// host for as long as the process runs, not for one session's life,
+	// and it refuses, in words that name --stateless, what needs a session
+	// to last: mcp_connect and the lazy upstream servers' tools, and the
+	// legacy resources/subscribe (see stateless.go).
+	Stateless bool
 }
 
 // Surfaces of Options.Surface.
@@ -93,15 +101,25 @@ func New(h *host.Host, opts Options) *mcp.Server {
 	})
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
-		searchOnly: opts.Surface == SurfaceSearch, resources: res}
+		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res}
 	// The tools now, without a subscription: a server no session ever
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
 	t.sync()
-	s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
-	if t.searchOnly {
-		addInvoke(s, t)
+	if opts.Stateless {
+		// One server for every request, as long as the process runs.
+		t.attached = true
+		h.OnToolsChanged(t.sync)
+		t.sync()
+		res.attach()
+		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), refuseSubscribe, t.refuseUnknown)
 	} else {
+		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
+	}
+	switch {
+	case t.searchOnly:
+		addInvoke(s, t)
+	case !opts.Stateless:
 		addConnect(s, t)
 	}
 	res.add()
@@ -146,6 +164,7 @@ type tools struct {
 	host       *host.Host
 	logger     *slog.Logger
 	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed
+	stateless  bool // one server for every request (Options.Stateless)
 	resources  *resources
 
 	mu       sync.Mutex

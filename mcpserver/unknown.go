@@ -43,5 +43,10 @@ func (t *tools) unknownTool(err error) error {
 	if errors.As(err, &unknown) && unknown.Why == "" && t.searchOnly {
 		unknown.Why = fmt.Sprintf("this server lists only %s, %s and ask: call it with %s", host.SearchTool, InvokeTool, InvokeTool)
 	}
+	if errors.As(err, &unknown) && t.stateless {
+		if why := t.statelessWhy(unknown.Tool); why != "" {
+			unknown.Why = why
+		}
+	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 }

@@ -2,6 +2,10 @@
 // every frame checked before the SDK sees it (size, depth, JSON-RPC shape,
 // ids), and over streamable HTTP and SSE, with bearer-token auth and an
 // Origin check against DNS rebinding. Streamable HTTP streams are
-// resumable from a bounded store of their events (EventStore). It knows
-// nothing of plugins or the catalog: it carries an *mcp.Server.
+// resumable from a bounded store of their events (EventStore), or, in
+// stateless mode, not kept at all, so that replicas can share a load
+// balancer. The HTTP listener also answers probes (/healthz, /readyz)
+// without the token, and metrics and profiles behind it. It knows nothing
+// of plugins or the catalog: it carries an *mcp.Server, and readiness is
+// a function it is given.
 package transport

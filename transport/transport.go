@@ -3,10 +3,12 @@ package transport
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"strings"
 	"sync"
@@ -45,6 +47,18 @@ type HTTPOptions struct {
 	// resuming streams, per session and in all (see EventStore); zero
 	// takes DefaultEventBytesPerSession and DefaultEventBytesTotal.
 	EventBytesPerSession, EventBytesTotal int
+	// Stateless serves /mcp in the SDK's stateless mode: no session, each
+	// request answered on its own, so that replicas can sit behind any
+	// load balancer (see HTTPHandler).
+	Stateless bool
+	// Readiness, when set, answers /readyz: 200 when ready, 503 when not,
+	// the body as JSON either way. It is served without the token, so the
+	// body must hold nothing secret (no paths).
+	Readiness func() (ready bool, body any)
+	// Metrics, when set, is served at /metrics, behind the token.
+	Metrics http.Handler
+	// Pprof serves net/http/pprof at /debug/pprof/, behind the token.
+	Pprof bool
 }
 
 // HTTPHandler serves streamable HTTP at /mcp and SSE at /sse, with the
@@ -61,6 +75,18 @@ type HTTPOptions struct {
 // (its mcp_connect activations are its own). A streamable session idle
 // for SessionIdle ends.
 //
+// With opts.Stateless, /mcp is the SDK's stateless streamable HTTP: no
+// Mcp-Session-Id, every POST answered by a session of its own that ends
+// with it, GET and DELETE refused (405), nothing kept to resume. newServer
+// is called once, and that server answers every request. /sse is not
+// served: an SSE session's stream and its messages must reach the same
+// process, and a request for it is told so (404).
+//
+// Besides, on the same listener: /healthz (200 {"status":"ok"} while the
+// process serves) and /readyz (opts.Readiness), GET and HEAD only and
+// without the token, for probes; /metrics (opts.Metrics) and
+// /debug/pprof/ (opts.Pprof) behind the token.
+//
 // Streamable streams are resumable: each event has an id and is kept in an
 // EventStore bounded by opts, a stream opens with the SDK's priming event
 // (an id and empty data, for clients of protocol 2025-11-25 and later),
@@ -68,22 +94,47 @@ type HTTPOptions struct {
 // client whose connection breaks reconnects with GET and Last-Event-ID and
 // is sent what it missed, then the rest of the stream.
 func HTTPHandler(newServer func() *mcp.Server, opts HTTPOptions) (http.Handler, error) {
-	// The SDK asks for a server on every request, to check the protocol
-	// version; a request of a session it knows is served by that session's
-	// server, so one shared server answers the version check.
-	versions := sync.OnceValue(newServer)
-	getServer := func(r *http.Request) *mcp.Server {
-		if r.Header.Get("Mcp-Session-Id") != "" {
-			return versions()
-		}
-		return newServer()
-	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", withRetry(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		SessionTimeout: SessionIdle,
-		EventStore:     NewEventStore(opts.EventBytesPerSession, opts.EventBytesTotal),
-	})))
-	mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))
+	if opts.Stateless {
+		server := sync.OnceValue(newServer)
+		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server() }, &mcp.StreamableHTTPOptions{
+			Stateless: true,
+			// A client of protocol 2026-07-28 or later that drops a
+			// request ends the call: no notifications/cancelled can
+			// reach it, since that comes in another request.
+			PropagateRequestCancellation: true,
+		}))
+		mux.HandleFunc("/sse", func(w http.ResponseWriter, _ *http.Request) {
+			http.Error(w, "the SSE transport is not served with --stateless: an SSE session's stream and its messages must reach the same server process; use streamable HTTP at /mcp", http.StatusNotFound)
+		})
+	} else {
+		// The SDK asks for a server on every request, to check the
+		// protocol version; a request of a session it knows is served by
+		// that session's server, so one shared server answers the version
+		// check.
+		versions := sync.OnceValue(newServer)
+		getServer := func(r *http.Request) *mcp.Server {
+			if r.Header.Get("Mcp-Session-Id") != "" {
+				return versions()
+			}
+			return newServer()
+		}
+		mux.Handle("/mcp", withRetry(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+			SessionTimeout: SessionIdle,
+			EventStore:     NewEventStore(opts.EventBytesPerSession, opts.EventBytesTotal),
+		})))
+		mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))
+	}
+	if opts.Metrics != nil {
+		mux.Handle("/metrics", opts.Metrics)
+	}
+	if opts.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	var h http.Handler = mux
 	if token := opts.Token; token != "" {
 		verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -94,7 +145,42 @@ func HTTPHandler(newServer func() *mcp.Server, opts HTTPOptions) (http.Handler, 
 		}
 		h = auth.RequireBearerToken(verify, nil)(mux)
 	}
-	return originCheck(h, opts.AllowOrigins)
+	// The probes, before the token: an orchestrator has none.
+	outer := http.NewServeMux()
+	outer.Handle("/healthz", probe(func() (bool, any) { return true, map[string]string{"status": "ok"} }))
+	if opts.Readiness != nil {
+		outer.Handle("/readyz", probe(opts.Readiness))
+	}
+	outer.Handle("/", h)
+	return originCheck(outer, opts.AllowOrigins)
+}
+
+// probe answers GET and HEAD with answer's body as JSON: 200 when it says
+// ok, 503 when not. A probe's answer is never cached.
+func probe(answer func() (ok bool, body any)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, r.Method+" is not allowed here: use GET or HEAD", http.StatusMethodNotAllowed)
+			return
+		}
+		ok, body := answer()
+		b, err := json.Marshal(body)
+		if err != nil {
+			http.Error(w, "cannot encode the answer: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		code := http.StatusOK
+		if !ok {
+			code = http.StatusServiceUnavailable
+		}
+		w.WriteHeader(code)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(append(b, '\n'))
+		}
+	})
 }
 
 // originCheck refuses cross-origin browser requests to next (see

@@ -99,6 +99,7 @@ type options struct {
 	allowOrigins, mcpConfigs          cliflag.List
 	write, readOutside, web, version  bool
 	noSandbox                         bool
+	stateless, pprof                  bool
 	transport, addr, token, cfg       string
 	pii                               pii.Mode
 	piiNER, vault                     bool
@@ -137,9 +138,12 @@ func newFlagSet(o *options) *flag.FlagSet {
 		}
 		return nil
 	})
-	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse) or sse")
+	fs.StringVar(&o.transport, "transport", "stdio", "stdio, http (streamable HTTP at /mcp, SSE at /sse; probes at /healthz and /readyz) or sse")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8765", "listen address for http and sse")
 	fs.Var(&o.allowOrigins, "allow-origin", "browser origins (scheme://host[:port]) allowed to reach http and sse besides the server's own, comma-separated or repeated; other cross-origin requests get 403")
+	fs.BoolVar(&o.stateless, "stateless", false, "with --transport http, serve /mcp statelessly (no session; each request answered on its own), so that replicas can sit behind any load balancer; "+
+		"mcp_connect and lazy upstream servers, resources/subscribe, resuming streams and /sse are then not served (README: Serving many users)")
+	fs.BoolVar(&o.pprof, "pprof", false, "with --transport http or sse, serve Go's profiles (net/http/pprof) at /debug/pprof/, behind the token")
 	fs.StringVar(&o.token, "token", "", "bearer token required by http and sse (default: $RAMABANA_TOKEN)")
 	fs.StringVar(&o.cfg, "cfg", "", "config dir, for skills, plugins and stores (default: ~/.config/ramabana)")
 	fs.Func("log-level", "debug, info, warn or error; logs go to stderr (default info)", func(s string) error {
@@ -216,6 +220,12 @@ func checkFlags(o *options) error {
 		o.transport = "http"
 	default:
 		return fmt.Errorf("--transport %q: use stdio, http or sse", o.transport)
+	}
+	if o.stateless && o.transport != "http" {
+		return fmt.Errorf("--stateless needs --transport http: it is streamable HTTP's stateless mode; stdio is one client's own process, and SSE keeps each session's stream in one process")
+	}
+	if o.pprof && o.transport == "stdio" {
+		return errors.New("--pprof needs --transport http or sse: the profiles are served on the HTTP listener")
 	}
 	if _, _, err := net.SplitHostPort(o.addr); err != nil {
 		return fmt.Errorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8765", o.addr)
@@ -351,7 +361,7 @@ func serve(ctx context.Context, args []string) error {
 	// --upstream-wait.
 	readyBy := time.Now().Add(o.upstreamWait)
 	newServer := func() *mcp.Server {
-		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface})
+		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface, Stateless: o.stateless})
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	started := make(chan struct{})
@@ -375,9 +385,21 @@ func serve(ctx context.Context, args []string) error {
 		}
 		return transport.ServeStdio(ctx, newServer(), t)
 	}
-	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
-		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
-	}})
+	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{
+		Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Stateless: o.stateless, Pprof: o.pprof,
+		Readiness: func() (bool, any) {
+			hl := h.Health()
+			return hl.Ready, hl
+		},
+		Ready: func(addr net.Addr) {
+			base := "http://" + addr.String()
+			if o.stateless {
+				logger.Info("listening", "mcp", base+"/mcp", "stateless", true, "token", o.token != "")
+				return
+			}
+			logger.Info("listening", "mcp", base+"/mcp", "sse", base+"/sse", "token", o.token != "")
+		},
+	})
 }
 
 // hostGroups are the host's own groups, which --groups can name too.

@@ -15,7 +15,7 @@ const help = "ramabana-mcp --help"
 // flagSections group the server's flags in the usage text. A flag left
 // out still shows, under "other flags"; TestUsage fails on it.
 var flagSections = []cliflag.Section{
-	{Title: "serving", Flags: []string{"root DIRS", "transport NAME", "addr HOST:PORT", "token TOKEN", "allow-origin ORIGINS"}},
+	{Title: "serving", Flags: []string{"root DIRS", "transport NAME", "addr HOST:PORT", "token TOKEN", "allow-origin ORIGINS", "stateless", "pprof"}},
 	{Title: "policy: which tools are served, and how", Flags: []string{"write", "groups NAMES", "read-outside", "web", "sandbox on|off", "pii MODE", "pii-ner", "vault"}},
 	{Title: "plugins", Flags: []string{"plugins DIRS", "plugin-env NAMES", "start-timeout DURATION"}},
 	{Title: "upstream MCP servers", Flags: []string{"mcp-config FILES", "upstream-connect-timeout DURATION", "upstream-wait DURATION"}},
