@@ -69,7 +69,9 @@ func TestTerminalStdin(t *testing.T) {
 	if strings.Contains(stderr.String(), "malformed stdio frame") {
 		t.Errorf("a typed line is logged as a client's malformed frame:\n%s", &stderr)
 	}
-	if !strings.Contains(stdout.String(), `"code":-32700`) {
+	// The explanation on stderr and the error on stdout are two writes:
+	// the second may come later.
+	if !proctest.Await(func() bool { return strings.Contains(stdout.String(), `"code":-32700`) }) {
 		t.Errorf("stdout %q, want the JSON-RPC parse error", stdout.String())
 	}
 	if _, err := main.Write([]byte{4}); err != nil { // Ctrl-D: end of input
