@@ -57,4 +57,10 @@ security-long:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# The HTTP load benchmark alone, three alternating repetitions; more
+# clients with RAMABANA_BENCH_CLIENTS=1,8,32,64,128 (bench/README.md).
+.PHONY: bench-http
+bench-http:
+	$(GO) test -run '^$$' -bench HTTPLoad -benchtime 2000x -count 3 ./bench/
+
 ci: lint checkgenerate test fuzz
