@@ -297,19 +297,23 @@ func BenchmarkHTTPLoad(b *testing.B) {
 // ramabana target's figures against the floor's, and the most clients
 // whose median p99 stayed within 100 ms.
 func summarize(b *testing.B, ns []int, results map[string][]loadResult) {
-	median := func(rs []loadResult) loadResult {
-		pick := func(f func(loadResult) float64) float64 {
-			v := make([]float64, len(rs))
-			for i, r := range rs {
-				v[i] = f(r)
-			}
-			slices.Sort(v)
-			return v[len(v)/2]
+	med := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	pick := func(rs []loadResult, f func(loadResult) float64) []float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
 		}
+		return v
+	}
+	median := func(rs []loadResult) loadResult {
 		return loadResult{
-			callsPerSec: pick(func(r loadResult) float64 { return r.callsPerSec }),
-			p50:         pick(func(r loadResult) float64 { return r.p50 }),
-			p99:         pick(func(r loadResult) float64 { return r.p99 }),
+			callsPerSec: med(pick(rs, func(r loadResult) float64 { return r.callsPerSec })),
+			p50:         med(pick(rs, func(r loadResult) float64 { return r.p50 })),
+			p99:         med(pick(rs, func(r loadResult) float64 { return r.p99 })),
 		}
 	}
 	maxN, over := map[string]int{}, map[string]bool{}
@@ -331,8 +335,15 @@ func summarize(b *testing.B, ns []int, results map[string][]loadResult) {
 				continue
 			}
 			r := median(rr)
-			b.Logf("N=%d %s: %.0f calls/s = %.0f%% of the floor's; p50 %.2f ms, p99 %.2f ms, p99/p50 %.1f (median of %d)",
-				n, name, r.callsPerSec, 100*r.callsPerSec/f.callsPerSec, r.p50, r.p99, r.p99/r.p50, len(rr))
+			// The floor's run just before it, in the same repetition, is
+			// the fairest comparison on a noisy machine: the median of
+			// those paired ratios.
+			var paired []float64
+			for i := range min(len(rr), len(fr)) {
+				paired = append(paired, 100*rr[i].callsPerSec/fr[i].callsPerSec)
+			}
+			b.Logf("N=%d %s: %.0f calls/s, %.0f%% of the floor's (paired by repetition; %.0f%% as a ratio of medians); p50 %.2f ms, p99 %.2f ms, p99/p50 %.1f (median of %d)",
+				n, name, r.callsPerSec, med(paired), 100*r.callsPerSec/f.callsPerSec, r.p50, r.p99, r.p99/r.p50, len(rr))
 			if r.p99 > 100 {
 				over[name] = true
 			} else if !over[name] {
