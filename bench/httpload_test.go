@@ -357,6 +357,8 @@ func summarize(b *testing.B, ns []int, results map[string][]loadResult) {
 			b.Logf("%s: median p99 within 100 ms up to N=%d, above it at the next N", name, n)
 		case ok:
 			b.Logf("%s: median p99 within 100 ms at every N tried, up to %d", name, n)
+		case over[name]:
+			b.Logf("%s: median p99 above 100 ms already at N=%d", name, ns[0])
 		}
 	}
 }
