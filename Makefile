@@ -57,4 +57,11 @@ security-long:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
+# The HTTP load benchmark alone, 2,000 calls a sub-benchmark, with its
+# summary against the floor (-v); more clients with
+# RAMABANA_BENCH_CLIENTS=1,8,32,64,128 (bench/README.md).
+.PHONY: bench-http
+bench-http:
+	$(GO) test -run '^$$' -bench HTTPLoad -benchtime 2000x -v ./bench/
+
 ci: lint checkgenerate test fuzz

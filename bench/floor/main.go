@@ -2,6 +2,11 @@
 // stdio with in-process tools only, doing the least any Go MCP server must do.
 // ramabana-mcp's figures are read as ratios to it, measured in the same run.
 //
+// With -http ADDR it serves the same tools over the SDK's streamable HTTP
+// handler at http://ADDR/mcp instead (one server for every session, SDK
+// defaults), and writes "listening mcp=http://HOST:PORT/mcp" on stderr once
+// it accepts connections; ADDR may have port 0.
+//
 // It serves two tools:
 //
 //	echo        {"text"} returns the text
@@ -13,7 +18,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,10 +43,22 @@ func main() {
 }
 
 func run(ctx context.Context) error {
+	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	flag.Parse()
 	s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text."}, echo)
 	mcp.AddTool(s, &mcp.Tool{Name: "send_bytes", Description: "Return a file's bytes as one text content."}, sendBytes)
-	return s.Run(ctx, &mcp.StdioTransport{})
+	if *addr == "" {
+		return s.Run(ctx, &mcp.StdioTransport{})
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "listening mcp=http://%s/mcp\n", ln.Addr())
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	return http.Serve(ln, mux)
 }
 
 func echo(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
