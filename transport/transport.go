@@ -45,6 +45,8 @@ type HTTPOptions struct {
 	// resuming streams, per session and in all (see EventStore); zero
 	// takes DefaultEventBytesPerSession and DefaultEventBytesTotal.
 	EventBytesPerSession, EventBytesTotal int
+	// Metrics, when set, serves the Prometheus metrics (--metrics).
+	Metrics http.Handler
 }
 
 // HTTPHandler serves streamable HTTP at /mcp and SSE at /sse, with the

@@ -34,6 +34,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/transport"
 	"github.com/ramabana/ramabana-mcp/upstream"
 	"github.com/ramabana/ramabana-mcp/vault"
@@ -111,6 +112,7 @@ type options struct {
 	startTimeout, upstreamWait        time.Duration
 	upstreamConnectTimeout            time.Duration
 	surface                           string
+	otel, metrics                     bool
 }
 
 // newFlagSet defines the server's flags on o. It prints nothing: serve
@@ -161,6 +163,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	cliflag.DurationVar(fs, &o.upstreamConnectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")
 	cliflag.DurationVar(fs, &o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.otel, "otel", false, "export traces and metrics over OTLP, to where the standard OTEL_EXPORTER_OTLP_* variables say (default http/protobuf to localhost:4318); on without the flag when OTEL_EXPORTER_OTLP_ENDPOINT is set")
+	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics on the HTTP listener (behind the token)")
 	fs.StringVar(&o.model, "model", "", "model for the ask agent (an OpenAI-compatible chat model); omit to serve tools only")
 	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model; the default is Ollama's")
 	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
@@ -234,6 +238,9 @@ func checkFlags(o *options) error {
 	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
 		return fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
 	}
+	if o.metrics && o.transport == "stdio" {
+		return errors.New("--metrics serves /metrics on the HTTP listener: add --transport http, or export over OTLP with --otel")
+	}
 	if o.piiNER && o.pii == pii.ModeOff {
 		return errors.New("--pii-ner needs --pii redact or --pii refuse: it adds personal names to what --pii filters")
 	}
@@ -294,6 +301,21 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("find own binary: %w", err)
 	}
+	tel, err := telemetry.Setup(ctx, telemetry.Options{OTLP: o.otel, Prometheus: o.metrics, ServiceVersion: hostVersion(), Logger: logger})
+	if err != nil {
+		return usageErr(err)
+	}
+	defer func() {
+		// What is buffered goes out, even after a signal ended ctx.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(sctx); err != nil {
+			logger.Warn("telemetry: flushing at exit failed", "error", err)
+		}
+	}()
+	if tel.Instruments != nil {
+		logger.Info("telemetry", "otlp_traces", tel.Traces, "otlp_metrics", tel.MetricsOTLP, "prometheus", tel.Metrics != nil)
+	}
 	embedder, err := newEmbedder(o)
 	if err != nil {
 		return usageErr(err)
@@ -330,7 +352,8 @@ func serve(ctx context.Context, args []string) error {
 		UpstreamOptions: upstream.ConnectOptions{
 			Name: "ramabana-mcp", Logger: logger, Stderr: upstreamStderr, ConnectTimeout: o.upstreamConnectTimeout,
 		},
-		Embed: embedder,
+		Embed:     embedder,
+		Telemetry: tel.Instruments,
 	})
 	if err != nil {
 		return err
@@ -351,7 +374,7 @@ func serve(ctx context.Context, args []string) error {
 	// --upstream-wait.
 	readyBy := time.Now().Add(o.upstreamWait)
 	newServer := func() *mcp.Server {
-		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface})
+		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface, Telemetry: tel.Instruments})
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	started := make(chan struct{})
@@ -375,7 +398,7 @@ func serve(ctx context.Context, args []string) error {
 		}
 		return transport.ServeStdio(ctx, newServer(), t)
 	}
-	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Ready: func(addr net.Addr) {
+	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Metrics: tel.Metrics, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
 }
