@@ -148,12 +148,15 @@ func waitReady(h *host.Host, readyBy time.Time, known func(string) bool) mcp.Mid
 	}
 }
 
-// traceRequests makes every request a span: its method and, for a tool
-// call, the tool's name; a traceparent in a call's _meta makes it the
-// client's span's child.
+// traceRequests makes every request a span (notifications are not
+// requests): its method and, for a tool call, the tool's name; a
+// traceparent in a call's _meta makes it the client's span's child.
 func traceRequests(ins *telemetry.Instruments) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "notifications/") {
+				return next(ctx, method, req)
+			}
 			var tool string
 			var meta map[string]any
 			if call, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && call != nil {
