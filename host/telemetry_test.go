@@ -263,3 +263,33 @@ func (m metrics) value(name string, attrs map[string]string) int64 {
 	}
 	return n
 }
+
+// BenchmarkPluginCallTelemetry is BenchmarkPluginCall with telemetry on:
+// every call a span (sampled, ended into a recorder) and its metrics.
+func BenchmarkPluginCallTelemetry(b *testing.B) {
+	ins, err := telemetry.NewInstruments(
+		sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter()))),
+		sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	if err := os.Symlink(host.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+"echo")); err != nil {
+		b.Fatal(err)
+	}
+	h, err := host.New(host.Config{Roots: []string{b.TempDir()}, PluginDirs: []string{dir}, Web: true, PluginEnv: []string{"GOMAXPROCS"}, Telemetry: ins})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = h.Close() })
+	if err := h.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"text":"hello"}`)
+	for b.Loop() {
+		res, err := h.Call(context.Background(), "echo", args, nil)
+		if err != nil || res.Text() != "hello" {
+			b.Fatalf("echo: %v %v", res, err)
+		}
+	}
+}
