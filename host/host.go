@@ -192,11 +192,11 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
-	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
-		return nil, fmt.Errorf("session group: %w", err)
-	}
 	if err := h.observeTelemetry(); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
+		return nil, fmt.Errorf("session group: %w", err)
 	}
 	return h, nil
 }
