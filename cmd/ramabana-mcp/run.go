@@ -305,13 +305,15 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	// flushed is closed when the flush started as serving ends (below)
+	// has ended; on an earlier return, the flush is made here.
+	var flushed chan struct{}
 	defer func() {
-		// What is buffered goes out, even after a signal ended ctx.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := tel.Shutdown(sctx); err != nil {
-			logger.Warn("telemetry: flushing at exit failed", "error", err)
+		if flushed != nil {
+			<-flushed
+			return
 		}
+		flushTelemetry(ctx, tel, logger)
 	}()
 	if tel.Instruments != nil {
 		logger.Info("telemetry", "otlp_traces", tel.Traces, "otlp_metrics", tel.MetricsOTLP, "prometheus", tel.Metrics != nil)
@@ -391,6 +393,15 @@ func serve(ctx context.Context, args []string) error {
 	}()
 	// Runs before the deferred Close: no reload may start plugins after it.
 	defer func() { stopWatch(); <-started }()
+	// Runs first of all: the telemetry is flushed while the host stops its
+	// plugins, so that both fit in the stop deadline after a signal.
+	defer func() {
+		flushed = make(chan struct{})
+		go func() {
+			defer close(flushed)
+			flushTelemetry(ctx, tel, logger)
+		}()
+	}()
 	if o.transport == "stdio" {
 		t := &transport.StdioTransport{}
 		if stdinIsTerminal {
@@ -401,6 +412,20 @@ func serve(ctx context.Context, args []string) error {
 	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Metrics: tel.Metrics, Ready: func(addr net.Addr) {
 		logger.Info("listening", "mcp", "http://"+addr.String()+"/mcp", "sse", "http://"+addr.String()+"/sse", "token", o.token != "")
 	}})
+}
+
+// flushTimeout bounds the telemetry's flush at exit: within the stop
+// deadline (main.go), since it runs beside the plugins' stop.
+const flushTimeout = 1500 * time.Millisecond
+
+// flushTelemetry sends what the exporters hold and stops them, even after
+// a signal ended ctx.
+func flushTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	if err := tel.Shutdown(ctx); err != nil {
+		logger.Warn("telemetry: flushing at exit failed", "error", err)
+	}
 }
 
 // hostGroups are the host's own groups, which --groups can name too.

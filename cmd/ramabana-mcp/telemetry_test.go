@@ -9,11 +9,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	metricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	otlptrace "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // otlpReceiver is an OTLP/HTTP collector that keeps the spans and metric
@@ -80,7 +83,16 @@ func TestOTLPFromTheBinary(t *testing.T) {
 	if res, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"}); err != nil || res.IsError {
 		t.Fatalf("view_file: %v %v", err, text(res))
 	}
-	s.stop(t)
+	// The client goes away (stdin closes) and the server exits on its
+	// own, flushing on the way: no signal, so no stop deadline.
+	_ = s.session.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(proctest.Patience):
+		t.Fatalf("the server did not exit when its stdin closed; stderr:\n%s", s.stderr)
+	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
