@@ -11,6 +11,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/telemetry"
 )
 
 // ErrStopping is the cause of the cancellation of every call in flight
@@ -103,11 +104,20 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 // call is the one call path behind Call and AgentCall. The activity feed
 // and the log get the arguments as the model wrote them and the result as
 // the model gets it.
-func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+//
+// With telemetry, the call is a span (the hop to its plugin or upstream
+// server, whose context goes with the call) and a measurement of the tool
+// metrics.
+func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage, events sdk.Events) (res *sdk.Result, err error) {
 	name := e.Spec.Name
 	ctx, done := h.callContext(ctx)
 	defer done()
 	id := newCallID()
+	if h.cfg.Telemetry != nil {
+		var measure *telemetry.CallRecord
+		ctx, measure = h.cfg.Telemetry.StartCall(ctx, h.telemetryCall(ctx, e, id))
+		defer func() { measure.End(res != nil && res.IsError, err) }()
+	}
 	if ce, ok := events.(interface{ SetCallID(string) }); ok {
 		ce.SetCallID(id) // its log lines name the call
 	}
@@ -128,7 +138,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
 	}
-	res, err := e.Call(ctx, &sdk.Call{Tool: name, Arguments: sdk.Arguments(args), ID: id}, events)
+	res, err = e.Call(ctx, &sdk.Call{Tool: name, Arguments: sdk.Arguments(args), ID: id}, events)
 	res, err = h.filterOut(e, res, err)
 	if e.Upstream != nil && err != nil && ctx.Err() == nil {
 		// The upstream server failed to answer: a JSON-RPC or transport

@@ -19,6 +19,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/upstream"
 	"github.com/ramabana/ramabana-mcp/vault"
 )
@@ -91,6 +92,9 @@ type Config struct {
 	// are cached in ConfigDir/embeddings), and a query's vector ranks the
 	// tools too, the two rankings fused with BM25's. nil: BM25 alone.
 	Embed *embed.Client
+	// Telemetry, when set, makes every call a span and a measurement, and
+	// has its gauges observe the plugins and upstream servers. nil: none.
+	Telemetry *telemetry.Instruments
 }
 
 // Host owns the plugin processes and the catalog.
@@ -188,6 +192,9 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
+	if err := h.observeTelemetry(); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
 	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
 		return nil, fmt.Errorf("session group: %w", err)
 	}

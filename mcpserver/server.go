@@ -24,6 +24,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
+	"github.com/ramabana/ramabana-mcp/telemetry"
 )
 
 // MetaKey is the _meta key of a tool's task (001_fc2aff96529d39f8.txt);
@@ -54,6 +55,9 @@ type Options struct {
 	// to last: mcp_connect and the lazy upstream servers' tools, and the
 	// legacy resources/subscribe (see stateless.go).
 	Stateless bool
+	// Telemetry, when set, makes every request a span, the parent of its
+	// tool call's. nil: none.
+	Telemetry *telemetry.Instruments
 }
 
 // Surfaces of Options.Surface.
@@ -116,6 +120,10 @@ func New(h *host.Host, opts Options) *mcp.Server {
 	} else {
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
 	}
+	if opts.Telemetry != nil {
+		// Added last, so outermost: the span covers the wait for the host.
+		s.AddReceivingMiddleware(traceRequests(opts.Telemetry))
+	}
 	switch {
 	case t.searchOnly:
 		addInvoke(s, t)
@@ -154,6 +162,29 @@ func waitReady(h *host.Host, readyBy time.Time, known func(string) bool) mcp.Mid
 				}
 			}
 			return next(ctx, method, req)
+		}
+	}
+}
+
+// traceRequests makes every request a span (notifications are not
+// requests): its method and, for a tool call, the tool's name; a
+// traceparent in a call's _meta makes it the client's span's child.
+func traceRequests(ins *telemetry.Instruments) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if strings.HasPrefix(method, "notifications/") {
+				return next(ctx, method, req)
+			}
+			var tool string
+			var meta map[string]any
+			if call, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && call != nil {
+				tool, meta = call.Name, call.Meta
+			}
+			ctx, span := ins.StartRequest(ctx, method, tool, meta)
+			res, err := next(ctx, method, req)
+			r, _ := res.(*mcp.CallToolResult)
+			span.End(err, r != nil && r.IsError)
+			return res, err
 		}
 	}
 }

@@ -47,4 +47,10 @@
 // by returning [Failf]: the toolbox turns it into a result with IsError set
 // and the message as its text. Any other Go error it returns is a fault,
 // and the host reports it as a tool error naming the group.
+//
+// When the host traces its calls (--otel), a handler's ctx carries the
+// host's span as its remote parent (OpenTelemetry's
+// trace.SpanContextFromContext): spans the plugin starts from ctx, with an
+// OpenTelemetry SDK of its own, join the host's trace. The package itself
+// links only the OpenTelemetry API and its W3C propagator.
 package sdk

@@ -31,7 +31,7 @@ type service struct {
 
 func (s *service) Describe(ctx context.Context, req *pluginv1.DescribeRequest) (resp *pluginv1.DescribeResponse, err error) {
 	defer recoverInto(&err, "describe")
-	d, err := s.impl.Describe(ctx, hostFromProto(req.GetHost()))
+	d, err := s.impl.Describe(pluginrpc.ExtractTrace(ctx), hostFromProto(req.GetHost()))
 	if err != nil {
 		return nil, status.Errorf(codes.FailedPrecondition, "describe: %v", err)
 	}
@@ -42,7 +42,10 @@ func (s *service) Call(req *pluginv1.CallRequest, stream pluginv1.ToolGroupServi
 	defer recoverInto(&err, "tool "+req.GetTool())
 	ev := &streamEvents{stream: stream}
 	defer ev.finish() // events sent after the call returns are dropped
-	res, err := s.impl.Call(stream.Context(), &Call{Tool: req.GetTool(), Arguments: req.GetArguments(), ID: req.GetCallId()}, ev)
+	// The host's trace context becomes the handler's remote parent span:
+	// a plugin that makes spans (with an OpenTelemetry SDK of its own)
+	// joins the host's trace.
+	res, err := s.impl.Call(pluginrpc.ExtractTrace(stream.Context()), &Call{Tool: req.GetTool(), Arguments: req.GetArguments(), ID: req.GetCallId()}, ev)
 	switch {
 	case errors.Is(err, ErrUnknownTool):
 		return status.Error(codes.NotFound, err.Error())

@@ -34,6 +34,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/transport"
 	"github.com/ramabana/ramabana-mcp/upstream"
 	"github.com/ramabana/ramabana-mcp/vault"
@@ -112,6 +113,7 @@ type options struct {
 	startTimeout, upstreamWait        time.Duration
 	upstreamConnectTimeout            time.Duration
 	surface                           string
+	otel, metrics                     bool
 }
 
 // newFlagSet defines the server's flags on o. It prints nothing: serve
@@ -165,6 +167,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	cliflag.DurationVar(fs, &o.upstreamConnectTimeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")
 	cliflag.DurationVar(fs, &o.upstreamWait, "upstream-wait", 5*time.Second, "how long a client's first tools/list waits for plugins and upstream MCP servers still starting; later tools arrive with tools/list_changed")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.otel, "otel", false, "export traces and metrics over OTLP, to where the standard OTEL_EXPORTER_OTLP_* variables say (default http/protobuf to localhost:4318); on without the flag when OTEL_EXPORTER_OTLP_ENDPOINT is set")
+	fs.BoolVar(&o.metrics, "metrics", false, "serve Prometheus metrics at /metrics on the HTTP listener (behind the token)")
 	fs.StringVar(&o.model, "model", "", "model for the ask agent (an OpenAI-compatible chat model); omit to serve tools only")
 	fs.StringVar(&o.modelURL, "model-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL for --model; the default is Ollama's")
 	fs.StringVar(&o.modelKeyEnv, "model-key-env", "RAMABANA_MODEL_KEY", "environment variable holding the API key for --model-url, if it needs one")
@@ -244,6 +248,9 @@ func checkFlags(o *options) error {
 	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
 		return fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
 	}
+	if o.metrics && o.transport == "stdio" {
+		return errors.New("--metrics serves /metrics on the HTTP listener: add --transport http, or export over OTLP with --otel")
+	}
 	if o.piiNER && o.pii == pii.ModeOff {
 		return errors.New("--pii-ner needs --pii redact or --pii refuse: it adds personal names to what --pii filters")
 	}
@@ -304,6 +311,23 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("find own binary: %w", err)
 	}
+	tel, err := telemetry.Setup(ctx, telemetry.Options{OTLP: o.otel, Prometheus: o.metrics, ServiceVersion: hostVersion(), Logger: logger})
+	if err != nil {
+		return usageErr(err)
+	}
+	// flushed is closed when the flush started as serving ends (below)
+	// has ended; on an earlier return, the flush is made here.
+	var flushed chan struct{}
+	defer func() {
+		if flushed != nil {
+			<-flushed
+			return
+		}
+		flushTelemetry(ctx, tel, logger)
+	}()
+	if tel.Instruments != nil {
+		logger.Info("telemetry", "otlp_traces", tel.Traces, "otlp_metrics", tel.MetricsOTLP, "prometheus", tel.Metrics != nil)
+	}
 	embedder, err := newEmbedder(o)
 	if err != nil {
 		return usageErr(err)
@@ -340,7 +364,8 @@ func serve(ctx context.Context, args []string) error {
 		UpstreamOptions: upstream.ConnectOptions{
 			Name: "ramabana-mcp", Logger: logger, Stderr: upstreamStderr, ConnectTimeout: o.upstreamConnectTimeout,
 		},
-		Embed: embedder,
+		Embed:     embedder,
+		Telemetry: tel.Instruments,
 	})
 	if err != nil {
 		return err
@@ -361,7 +386,7 @@ func serve(ctx context.Context, args []string) error {
 	// --upstream-wait.
 	readyBy := time.Now().Add(o.upstreamWait)
 	newServer := func() *mcp.Server {
-		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface, Stateless: o.stateless})
+		return mcpserver.New(h, mcpserver.Options{Version: hostVersion(), Logger: logger, ReadyBy: readyBy, Surface: o.surface, Stateless: o.stateless, Telemetry: tel.Instruments})
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	started := make(chan struct{})
@@ -378,6 +403,15 @@ func serve(ctx context.Context, args []string) error {
 	}()
 	// Runs before the deferred Close: no reload may start plugins after it.
 	defer func() { stopWatch(); <-started }()
+	// Runs first of all: the telemetry is flushed while the host stops its
+	// plugins, so that both fit in the stop deadline after a signal.
+	defer func() {
+		flushed = make(chan struct{})
+		go func() {
+			defer close(flushed)
+			flushTelemetry(ctx, tel, logger)
+		}()
+	}()
 	if o.transport == "stdio" {
 		t := &transport.StdioTransport{}
 		if stdinIsTerminal {
@@ -386,7 +420,7 @@ func serve(ctx context.Context, args []string) error {
 		return transport.ServeStdio(ctx, newServer(), t)
 	}
 	return transport.ServeHTTP(ctx, newServer, transport.HTTPOptions{
-		Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Stateless: o.stateless, Pprof: o.pprof,
+		Addr: o.addr, Token: o.token, AllowOrigins: o.allowOrigins, Stateless: o.stateless, Pprof: o.pprof, Metrics: tel.Metrics,
 		Readiness: func() (bool, any) {
 			hl := h.Health()
 			return hl.Ready, hl
@@ -400,6 +434,20 @@ func serve(ctx context.Context, args []string) error {
 			logger.Info("listening", "mcp", base+"/mcp", "sse", base+"/sse", "token", o.token != "")
 		},
 	})
+}
+
+// flushTimeout bounds the telemetry's flush at exit: within the stop
+// deadline (main.go), since it runs beside the plugins' stop.
+const flushTimeout = 1500 * time.Millisecond
+
+// flushTelemetry sends what the exporters hold and stops them, even after
+// a signal ended ctx.
+func flushTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	if err := tel.Shutdown(ctx); err != nil {
+		logger.Warn("telemetry: flushing at exit failed", "error", err)
+	}
 }
 
 // hostGroups are the host's own groups, which --groups can name too.

@@ -21,6 +21,7 @@ var flagSections = []cliflag.Section{
 	{Title: "upstream MCP servers", Flags: []string{"mcp-config FILES", "upstream-connect-timeout DURATION", "upstream-wait DURATION"}},
 	{Title: "search", Flags: []string{"tools all|search", "embed-model MODEL", "embed-url URL", "embed-key-env NAME"}},
 	{Title: "ask agent", Flags: []string{"model MODEL", "model-url URL", "model-key-env NAME", "delegate", "max-steps N", "max-retries N", "context-budget N"}},
+	{Title: "telemetry", Flags: []string{"otel", "metrics"}},
 	{Title: "config and logging", Flags: []string{"cfg DIR", "log-level LEVEL", "version"}},
 }
 

@@ -44,6 +44,7 @@ func Dial(conn grpc.ClientConnInterface) *Client {
 
 // Describe asks the plugin for its groups.
 func (c *Client) Describe(ctx context.Context, host sdk.Host) (*sdk.Description, error) {
+	ctx = pluginrpc.InjectTrace(ctx)
 	resp, err := c.client.Describe(ctx, &pluginv1.DescribeRequest{Host: hostToProto(host)}, c.opts...)
 	if err != nil {
 		return nil, fromStatus(err)
@@ -52,11 +53,13 @@ func (c *Client) Describe(ctx context.Context, host sdk.Host) (*sdk.Description,
 }
 
 // Call runs a tool in the plugin, forwarding its events until the result.
+// The trace context of ctx, when it has a span, goes with the call
+// (pluginrpc.InjectTrace): the plugin's spans join the trace.
 func (c *Client) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
 	if events == nil {
 		events = sdk.NoEvents
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(pluginrpc.InjectTrace(ctx))
 	defer cancel() // ends the stream on every return
 	stream, err := c.client.Call(ctx, &pluginv1.CallRequest{
 		Tool: call.Tool, Arguments: call.Arguments, CallId: call.ID,

@@ -16,6 +16,7 @@
 //	             mode, and user_eval, an evaluation tool with as_user_message
 //	eofexit      a healthy group "eofexit" (tool eof_echo) that exits as soon as its stdin reaches EOF,
 //	             whatever stdin is, as a plugin in another language following the README does
+//	trace        a group "trace" whose tool trace_context reports the trace context its handler got
 package main
 
 import (
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-plugin"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -77,11 +79,37 @@ func main() {
 			syscall.Exit(0)
 		}()
 		sdk.Serve(single("eofexit", "eof_echo", sdk.GroupSpec{Name: "eofexit"}))
+	case "trace":
+		sdk.Serve(traceGroup())
 	case "optin":
 		sdk.Serve(single("optin", "optin_echo", sdk.GroupSpec{Name: "optin", Mode: sdk.ModeOptIn}))
 	default:
 		sdk.Serve(newEcho("echo", "echo"))
 	}
+}
+
+// traceContext is what the trace tool reports: the span context its
+// handler's ctx holds, as the host's telemetry sent it.
+type traceContext struct {
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
+	Remote  bool   `json:"remote"`
+}
+
+// traceGroup is a group whose tool reports the trace context it got.
+func traceGroup() *sdk.Toolbox {
+	box := sdk.NewToolbox("trace", sdk.WithVersion("0.0.1"), sdk.WithDescription("test tools"))
+	box.AddGroup(sdk.GroupSpec{Name: "trace"},
+		sdk.TypedTool(sdk.ToolSpec{Name: "trace_context", Description: "Report the trace context the call came with.", Kind: sdk.KindRead},
+			func(ctx context.Context, _ *sdk.Request, _ echoArgs) (*sdk.Result, error) {
+				sc := trace.SpanContextFromContext(ctx)
+				b, err := json.Marshal(traceContext{TraceID: sc.TraceID().String(), SpanID: sc.SpanID().String(), Remote: sc.IsRemote()})
+				if err != nil {
+					return nil, err
+				}
+				return sdk.TextResult(string(b)), nil
+			}))
+	return box
 }
 
 // noKind is a group written without the Toolbox, as a plugin in another

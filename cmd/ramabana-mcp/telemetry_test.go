@@ -1,0 +1,138 @@
+package main
+
+import (
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	otlptrace "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+)
+
+// otlpReceiver is an OTLP/HTTP collector that keeps the spans and metric
+// names it is sent.
+type otlpReceiver struct {
+	mu      sync.Mutex
+	spans   []*otlptrace.Span
+	metrics []string
+}
+
+func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var resp proto.Message
+	switch req.URL.Path {
+	case "/v1/traces":
+		var m tracepb.ExportTraceServiceRequest
+		err = proto.Unmarshal(b, &m)
+		for _, rs := range m.GetResourceSpans() {
+			for _, ss := range rs.GetScopeSpans() {
+				r.spans = append(r.spans, ss.GetSpans()...)
+			}
+		}
+		resp = &tracepb.ExportTraceServiceResponse{}
+	case "/v1/metrics":
+		var m metricpb.ExportMetricsServiceRequest
+		err = proto.Unmarshal(b, &m)
+		for _, rm := range m.GetResourceMetrics() {
+			for _, sm := range rm.GetScopeMetrics() {
+				for _, md := range sm.GetMetrics() {
+					r.metrics = append(r.metrics, md.GetName())
+				}
+			}
+		}
+		resp = &metricpb.ExportMetricsServiceResponse{}
+	default:
+		http.NotFound(w, req)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	out, _ := proto.Marshal(resp)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+// TestOTLPFromTheBinary: with OTEL_EXPORTER_OTLP_ENDPOINT set, a
+// view_file call over stdio is a request span whose child is the hop to
+// the files plugin, and the tool and plugin metrics go out; all of it
+// flushed when the server exits.
+func TestOTLPFromTheBinary(t *testing.T) {
+	t.Parallel()
+	r := &otlpReceiver{}
+	ts := httptest.NewServer(r)
+	t.Cleanup(ts.Close)
+	s := startStdioEnv(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + ts.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"}, project(t))
+	if res, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"}); err != nil || res.IsError {
+		t.Fatalf("view_file: %v %v", err, text(res))
+	}
+	// The client goes away (stdin closes) and the server exits on its
+	// own, flushing on the way: no signal, so no stop deadline.
+	_ = s.session.Close()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(proctest.Patience):
+		t.Fatalf("the server did not exit when its stdin closed; stderr:\n%s", s.stderr)
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byName := map[string]*otlptrace.Span{}
+	var names []string
+	for _, sp := range r.spans {
+		byName[sp.GetName()] = sp
+		names = append(names, sp.GetName())
+	}
+	request, hop := byName["tools/call view_file"], byName["execute_tool view_file"]
+	if request == nil || hop == nil {
+		t.Fatalf("spans received: %q; stderr:\n%s", names, s.stderr)
+	}
+	if string(hop.GetParentSpanId()) != string(request.GetSpanId()) || string(hop.GetTraceId()) != string(request.GetTraceId()) {
+		t.Errorf("the hop span (trace %s, parent %s) is not the request span's (trace %s, span %s) child",
+			hex.EncodeToString(hop.GetTraceId()), hex.EncodeToString(hop.GetParentSpanId()), hex.EncodeToString(request.GetTraceId()), hex.EncodeToString(request.GetSpanId()))
+	}
+	attrs := map[string]string{}
+	for _, a := range hop.GetAttributes() {
+		attrs[a.GetKey()] = a.GetValue().GetStringValue()
+	}
+	if attrs["plugin"] != "files" || attrs["ramabana.hop"] != "plugin" {
+		t.Errorf("hop span attributes %v, want plugin files", attrs)
+	}
+	for _, a := range hop.GetAttributes() {
+		if strings.Contains(a.GetValue().GetStringValue(), "sizes.py") {
+			t.Errorf("the hop span holds the argument: %s", a)
+		}
+	}
+	for _, want := range []string{"ramabana.tool.calls", "ramabana.tool.duration", "ramabana.plugin.up", "ramabana.plugin.restarts"} {
+		if !slices.Contains(r.metrics, want) {
+			t.Errorf("no %s among the metrics received: %q", want, r.metrics)
+		}
+	}
+}
+
+func TestMetricsNeedsTheHTTPListener(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := runBinary(t, "--metrics")
+	if code != 2 || !strings.Contains(stderr, "--metrics serves /metrics on the HTTP listener") {
+		t.Errorf("--metrics under stdio: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,226 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+
+	promclient "github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// Options configure Setup.
+type Options struct {
+	// OTLP exports traces and metrics over OTLP (--otel), to where the
+	// OTEL_EXPORTER_OTLP_* variables say (by default http/protobuf to
+	// localhost:4318). Without it, OTLP export is on when
+	// OTEL_EXPORTER_OTLP_ENDPOINT (or the signal's own
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, ..._METRICS_ENDPOINT) is set.
+	OTLP bool
+	// Prometheus serves the metrics for scraping on Telemetry.Metrics
+	// (--metrics).
+	Prometheus bool
+	// ServiceVersion is the resource's service.version.
+	ServiceVersion string
+	// Logger gets the exporters' errors (a collector that cannot be
+	// reached); nil means slog.Default.
+	Logger *slog.Logger
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Telemetry is what Setup made.
+type Telemetry struct {
+	// Instruments are nil when nothing is exported.
+	Instruments *Instruments
+	// Metrics serves the metrics in the Prometheus text format; nil
+	// without Options.Prometheus.
+	Metrics http.Handler
+	// Traces and MetricsOTLP say what goes out over OTLP, for the log.
+	Traces, MetricsOTLP bool
+
+	shutdown []func(context.Context) error
+}
+
+// ServiceName is the resource's service.name unless OTEL_SERVICE_NAME
+// says otherwise.
+const ServiceName = "ramabana-mcp"
+
+// Setup makes the providers and exporters opts and the environment ask
+// for, and the instruments over them. With none asked for it makes
+// nothing: Instruments and Metrics are nil, and Shutdown does nothing.
+// Setting OTEL_SDK_DISABLED=true turns OTLP export off, whatever else
+// says; OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER =none turns one
+// signal's off.
+func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	t := &Telemetry{}
+	var err error
+	t.Traces, err = otlpWanted(opts, getenv, "TRACES")
+	if err != nil {
+		return nil, err
+	}
+	t.MetricsOTLP, err = otlpWanted(opts, getenv, "METRICS")
+	if err != nil {
+		return nil, err
+	}
+	if !t.Traces && !t.MetricsOTLP && !opts.Prometheus {
+		return t, nil
+	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		logger.Warn("telemetry export failed", "error", err)
+	}))
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", ServiceName), attribute.String("service.version", opts.ServiceVersion)),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
+	)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry resource: %w", err)
+	}
+
+	var tp trace.TracerProvider = tracenoop.NewTracerProvider()
+	if t.Traces {
+		exp, err := traceExporter(ctx, protocol(getenv, "TRACES"))
+		if err != nil {
+			return nil, err
+		}
+		stp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		t.shutdown = append(t.shutdown, stp.Shutdown)
+		tp = stp
+	}
+
+	var mp metric.MeterProvider = metricnoop.NewMeterProvider()
+	var readers []sdkmetric.Option
+	if t.MetricsOTLP {
+		exp, err := metricExporter(ctx, protocol(getenv, "METRICS"))
+		if err != nil {
+			_ = t.Shutdown(ctx)
+			return nil, err
+		}
+		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+	}
+	if opts.Prometheus {
+		reg := promclient.NewRegistry()
+		// The process's own figures (goroutines, memory, open files) with
+		// the tools': what a load test watches for growth.
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		exp, err := prometheus.New(prometheus.WithRegisterer(reg))
+		if err != nil {
+			_ = t.Shutdown(ctx)
+			return nil, fmt.Errorf("prometheus exporter: %w", err)
+		}
+		readers = append(readers, sdkmetric.WithReader(exp))
+		t.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)})
+	}
+	if len(readers) > 0 {
+		smp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
+		t.shutdown = append(t.shutdown, smp.Shutdown)
+		mp = smp
+	}
+	t.Instruments, err = NewInstruments(tp, mp)
+	if err != nil {
+		_ = t.Shutdown(ctx)
+		return nil, err
+	}
+	return t, nil
+}
+
+// Shutdown flushes what is buffered to the exporters and stops them; ctx
+// bounds the wait. Safe on a Telemetry that exports nothing.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, f := range t.shutdown {
+		errs = append(errs, f(ctx))
+	}
+	t.shutdown = nil
+	return errors.Join(errs...)
+}
+
+// otlpWanted says whether the signal (TRACES or METRICS) goes out over
+// OTLP.
+func otlpWanted(opts Options, getenv func(string) string, signal string) (bool, error) {
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+		return false, nil
+	}
+	switch v := strings.TrimSpace(getenv("OTEL_" + signal + "_EXPORTER")); v {
+	case "", "otlp":
+	case "none":
+		return false, nil
+	default:
+		return false, fmt.Errorf("OTEL_%s_EXPORTER=%q: this server exports otlp or none", signal, v)
+	}
+	return opts.OTLP || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") != "", nil
+}
+
+// protocol is the signal's OTLP protocol: its own variable, else the
+// common one, else http/protobuf (the specification's default).
+func protocol(getenv func(string) string, signal string) string {
+	if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL")); p != "" {
+		return p
+	}
+	if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")); p != "" {
+		return p
+	}
+	return "http/protobuf"
+}
+
+func traceExporter(ctx context.Context, proto string) (sdktrace.SpanExporter, error) {
+	var exp sdktrace.SpanExporter
+	var err error
+	switch proto {
+	case "http/protobuf":
+		exp, err = otlptracehttp.New(ctx)
+	case "grpc":
+		exp, err = otlptracegrpc.New(ctx)
+	default:
+		return nil, fmt.Errorf("OTLP protocol %q: use http/protobuf or grpc", proto)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
+	}
+	return exp, nil
+}
+
+func metricExporter(ctx context.Context, proto string) (sdkmetric.Exporter, error) {
+	var exp sdkmetric.Exporter
+	var err error
+	switch proto {
+	case "http/protobuf":
+		exp, err = otlpmetrichttp.New(ctx)
+	case "grpc":
+		exp, err = otlpmetricgrpc.New(ctx)
+	default:
+		return nil, fmt.Errorf("OTLP protocol %q: use http/protobuf or grpc", proto)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OTLP metric exporter: %w", err)
+	}
+	return exp, nil
+}

@@ -1,0 +1,272 @@
+package telemetry_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ramabana/ramabana-mcp/telemetry"
+)
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// TestNothingAskedForIsNothing: without flags or variables there are no
+// instruments, no handler and nothing to shut down, and the nil
+// instruments are safe to use.
+func TestNothingAskedForIsNothing(t *testing.T) {
+	t.Parallel()
+	tel, err := telemetry.Setup(context.Background(), telemetry.Options{Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tel.Instruments != nil || tel.Metrics != nil || tel.Traces || tel.MetricsOTLP {
+		t.Errorf("Setup with nothing asked for made %+v", tel)
+	}
+	if err := tel.Shutdown(context.Background()); err != nil {
+		t.Error(err)
+	}
+	ctx := context.Background()
+	var ins *telemetry.Instruments
+	rctx, req := ins.StartRequest(ctx, "tools/call", "echo", nil)
+	cctx, call := ins.StartCall(rctx, telemetry.Call{Tool: "echo"})
+	call.End(true, errors.New("x"))
+	req.End(nil, true)
+	if rctx != ctx || cctx != ctx {
+		t.Error("nil instruments changed the context")
+	}
+	stop, err := ins.Observe(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+}
+
+func TestWhatIsExported(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		otel           bool
+		env            map[string]string
+		traces, metric bool
+		err            string
+	}{
+		"flag":                       {otel: true, traces: true, metric: true},
+		"endpoint":                   {env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}, traces: true, metric: true},
+		"traces endpoint only":       {env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1/v1/traces"}, traces: true},
+		"metrics exporter none":      {otel: true, env: map[string]string{"OTEL_METRICS_EXPORTER": "none"}, traces: true},
+		"sdk disabled":               {otel: true, env: map[string]string{"OTEL_SDK_DISABLED": "true"}},
+		"other variables":            {env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=b"}},
+		"grpc":                       {otel: true, env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, traces: true, metric: true},
+		"an exporter it has not":     {otel: true, env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, err: `OTEL_TRACES_EXPORTER="zipkin": this server exports otlp or none`},
+		"a protocol it does not use": {otel: true, env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"}, err: `OTLP protocol "http/json": use http/protobuf or grpc`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tel, err := telemetry.Setup(context.Background(), telemetry.Options{OTLP: c.otel, Getenv: env(c.env)})
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tel.Shutdown(canceled())
+			if tel.Traces != c.traces || tel.MetricsOTLP != c.metric {
+				t.Errorf("traces %v, metrics %v; want %v, %v", tel.Traces, tel.MetricsOTLP, c.traces, c.metric)
+			}
+			if (tel.Instruments != nil) != (c.traces || c.metric) {
+				t.Errorf("instruments %v with traces %v and metrics %v", tel.Instruments, c.traces, c.metric)
+			}
+		})
+	}
+}
+
+// canceled is a context already ended: a Shutdown with nowhere to send
+// what it holds gives up at once.
+func canceled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// TestPrometheus scrapes the handler after a call: the tool's metrics, in
+// Prometheus' spelling, and the process's own.
+func TestPrometheus(t *testing.T) {
+	t.Parallel()
+	tel, err := telemetry.Setup(context.Background(), telemetry.Options{Prometheus: true, Getenv: env(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	if tel.Traces || tel.MetricsOTLP {
+		t.Errorf("--metrics alone exports over OTLP: %+v", tel)
+	}
+	ctx, call := tel.Instruments.StartCall(context.Background(), telemetry.Call{Tool: "view_file", Group: "files", Plugin: "files", Caller: "client"})
+	call.End(false, nil)
+	_, call = tel.Instruments.StartCall(ctx, telemetry.Call{Tool: "view_file", Group: "files", Plugin: "files", Caller: "client"})
+	call.End(true, nil)
+
+	rec := httptest.NewRecorder()
+	tel.Metrics.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`ramabana_tool_calls_total{caller="client",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file"} 2`,
+		`ramabana_tool_errors_total{caller="client",error_type="tool_error",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file"} 1`,
+		`ramabana_tool_duration_seconds_count{caller="client",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file"} 2`,
+		"go_goroutines ",
+		"process_open_fds ",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no %q in the scrape:\n%s", want, body)
+		}
+	}
+}
+
+// receiver is an OTLP collector that keeps what it is sent, over HTTP
+// and gRPC.
+type receiver struct {
+	tracepb.UnimplementedTraceServiceServer
+	mu      sync.Mutex
+	spans   []string // span names, with their resource's service.name: "ramabana-mcp: tools/call echo"
+	metrics []string // metric names
+}
+
+func (r *receiver) Export(_ context.Context, req *tracepb.ExportTraceServiceRequest) (*tracepb.ExportTraceServiceResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rs := range req.GetResourceSpans() {
+		var service string
+		for _, a := range rs.GetResource().GetAttributes() {
+			if a.GetKey() == "service.name" {
+				service = a.GetValue().GetStringValue()
+			}
+		}
+		for _, ss := range rs.GetScopeSpans() {
+			for _, s := range ss.GetSpans() {
+				r.spans = append(r.spans, service+": "+s.GetName())
+			}
+		}
+	}
+	return &tracepb.ExportTraceServiceResponse{}, nil
+}
+
+func (r *receiver) exportMetrics(req *metricpb.ExportMetricsServiceRequest) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, rm := range req.GetResourceMetrics() {
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				r.metrics = append(r.metrics, m.GetName())
+			}
+		}
+	}
+}
+
+type metricsServer struct {
+	metricpb.UnimplementedMetricsServiceServer
+	r *receiver
+}
+
+func (m metricsServer) Export(_ context.Context, req *metricpb.ExportMetricsServiceRequest) (*metricpb.ExportMetricsServiceResponse, error) {
+	m.r.exportMetrics(req)
+	return &metricpb.ExportMetricsServiceResponse{}, nil
+}
+
+// ServeHTTP is OTLP/HTTP with protobuf bodies.
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var resp proto.Message
+	switch req.URL.Path {
+	case "/v1/traces":
+		var m tracepb.ExportTraceServiceRequest
+		err = proto.Unmarshal(b, &m)
+		if err == nil {
+			resp, err = r.Export(req.Context(), &m)
+		}
+	case "/v1/metrics":
+		var m metricpb.ExportMetricsServiceRequest
+		err = proto.Unmarshal(b, &m)
+		r.exportMetrics(&m)
+		resp = &metricpb.ExportMetricsServiceResponse{}
+	default:
+		http.NotFound(w, req)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	out, _ := proto.Marshal(resp)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+// TestOTLP sends a request's and a call's spans and metrics to a real
+// OTLP receiver, over each protocol, where the standard variables say;
+// Shutdown flushes them. The environment is the process's: the exporters
+// read it themselves, so these tests do not run in parallel.
+func TestOTLP(t *testing.T) {
+	for _, protocol := range []string{"http/protobuf", "grpc"} {
+		t.Run(protocol, func(t *testing.T) {
+			r := &receiver{}
+			var endpoint string
+			if protocol == "grpc" {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv := grpc.NewServer()
+				tracepb.RegisterTraceServiceServer(srv, r)
+				metricpb.RegisterMetricsServiceServer(srv, metricsServer{r: r})
+				go func() { _ = srv.Serve(ln) }()
+				t.Cleanup(srv.Stop)
+				endpoint = "http://" + ln.Addr().String()
+			} else {
+				ts := httptest.NewServer(r)
+				t.Cleanup(ts.Close)
+				endpoint = ts.URL
+			}
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+			tel, err := telemetry.Setup(context.Background(), telemetry.Options{ServiceVersion: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, req := tel.Instruments.StartRequest(context.Background(), "tools/call", "echo", nil)
+			_, call := tel.Instruments.StartCall(ctx, telemetry.Call{Tool: "echo", Group: "echo", Plugin: "echo", Caller: "client", ID: "c1"})
+			call.End(false, nil)
+			req.End(nil, false)
+			if err := tel.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if diff := cmp.Diff([]string{"ramabana-mcp: execute_tool echo", "ramabana-mcp: tools/call echo"}, r.spans); diff != "" {
+				t.Errorf("spans received (-want +got):\n%s", diff)
+			}
+			if !slices.Contains(r.metrics, "ramabana.tool.calls") || !slices.Contains(r.metrics, "ramabana.tool.duration") {
+				t.Errorf("metrics received: %q", r.metrics)
+			}
+		})
+	}
+}
