@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,8 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	otlptrace "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
@@ -134,5 +137,38 @@ func TestMetricsNeedsTheHTTPListener(t *testing.T) {
 	code, _, stderr := runBinary(t, "--metrics")
 	if code != 2 || !strings.Contains(stderr, "--metrics serves /metrics on the HTTP listener") {
 		t.Errorf("--metrics under stdio: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestMetricsScrapedFromTheListener: with --metrics the HTTP listener serves
+// Prometheus' /metrics behind the token, counting the calls made through it.
+func TestMetricsScrapedFromTheListener(t *testing.T) {
+	t.Parallel()
+	_, base := startHTTP(t, project(t), "--token", "s3cret", "--metrics")
+	cs := connect(t, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{"s3cret"}}})
+	for range 3 {
+		if res, err := call(t, cs, "view_file", map[string]any{"path": "pkg/sizes.py"}); err != nil || res.IsError {
+			t.Fatalf("view_file: %v %s", err, text(res))
+		}
+	}
+	if code, _ := fetch(t, "GET", base+"/metrics", ""); code != http.StatusUnauthorized {
+		t.Errorf("/metrics without the token = %d, want 401", code)
+	}
+	code, body := fetch(t, "GET", base+"/metrics", "s3cret")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics = %d %.300s", code, body)
+	}
+	var calls string
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "ramabana_tool_calls") && strings.Contains(line, `tool="view_file"`) {
+			calls = line
+		}
+	}
+	if !strings.HasSuffix(calls, " 3") {
+		t.Errorf("no count of 3 view_file calls in /metrics (found %q):\n%.2000s", calls, body)
+	}
+	// Prometheus names a gauge of unit 1 *_ratio.
+	if !regexp.MustCompile(`(?m)^ramabana_plugin_up_ratio\{[^}]*plugin="files"[^}]*\} 1$`).MatchString(body) {
+		t.Errorf("/metrics does not show the files plugin up:\n%s", body)
 	}
 }
