@@ -71,4 +71,4 @@ security-long:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-ci: lint checkgenerate test fuzz
+ci: lint checkgenerate nocgo test fuzz
