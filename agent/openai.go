@@ -19,6 +19,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+
+	"github.com/ramabana/ramabana-mcp/internal/apimessage"
 )
 
 // OpenAIConfig configures an OpenAI-compatible chat completions backend.
@@ -305,36 +307,9 @@ func errorMessage(resp *http.Response, err error) string {
 		return ""
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	var shapes struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
-	}
-	text := ""
-	if json.Unmarshal(body, &shapes) == nil {
-		var s string
-		var obj struct {
-			Message string `json:"message"`
-		}
-		switch {
-		case json.Unmarshal(shapes.Error, &s) == nil && s != "":
-			text = s
-		case json.Unmarshal(shapes.Error, &obj) == nil && obj.Message != "":
-			text = obj.Message
-		case shapes.Message != "":
-			text = shapes.Message
-		case shapes.Detail != "":
-			text = shapes.Detail
-		}
-	} else {
-		text = strings.TrimSpace(string(body))
-	}
+	text := apimessage.Of(body, 500)
 	if text == "" {
 		return ""
-	}
-	const maxLen = 500
-	if len(text) > maxLen {
-		text = text[:maxLen] + "…"
 	}
 	return ": " + text
 }

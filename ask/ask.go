@@ -60,7 +60,7 @@ func Mount(cfg Config) (*agent.Agent, error) {
 	box.AddGroup(sdk.GroupSpec{Name: host.AgentGroup, Description: "Delegate a whole task to ramabana's own agent."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "ask", Title: "Ask the agent",
-			Description: "Hand a whole task to ramabana's own agent, which runs it to the end on this side with the same tools this server offers (and may change files with them), then returns one answer. Use it for work that takes many tool calls; describe the task fully, as to a colleague who sees only this message. Progress notifications report each step. When the server has evaluation tools, the answer ends with a line saying how they judged it.",
+			Description: `Hand a whole task to ramabana's own agent, which runs it to the end with this server's tools (and may change files), then returns one answer. Use it for work that takes many tool calls; describe the task fully, as to a colleague who sees only this message.`,
 			Kind:        sdk.KindAct,
 			// Destructive: a turn may change files. Not marked open-world: the
 			// model server may be local, and --web=false must not hide ask.

@@ -96,7 +96,7 @@ func BenchmarkSearchCode(b *testing.B) {
 	const want = 1000 // files 10 to 19 of each of the 100 folders
 	b.Run("ramabana", func(b *testing.B) {
 		cs := start(b, command(ramabana, root, b.TempDir()))
-		args := map[string]any{"pattern": pattern, "max_results": 2000}
+		args := map[string]any{"pattern": pattern, "limit": 2000}
 		if n := strings.Count(text(call(b, cs, "search_code", args)), "func handle1"); n != want {
 			b.Fatalf("search_code found %d matches, want %d", n, want)
 		}

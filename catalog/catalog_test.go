@@ -113,6 +113,35 @@ func TestPolicyMounted(t *testing.T) {
 	}
 }
 
+// TestAnyGroupMounted: without the web, a plugin whose groups hold only
+// open-world tools has nothing to serve, and one with any other tool has.
+func TestAnyGroupMounted(t *testing.T) {
+	t.Parallel()
+	open := true
+	netTool := sdk.ToolSpec{Name: "n", Kind: sdk.KindAct, Annotations: sdk.Annotations{OpenWorld: &open}}
+	localTool := sdk.ToolSpec{Name: "l", Kind: sdk.KindRead}
+	plugin := func(groups ...sdk.GroupSpec) *sdk.Description { return &sdk.Description{Name: "p", Groups: groups} }
+	for name, tc := range map[string]struct {
+		p    Policy
+		d    *sdk.Description
+		want bool
+	}{
+		"open-world only, web":    {Policy{Web: true}, plugin(sdk.GroupSpec{Name: "image", Tools: []sdk.ToolSpec{netTool}}), true},
+		"open-world only, no web": {Policy{}, plugin(sdk.GroupSpec{Name: "image", Tools: []sdk.ToolSpec{netTool}}), false},
+		"mixed group, no web":     {Policy{}, plugin(sdk.GroupSpec{Name: "mixed", Tools: []sdk.ToolSpec{netTool, localTool}}), true},
+		"second group local":      {Policy{}, plugin(sdk.GroupSpec{Name: "a", Tools: []sdk.ToolSpec{netTool}}, sdk.GroupSpec{Name: "b", Tools: []sdk.ToolSpec{localTool}}), true},
+		"web group, no web":       {Policy{}, plugin(sdk.GroupSpec{Name: "web", Tools: []sdk.ToolSpec{localTool}}), false},
+		"opted out":               {Policy{Web: true, OptOut: map[string]bool{"image": true}}, plugin(sdk.GroupSpec{Name: "image", Tools: []sdk.ToolSpec{netTool}}), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got := tc.p.AnyGroupMounted(tc.d); got != tc.want {
+				t.Errorf("AnyGroupMounted = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 // An upstream schema with references is left to the upstream server: one
 // that refers to itself would otherwise make validation recurse until the
 // stack overflows. One without is checked here.

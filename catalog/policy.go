@@ -79,14 +79,25 @@ func (p Policy) MountedForAgent(e *Entry) (bool, string) {
 }
 
 // AnyGroupMounted reports whether any group of a plugin can be mounted; a
-// plugin with none need not run.
+// plugin with none need not run. Without the web, a group whose every
+// tool is open-world (image) has nothing to serve.
 func (p Policy) AnyGroupMounted(d *sdk.Description) bool {
 	for _, g := range d.Groups {
-		if ok, _ := p.GroupMounted(g.Name, g.Mode); ok {
+		if ok, _ := p.GroupMounted(g.Name, g.Mode); ok && (p.Web || !allOpenWorld(g.Tools)) {
 			return true
 		}
 	}
 	return false
+}
+
+// allOpenWorld reports whether there are tools and each is open-world.
+func allOpenWorld(tools []sdk.ToolSpec) bool {
+	for _, t := range tools {
+		if !t.Hints().OpenWorld {
+			return false
+		}
+	}
+	return len(tools) > 0
 }
 
 // GroupMounted reports whether a group of the given mode is mounted, and

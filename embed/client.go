@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/apimessage"
 	"github.com/ramabana/ramabana-mcp/internal/textcut"
 )
 
@@ -28,6 +29,9 @@ const (
 // maxResponseBytes bounds an answer's body: 64 texts of 4,096 dimensions
 // written as JSON are about 5 MB.
 const maxResponseBytes = 64 << 20
+
+// maxMessage bounds the server's own words quoted in an error.
+const maxMessage = 500
 
 // Config configures a Client.
 type Config struct {
@@ -272,7 +276,7 @@ func (c *Client) request(ctx context.Context, texts []string) ([][]float32, erro
 func (c *Client) decode(status int, raw []byte, n int) ([][]float32, error) {
 	var r response
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, c.fail(ErrBadResponse, status, "the answer is not an embeddings list: "+excerpt(raw), err)
+		return nil, c.fail(ErrBadResponse, status, "the answer is not an embeddings list: "+apimessage.Excerpt(raw, maxMessage), err)
 	}
 	if len(r.Data) != n {
 		return nil, c.fail(ErrBadResponse, status, fmt.Sprintf("%d vectors for %d texts", len(r.Data), n), nil)
@@ -335,7 +339,7 @@ func (c *Client) unreachable(err error, timedOut bool) *Error {
 func (c *Client) httpError(code int, body []byte) *Error {
 	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
 	// The key goes before the message is cut: a cut key would not match.
-	if msg := serverMessage([]byte(c.redact(string(body)))); msg != "" {
+	if msg := apimessage.Of([]byte(c.redact(string(body))), maxMessage); msg != "" {
 		status += ": " + msg
 	}
 	switch {
@@ -354,43 +358,6 @@ func (c *Client) httpError(code int, body []byte) *Error {
 		return c.fail(ErrServer, code, "the server failed ("+status+")", nil)
 	}
 	return c.fail(ErrRejected, code, "the server rejected the request ("+status+")", nil)
-}
-
-// serverMessage is an error answer's own message, in the shapes OpenAI,
-// Ollama, llama.cpp and vLLM use, or its text; at most 500 bytes.
-func serverMessage(body []byte) string {
-	var shapes struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(body, &shapes) != nil {
-		return excerpt(body)
-	}
-	var s string
-	var obj struct {
-		Message string `json:"message"`
-	}
-	switch {
-	case json.Unmarshal(shapes.Error, &s) == nil && s != "":
-	case json.Unmarshal(shapes.Error, &obj) == nil && obj.Message != "":
-		s = obj.Message
-	case shapes.Message != "":
-		s = shapes.Message
-	case json.Unmarshal(shapes.Detail, &s) == nil && s != "":
-	default:
-		return excerpt(body)
-	}
-	return excerpt([]byte(s))
-}
-
-// excerpt is b as one line of text, at most 500 bytes.
-func excerpt(b []byte) string {
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "?")), " ")
-	if c := cut(s, 500); c != s {
-		return c + "…"
-	}
-	return s
 }
 
 // cut is s cut to at most n bytes at a character boundary; n < 0 keeps s

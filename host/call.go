@@ -128,7 +128,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	if e.Spec.Kind == sdk.KindRead || e.Upstream != nil {
 		// Read tools' results, and everything an upstream server answers:
 		// most upstream tools are write tools only for want of a hint.
-		res = pii.FilterResult(h.cfg.PII, name, res)
+		res = pii.Filter{Mode: h.cfg.PII, Names: h.cfg.PIINames}.Result(name, res)
 	}
 	return res, nil
 }

@@ -3,8 +3,8 @@
 // catalog), reloads them when their binaries change (reload.go), runs every
 // call along one path (call.go), and knows the skills and the status
 // (resources.go). Package mcpserver exports it over MCP, and package
-// transport carries that server to clients; subscribers learn of tool
-// changes through OnToolsChanged (watch.go).
+// transport carries that server to clients; subscribers learn of changes
+// of the tools, the status and the skills through OnChange (watch.go).
 //
 // Every call takes one path: MCP client or agent → catalog entry → policy →
 // schema validation → activity feed → the entry's source (a plugin process,

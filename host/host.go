@@ -41,6 +41,8 @@ type Config struct {
 	NoSandbox bool
 	// PII filters read tools' results: off, redact or refuse.
 	PII pii.Mode
+	// PIINames adds personal names to what PII filters (--pii-ner).
+	PIINames bool
 	// Transport is how the server is reached, for the status resource.
 	Transport string
 	// HomeDir holds the user's skills (~/.agents/skills); empty means the
@@ -119,8 +121,10 @@ type Host struct {
 	ready  chan struct{} // closed when Start's plugins and upstream connects have settled
 
 	watchMu  sync.Mutex
-	watchers map[int]func() // OnToolsChanged subscribers, by id
+	watchers map[int]func(Change) // OnChange subscribers, by id
 	watchID  int
+	batches  int    // Starts and Reloads under way: changes but the tools' are held (batch)
+	held     Change // what changed during them
 }
 
 // New checks the config and resolves the roots. It starts nothing.
@@ -202,6 +206,7 @@ func (h *Host) Start(ctx context.Context) error {
 	if h.closed {
 		return errClosed
 	}
+	defer h.batch()()
 	h.startUpstreams()
 	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {

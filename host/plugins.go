@@ -19,12 +19,13 @@ func (h *Host) launchConfig() supervise.Config {
 			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
 		},
 		Launch: launch.Options{
-			Env:          launch.Environ(os.Environ(), h.cfg.PluginEnv),
+			Env:          launch.WithLogLevel(launch.Environ(os.Environ(), h.cfg.PluginEnv), h.logger),
 			StartTimeout: h.cfg.StartTimeout,
 			Logger:       h.logger,
 			Verify:       h.cfg.Verify,
 		},
-		Logger: h.logger,
+		Logger:   h.logger,
+		OnChange: func() { h.changed(ChangedStatus) },
 	}
 }
 

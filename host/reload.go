@@ -17,13 +17,15 @@ import (
 // plugins whose binary appeared are started, those whose binary was
 // replaced are restarted, those whose binary went away are stopped. The
 // catalog and the MCP server's tools follow, and the SDK notifies clients
-// that the tool list changed.
+// that the tool list changed. The plugins' status changes are told to
+// OnChange's subscribers once, when the reload ends.
 func (h *Host) Reload(ctx context.Context) error {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if h.closed {
 		return errClosed
 	}
+	defer h.batch()()
 	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
@@ -92,6 +94,10 @@ func (h *Host) drop(p *supervise.Plugin) {
 // when Watch starts are not watched. Once watching, it reloads once, so
 // that what changed between Start's discovery and the watch (a client may
 // install a plugin while Start runs) is not missed.
+//
+// It also watches the skill folders (skillWatch) and tells OnChange's
+// subscribers when a skill file came, went or changed, a burst of events
+// folded into one change, and once as it starts.
 func (h *Host) Watch(ctx context.Context) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -106,32 +112,64 @@ func (h *Host) Watch(ctx context.Context) error {
 			h.logger.Warn("cannot watch plugin dir", "dir", dir, "error", err)
 		}
 	}
-	if watched == 0 {
-		<-ctx.Done()
-		return nil
-	}
 	const settle = 150 * time.Millisecond
-	timer := time.NewTimer(0) // the first reload
+	reload := time.NewTimer(0) // the first reload
+	pluginEvents, pluginErrors := w.Events, w.Errors
+	if watched == 0 {
+		reload.Stop()
+		pluginEvents, pluginErrors = nil, nil
+	}
+	var skillEvents chan fsnotify.Event
+	var skillErrors chan error
+	sw, err := h.newSkillWatch()
+	if err != nil {
+		h.logger.Warn("skill folders are not watched; a skill added is seen at the next read", "error", err)
+	} else {
+		defer sw.w.Close()
+		skillEvents, skillErrors = sw.w.Events, sw.w.Errors
+	}
+	// Told once now, as the first reload: a skill added before the
+	// watch began is not missed.
+	skillsChanged := time.NewTimer(0)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-pluginEvents:
 			if !ok {
-				return nil
+				pluginEvents = nil
+				continue
 			}
 			if strings.HasPrefix(filepath.Base(ev.Name), supervise.PluginPrefix) {
-				timer.Reset(settle)
+				reload.Reset(settle)
 			}
-		case err, ok := <-w.Errors:
+		case err, ok := <-pluginErrors:
 			if !ok {
-				return nil
+				pluginErrors = nil
+				continue
 			}
 			h.logger.Warn("plugin dir watch", "error", err)
-		case <-timer.C:
+		case <-reload.C:
 			if err := h.Reload(ctx); err != nil && ctx.Err() == nil {
 				h.logger.Warn("reload plugins", "error", err)
 			}
+		case ev, ok := <-skillEvents:
+			if !ok {
+				skillEvents = nil
+				continue
+			}
+			if sw.relevant(ev.Name) {
+				sw.arm() // before the change is told: a SKILL.md written since is then seen by either
+				skillsChanged.Reset(settle)
+			}
+		case err, ok := <-skillErrors:
+			if !ok {
+				skillErrors = nil
+				continue
+			}
+			h.logger.Warn("skill folder watch", "error", err)
+		case <-skillsChanged.C:
+			h.changed(ChangedSkills | ChangedStatus)
 		}
 	}
 }

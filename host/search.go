@@ -361,14 +361,14 @@ func oneLine(s string) string {
 }
 
 type searchArgs struct {
-	Query  string `json:"query" jsonschema:"what the tool should do, in a few plain words: 'create a github issue', 'read a file', 'take a screenshot'"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many tools at most (default 8, at most 50)"`
-	Server string `json:"server,omitempty" jsonschema:"only this server's (or group's) tools"`
+	Query  string `json:"query" jsonschema:"what the tool should do, in a few plain words"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most tools (default 8)"`
+	Server string `json:"server,omitempty" jsonschema:"only this server's tools"`
 }
 
 // searchDescription is search_capabilities' description, naming servers.
 func searchDescription(servers string) string {
-	return "Find the tools for a task among all this server aggregates, ranked, grouped by server with its description and instructions; each hit has its name, description, annotations and input schema, ready to call. Query in a few plain words. Servers: " + servers
+	return "Find tools for a task among every server this one aggregates: ranked, grouped by server, each with its name, description, annotations and input schema. Servers: " + servers
 }
 
 // serverList names every server of a mounted group (names only: the

@@ -53,16 +53,16 @@ type sessionGroup struct {
 }
 
 type activityArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"how many calls, newest first (default 30, max 1000)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most calls (default 30)"`
 	Tool   string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
-	Caller string `json:"caller,omitempty" jsonschema:"only calls by this caller: client, agent (any ask turn), agent:<turn> or server (events the server caused)"`
+	Caller string `json:"caller,omitempty" jsonschema:"only this caller: client, agent, agent:<turn> or server"`
 	Event  string `json:"event,omitempty" jsonschema:"only this kind: call, upstream_error or upstream_register"`
 }
 
 type changesArgs struct {
-	Path    string `json:"path,omitempty" jsonschema:"only this file: absolute, or relative to the first served folder, as other tools take it"`
-	Diff    *bool  `json:"diff,omitempty" jsonschema:"include unified diffs (default true)"`
-	Context int    `json:"context,omitempty" jsonschema:"lines of context in diffs (default 3)"`
+	Path         string `json:"path,omitempty" jsonschema:"only this file, relative to the first served folder"`
+	Diff         *bool  `json:"diff,omitempty" jsonschema:"include diffs (default true)"`
+	ContextLines int    `json:"context_lines,omitempty" jsonschema:"lines of context in diffs (default 3)"`
 }
 
 // newSessionGroup serves the session group over log; root is the first
@@ -73,7 +73,7 @@ func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 	box.AddGroup(sdk.GroupSpec{Name: "session", Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
-			Description: "List this session's recent tool calls, newest first: time, caller (client or agent:<turn>), tool and group, outcome, duration, an argument summary, and the files each call changed; also upstream MCP servers registering their tools (upstream_register) and failing calls (upstream_error).",
+			Description: `List this session's recent tool calls, newest first, with caller, outcome, duration, arguments and the files each changed; also upstream servers' registrations and failures.`,
 		}, func(_ context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
 			if a.Limit <= 0 {
 				a.Limit = 30
@@ -86,7 +86,7 @@ func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 		}),
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "changes", Title: "Files changed this session", Kind: sdk.KindRead,
-			Description: "List the files this session's tool calls created, changed or deleted, with a unified diff of each from before the first change to after the latest (when the contents are known: text files up to 1 MiB).",
+			Description: `List the files this session created, changed or deleted, each with a unified diff from before its first change to now.`,
 		}, func(_ context.Context, _ *sdk.Request, a changesArgs) (*sdk.Result, error) {
 			entries := log.Changes()
 			if a.Path != "" {
@@ -111,7 +111,7 @@ func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 			}
 			diffs := map[string]string{}
 			if a.Diff == nil || *a.Diff {
-				ctx := a.Context
+				ctx := a.ContextLines
 				if ctx <= 0 {
 					ctx = activity.DefaultContext
 				}

@@ -1,7 +1,8 @@
 // Package mcpserver exports a host over MCP: one tool per mounted catalog
 // entry (the plugin's own schema and description, annotations from the
 // entry, and its agent task in _meta.mcp_server and _meta.fastmcp.tags),
-// kept in step with the host as plugins come and go; the skills and status resources; and progress
+// kept in step with the host as plugins come and go; the skills and status resources, which a
+// client may subscribe to, and completion of skill names; and progress
 // notifications for the calls that ask for them. Every tool call takes the
 // host's one call path.
 package mcpserver
@@ -61,14 +62,17 @@ const (
 // (invalid params) saying why it is absent (host.UnknownTool). The
 // server's tools follow the host's as plugins and upstream servers come
 // and go (h.OnToolsChanged), and the SDK tells the client with
-// notifications/tools/list_changed. The server lets go of the host when
-// its session ends.
+// notifications/tools/list_changed. The resources follow the host's
+// skills and status (h.OnChange): the client may subscribe to them and
+// complete skill names (resources.go). The server lets go of the host
+// when its session ends.
 func New(h *host.Host, opts Options) *mcp.Server {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	var t *tools
+	res := newResources(h, logger)
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:    "ramabana",
 		Title:   "Ramabana",
@@ -81,9 +85,15 @@ func New(h *host.Host, opts Options) *mcp.Server {
 		// The SDK logs every session's start and end at info; only its
 		// warnings are news to a user reading the host's log.
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
+		// With these the SDK advertises resources.subscribe and
+		// completions.
+		SubscribeHandler:   res.subscribe,
+		UnsubscribeHandler: res.unsubscribe,
+		CompletionHandler:  res.complete,
 	})
+	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
-		searchOnly: opts.Surface == SurfaceSearch}
+		searchOnly: opts.Surface == SurfaceSearch, resources: res}
 	// The tools now, without a subscription: a server no session ever
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
@@ -94,7 +104,7 @@ func New(h *host.Host, opts Options) *mcp.Server {
 	} else {
 		addConnect(s, t)
 	}
-	addResources(s, h)
+	res.add()
 	return s
 }
 
@@ -136,6 +146,7 @@ type tools struct {
 	host       *host.Host
 	logger     *slog.Logger
 	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed
+	resources  *resources
 
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
@@ -170,8 +181,8 @@ func (t *tools) attachOnFirstRequest(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// attach keeps the server's tools in step with the host's for as long as
-// the session lasts, then lets go of the host and ends the session's
+// attach keeps the server's tools and resources in step with the host's
+// for as long as the session lasts, then lets go of the host and ends the session's
 // upstream connections. Only the first call does anything.
 func (t *tools) attach(ss *mcp.ServerSession) {
 	t.mu.Lock()
@@ -183,9 +194,11 @@ func (t *tools) attach(ss *mcp.ServerSession) {
 	t.mu.Unlock()
 	stop := t.host.OnToolsChanged(t.sync)
 	t.sync() // what changed since New
+	stopResources := t.resources.attach()
 	go func() {
 		_ = ss.Wait()
 		stop()
+		stopResources()
 		t.mu.Lock()
 		t.ended = true
 		up := t.session

@@ -52,3 +52,16 @@ func BenchmarkFindDense(b *testing.B) {
 		Find(text)
 	}
 }
+
+// BenchmarkFindSourceNames is BenchmarkFindSource with --pii-ner's names:
+// its ratio to BenchmarkFindSource is the cost of the name detector.
+func BenchmarkFindSourceNames(b *testing.B) {
+	text := sourceMB(b)
+	f := Filter{Names: true}
+	f.Find("Dr. Jane Smith") // load the lists outside the loop
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f.Find(text)
+	}
+}

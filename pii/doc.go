@@ -1,11 +1,13 @@
 // Package pii finds personal and secret data in tool results, for the
 // host's --pii off|redact|refuse filter: e-mail addresses, phone numbers,
-// payment card numbers and API-key-like secrets.
+// payment card numbers and API-key-like secrets, and with --pii-ner
+// personal names.
 //
 // [Find] returns the findings in a text, sorted and non-overlapping, as byte
 // offsets; [Redact] replaces each with a placeholder such as
 // [REDACTED:email]. [ParseMode] parses the flag; what ModeRefuse withholds,
-// and how, is the host's business.
+// and how, is the host's business. A [Filter] carries both flags: its Find,
+// Redact and Result add names (kind Name) when its Names is set.
 //
 // Detection is tuned for the text tools return, mostly source code and
 // view_file lines ("12|a3f9|RESERVE = 16_384"), so a false positive (a
@@ -30,6 +32,15 @@
 //     long high-entropy values assigned to names like api_key, token or
 //     password. Not git object ids, SHA-256 digests, UUIDs, or names and
 //     paths.
+//   - Name (Filter.Names only): a titled name (Dr. Jane Smith, Sig.ra
+//     Bianchi, Herr Müller), a listed first name and a surname that is a
+//     listed surname or no common English word (Margaret Thompson, not
+//     Jordan River), or capitalised words after a label (Author:,
+//     Signed-off-by:, "name":). The lists come from Debian packages
+//     (data/names.txt says which). Not months, places, buildings, products
+//     or code identifiers; see findNames for the rules. On the held-out
+//     half of the labelled fixtures (testdata/names_heldout.txt) its
+//     precision is 0.98 and its recall 0.94 (TestNamePrecisionRecall).
 //
 // Find makes one pass over the text per family (secrets, '@' signs, digit
 // spans, PEM markers) and looks closer only at candidates, with a few small

@@ -14,18 +14,22 @@ const (
 	Phone  Kind = "phone"
 	Card   Kind = "card"
 	Secret Kind = "secret"
+	// Name is a personal name, found only with [Filter.Names] (--pii-ner).
+	Name Kind = "name"
 )
 
 // priority decides which of two overlapping findings is kept: higher wins.
 func (k Kind) priority() int {
 	switch k {
 	case Secret:
-		return 4
+		return 5
 	case Card:
-		return 3
+		return 4
 	case Email:
-		return 2
+		return 3
 	case Phone:
+		return 2
+	case Name:
 		return 1
 	}
 	return 0
@@ -38,21 +42,40 @@ type Finding struct {
 	Start, End int
 }
 
-// Find returns the PII in text, sorted by Start, with no two findings
-// overlapping. Where detectors disagree about a stretch of text, the finding
-// of the higher kind is kept (Secret, then Card, Email, Phone).
-func Find(text string) []Finding {
+// Filter is what the --pii flags ask for: what to do with a result that
+// holds PII, and whether personal names count.
+type Filter struct {
+	Mode Mode
+	// Names adds personal names (kind Name) to the patterns (--pii-ner).
+	Names bool
+}
+
+// Find returns the PII in text that the patterns find (not names), sorted
+// by Start, with no two findings overlapping. Where detectors disagree
+// about a stretch of text, the finding of the higher kind is kept (Secret,
+// then Card, Email, Phone, Name).
+func Find(text string) []Finding { return Filter{}.Find(text) }
+
+// Find returns the PII in text as the package-level Find does, and with
+// f.Names the personal names too. f.Mode plays no part.
+func (f Filter) Find(text string) []Finding {
 	var all []Finding
 	all = findSecrets(text, all)
 	all = findEmails(text, all)
 	all = findNumbers(text, all)
+	if f.Names {
+		all = findNames(text, all)
+	}
 	return resolve(all)
 }
 
-// Redact returns text with each finding replaced by [REDACTED:kind], and
-// the findings (offsets into the original text).
-func Redact(text string) (string, []Finding) {
-	fs := Find(text)
+// Redact returns text with each finding of the patterns replaced by
+// [REDACTED:kind], and the findings (offsets into the original text).
+func Redact(text string) (string, []Finding) { return Filter{}.Redact(text) }
+
+// Redact is the package-level Redact, with names when f.Names is set.
+func (f Filter) Redact(text string) (string, []Finding) {
+	fs := f.Find(text)
 	if len(fs) == 0 {
 		return text, nil
 	}

@@ -14,6 +14,12 @@ import (
 // with findings is dropped when redacting (a placeholder could break its
 // JSON) and counts like text when refusing.
 func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
+	return Filter{Mode: mode}.Result(tool, r)
+}
+
+// Result is FilterResult with f's mode, and names too when f.Names is set.
+func (f Filter) Result(tool string, r *sdk.Result) *sdk.Result {
+	mode := f.Mode
 	if mode == ModeOff || r == nil || r.IsError {
 		return r
 	}
@@ -26,11 +32,11 @@ func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
 		case c.Resource != nil:
 			if c.Resource.Text != "" {
 				res := *c.Resource
-				res.Text = redact(res.Text, counts)
+				res.Text = f.redact(res.Text, counts)
 				c.Resource = &res
 			}
 		default:
-			c.Text = redact(c.Text, counts)
+			c.Text = f.redact(c.Text, counts)
 		}
 		out.Content[i] = c
 	}
@@ -42,11 +48,11 @@ func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
 		if len(r.Content) > 0 {
 			seen = map[Kind]int{}
 		}
-		if s, ok := redactJSON(r.Structured, seen); ok {
+		if s, ok := f.redactJSON(r.Structured, seen); ok {
 			out.Structured = s
-		} else if len(Find(string(r.Structured))) > 0 {
+		} else if len(f.Find(string(r.Structured))) > 0 {
 			out.Structured = nil // not JSON: drop rather than leak
-			redact(string(r.Structured), seen)
+			f.redact(string(r.Structured), seen)
 		}
 		if len(seen) > 0 && len(counts) == 0 {
 			counts = seen
@@ -62,8 +68,8 @@ func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
 	return &out
 }
 
-func redact(text string, counts map[Kind]int) string {
-	out, found := Redact(text)
+func (f Filter) redact(text string, counts map[Kind]int) string {
+	out, found := f.Redact(text)
 	for _, f := range found {
 		counts[f.Kind]++
 	}
@@ -75,6 +81,7 @@ var piiNames = map[Kind][2]string{
 	Phone:  {"phone number", "phone numbers"},
 	Card:   {"payment card number", "payment card numbers"},
 	Secret: {"secret", "secrets"},
+	Name:   {"personal name", "personal names"},
 }
 
 func describeCounts(counts map[Kind]int) string {
@@ -93,7 +100,7 @@ func describeCounts(counts map[Kind]int) string {
 
 // redactJSON redacts every string value (and object key) in a JSON
 // document; ok is false when it is not JSON.
-func redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
+func (f Filter) redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
 	var v any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, false
@@ -102,7 +109,7 @@ func redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
 	walk = func(v any) any {
 		switch x := v.(type) {
 		case string:
-			return redact(x, counts)
+			return f.redact(x, counts)
 		case []any:
 			for i := range x {
 				x[i] = walk(x[i])
@@ -110,7 +117,7 @@ func redactJSON(doc []byte, counts map[Kind]int) ([]byte, bool) {
 		case map[string]any:
 			out := make(map[string]any, len(x))
 			for k, val := range x {
-				out[redact(k, counts)] = walk(val)
+				out[f.redact(k, counts)] = walk(val)
 			}
 			return out
 		}

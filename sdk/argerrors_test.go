@@ -51,7 +51,7 @@ func TestArgumentErrorsInWords(t *testing.T) {
 		"synonym":            {"view_file", `{"file":"a"}`, `invalid arguments for view_file: unknown argument "file"; did you mean "path"? view_file takes: path, start, column, limit`},
 		"misspelt":           {"view_file", `{"path":"a","strat":2}`, `invalid arguments for view_file: unknown argument "strat"; did you mean "start"? view_file takes: path, start, column, limit`},
 		"plural":             {"view_file", `{"path":"a","limits":2}`, `invalid arguments for view_file: unknown argument "limits"; did you mean "limit"? view_file takes: path, start, column, limit`},
-		"camel case":         {"run_command", `{"command":"true","timeoutSeconds":5}`, `invalid arguments for run_command: unknown argument "timeoutSeconds"; did you mean "timeout_seconds"? run_command takes: command, cwd, timeout_seconds, max_output_bytes, env`},
+		"camel case":         {"run_command", `{"command":"true","timeoutSeconds":5}`, `invalid arguments for run_command: unknown argument "timeoutSeconds"; did you mean "timeout_seconds"? run_command takes: command, cwd, timeout_seconds, limit, env`},
 		"nothing near":       {"view_file", `{"path":"a","offset":3}`, `invalid arguments for view_file: unknown argument "offset"; view_file takes: path, start, column, limit`},
 		"several":            {"view_file", `{"path":"a","start":"5","limit":-1,"x":1}`, `invalid arguments for view_file: "start" must be an integer, got "5"; "limit" must be at least 1 (got -1); unknown argument "x"; view_file takes: path, start, column, limit`},
 		"too many":           {"edit_file", `{"a":1,"b":1,"c":1,"d":1}`, `invalid arguments for edit_file: unknown argument "a"; unknown argument "b"; unknown argument "c"; and 3 more; edit_file takes: path, edits`},

@@ -30,6 +30,11 @@ type Config struct {
 	Launch launch.Options
 	// Logger gets restarts and deaths.
 	Logger *slog.Logger
+	// OnChange, when set, is called after the plugin's Health may have
+	// changed: a launch began or ended, the process exited, Stop. It runs
+	// on the goroutine of the change, with no lock held, and must not
+	// block.
+	OnChange func()
 }
 
 // Plugin is one plugin process under supervision: launched, described,
@@ -141,6 +146,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		done := make(chan struct{})
 		p.launching = done
 		p.mu.Unlock()
+		p.changed()
 		if dead != nil {
 			dead.Stop()
 		}
@@ -170,6 +176,13 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		if err != nil && lp != nil {
 			lp.Stop()
 		}
+		if err == nil && p.cfg.OnChange != nil {
+			go func() {
+				<-lp.Done()
+				p.changed()
+			}()
+		}
+		p.changed()
 		return lp, err
 	}
 }
@@ -219,6 +232,7 @@ func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 		p.mu.Lock()
 		p.lastErr = err
 		p.mu.Unlock()
+		p.changed()
 		if errors.Is(err, pluginclient.ErrNotDelivered) && !retried {
 			p.cfg.Logger.Info("plugin was gone before the call reached it; relaunching it for the call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 			continue
@@ -252,6 +266,14 @@ func (p *Plugin) Stop() {
 	p.mu.Unlock()
 	if lp != nil {
 		lp.Stop()
+	}
+	p.changed()
+}
+
+// changed tells Config.OnChange that the plugin's Health may have changed.
+func (p *Plugin) changed() {
+	if p.cfg.OnChange != nil {
+		p.cfg.OnChange()
 	}
 }
 

@@ -41,21 +41,33 @@ type HTTPOptions struct {
 	AllowOrigins []string
 	// Ready, when set, receives the listener's address once it accepts.
 	Ready func(addr net.Addr)
+	// EventBytesPerSession and EventBytesTotal bound the events kept for
+	// resuming streams, per session and in all (see EventStore); zero
+	// takes DefaultEventBytesPerSession and DefaultEventBytesTotal.
+	EventBytesPerSession, EventBytesTotal int
 }
 
 // HTTPHandler serves streamable HTTP at /mcp and SSE at /sse, with the
-// SDK's localhost/DNS-rebinding protection on, behind the bearer token when
-// one is set. A request a browser sends from another origin is refused
-// with 403 before anything else, whatever its method (the SSE stream is a
-// GET): its Origin header (or Sec-Fetch-Site) must name the server itself,
-// the same loopback port under another loopback name (localhost for
-// 127.0.0.1), or one of allowOrigins. A request without either header is
-// not a browser's, and passes. allowOrigins must be valid origins.
+// SDK's localhost/DNS-rebinding protection on, behind the bearer token
+// (opts.Token) when one is set. A request a browser sends from another
+// origin is refused with 403 before anything else, whatever its method
+// (the SSE stream is a GET): its Origin header (or Sec-Fetch-Site) must
+// name the server itself, the same loopback port under another loopback
+// name (localhost for 127.0.0.1), or one of opts.AllowOrigins. A request
+// without either header is not a browser's, and passes. AllowOrigins must
+// be valid origins.
 //
 // newServer is called for each new session: each has a server of its own
 // (its mcp_connect activations are its own). A streamable session idle
 // for SessionIdle ends.
-func HTTPHandler(newServer func() *mcp.Server, token string, allowOrigins []string) (http.Handler, error) {
+//
+// Streamable streams are resumable: each event has an id and is kept in an
+// EventStore bounded by opts, a stream opens with the SDK's priming event
+// (an id and empty data, for clients of protocol 2025-11-25 and later),
+// and every event stream starts with a retry field of ReconnectDelay. A
+// client whose connection breaks reconnects with GET and Last-Event-ID and
+// is sent what it missed, then the rest of the stream.
+func HTTPHandler(newServer func() *mcp.Server, opts HTTPOptions) (http.Handler, error) {
 	// The SDK asks for a server on every request, to check the protocol
 	// version; a request of a session it knows is served by that session's
 	// server, so one shared server answers the version check.
@@ -67,10 +79,13 @@ func HTTPHandler(newServer func() *mcp.Server, token string, allowOrigins []stri
 		return newServer()
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{SessionTimeout: SessionIdle}))
+	mux.Handle("/mcp", withRetry(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		SessionTimeout: SessionIdle,
+		EventStore:     NewEventStore(opts.EventBytesPerSession, opts.EventBytesTotal),
+	})))
 	mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))
 	var h http.Handler = mux
-	if token != "" {
+	if token := opts.Token; token != "" {
 		verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
 			if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 				return nil, auth.ErrInvalidToken
@@ -79,7 +94,7 @@ func HTTPHandler(newServer func() *mcp.Server, token string, allowOrigins []stri
 		}
 		h = auth.RequireBearerToken(verify, nil)(mux)
 	}
-	return originCheck(h, allowOrigins)
+	return originCheck(h, opts.AllowOrigins)
 }
 
 // originCheck refuses cross-origin browser requests to next (see
@@ -135,7 +150,7 @@ const SessionIdle = time.Hour
 // ServeHTTP serves HTTPHandler on opts.Addr until ctx ends, then shuts down
 // within half a second.
 func ServeHTTP(ctx context.Context, newServer func() *mcp.Server, opts HTTPOptions) error {
-	handler, err := HTTPHandler(newServer, opts.Token, opts.AllowOrigins)
+	handler, err := HTTPHandler(newServer, opts)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func TestOriginCheck(t *testing.T) {
 
 func TestForeignOriginIsRefusedBeforeTheToken(t *testing.T) {
 	t.Parallel()
-	h, err := HTTPHandler(func() *mcp.Server { return mcp.NewServer(&mcp.Implementation{Name: "t"}, nil) }, "s3cret", nil)
+	h, err := HTTPHandler(func() *mcp.Server { return mcp.NewServer(&mcp.Implementation{Name: "t"}, nil) }, HTTPOptions{Token: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestOneServerPerHTTPSession(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 		})
 		return s
-	}, "", nil)
+	}, HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

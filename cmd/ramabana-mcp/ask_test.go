@@ -120,6 +120,9 @@ func TestAskRunsATurnOverTheCatalog(t *testing.T) {
 		t.Fatalf("view_file not offered to the model; offered %v", keys(sentTools))
 	}
 	want := ts["view_file"]
+	if want == nil {
+		t.Fatalf("view_file not in the client's tools/list: %v", keys(ts))
+	}
 	if view["description"] != want.Description {
 		t.Errorf("the model read another description of view_file than the client")
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/plugins/code"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/plugins/git"
+	"github.com/ramabana/ramabana-mcp/plugins/image"
 	"github.com/ramabana/ramabana-mcp/plugins/memory"
 	"github.com/ramabana/ramabana-mcp/plugins/notebook"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
@@ -17,6 +18,7 @@ var bundled = map[string]func() sdk.Group{
 	"code":     func() sdk.Group { return code.New() },
 	"files":    func() sdk.Group { return files.New() },
 	"git":      func() sdk.Group { return git.New() },
+	"image":    func() sdk.Group { return image.New() },
 	"memory":   func() sdk.Group { return memory.New() },
 	"notebook": func() sdk.Group { return notebook.New() },
 	"shell":    func() sdk.Group { return shell.New() },

@@ -97,8 +97,14 @@ type server struct {
 	progress chan *mcp.ProgressNotificationParams
 }
 
+// baseArgs are every test server's flags, then the test's own (a later
+// flag wins). Plugins get the suite's patience to start, and the first
+// tools/list waits as long for them, so a loaded machine slows the tests
+// down instead of leaving tools out of the list.
 func baseArgs(t *testing.T, root string, args ...string) []string {
-	return append([]string{"--root", root, "--cfg", t.TempDir(), "--log-level", "debug"}, args...)
+	patience := proctest.Patience.String()
+	return append([]string{"--root", root, "--cfg", t.TempDir(), "--log-level", "debug",
+		"--start-timeout", patience, "--upstream-wait", patience}, args...)
 }
 
 // startStdio starts the binary and connects over its stdin and stdout,
@@ -272,7 +278,12 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.Call
 	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
 
+// text is a result's text parts, "" for a nil result (a call that failed
+// outright), so that a test reports the failure instead of panicking.
 func text(r *mcp.CallToolResult) string {
+	if r == nil {
+		return ""
+	}
 	var parts []string
 	for _, c := range r.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -463,7 +474,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestDroppedPluginsServeAndBadOnesAreSkipped(t *testing.T) {
 	t.Parallel()
 	dir := pluginDir(t, "echo", "nohandshake", "badcookie", "exits")
-	s := startStdio(t, project(t), "--plugins", dir, "--start-timeout", "5s")
+	// The timeout that skips nohandshake applies to every plugin, so it is
+	// generous: the bundled groups must start within it on a loaded machine.
+	s := startStdio(t, project(t), "--plugins", dir, "--start-timeout", (proctest.Patience / 2).String())
 	ts := tools(t, s.session)
 	if _, ok := ts["echo"]; !ok {
 		t.Fatalf("echo not listed; stderr:\n%s", s.stderr)

@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ramabana/ramabana-mcp/internal/plugincli"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -53,6 +57,7 @@ var bundledRows = map[string][]string{
 	"code":     {"bundled", "1", "code", "ok"},
 	"files":    {"bundled", "1", "files", "ok"},
 	"git":      {"bundled", "1", "git", "ok"},
+	"image":    {"bundled", "1", "image", "ok"},
 	"memory":   {"bundled", "1", "memory", "ok"},
 	"notebook": {"bundled", "1", "notebook", "ok"},
 	"shell":    {"bundled", "1", "shell", "ok"},
@@ -210,6 +215,53 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 	}
 	if len(rest) != 1 || !strings.Contains(rest[0], "skipped: ") || !strings.Contains(rest[0], "plain") {
 		t.Errorf("skipped lines %q, want one for the plain file", rest)
+	}
+}
+
+// TestPluginInstallListExitOnStdinEOF: a plugin that exits when its stdin
+// reaches EOF, as the README asks of a plugin in any language, installs
+// and lists: install and list launch it as the server does, on a lifeline
+// pipe that stays open while the plugin runs. On a stdin already at EOF
+// (/dev/null, as they once gave) it exits at once, which is checked first.
+func TestPluginInstallListExitOnStdinEOF(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(pluginDir(t, "eofexit"), supervise.PluginPrefix+"eofexit")
+
+	hs := pluginrpc.Handshake()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), hs.MagicCookieKey+"="+hs.MagicCookieValue,
+		"PLUGIN_PROTOCOL_VERSIONS=1", "PLUGIN_UNIX_SOCKET_DIR="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil || !strings.Contains(stderr.String(), "stdin reached EOF") {
+			t.Fatalf("on /dev/null the plugin exited with %v, stderr %q; want a clean exit on EOF", err, stderr.String())
+		}
+	case <-time.After(proctest.Patience):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatal("on /dev/null the plugin did not exit: the test no longer tells a lifeline from /dev/null")
+	}
+
+	cfg := t.TempDir()
+	out, err := pluginCmdRun(t, "install", "--cfg", cfg, bin)
+	if err != nil || !strings.HasPrefix(out, "installed eofexit 0.0.1 (protocol 1)\n") {
+		t.Fatalf("install = %q, %v", out, err)
+	}
+	out, err = pluginCmdRun(t, "list", "--cfg", cfg, "--start-timeout", "60s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := listRows(t, out)
+	installed := filepath.Join(cfg, "plugins", supervise.PluginPrefix+"eofexit")
+	if diff := cmp.Diff([]string{installed, "1", "eofexit", "ok"}, summary(rows)["eofexit"]); diff != "" {
+		t.Errorf("eofexit row (-want +got):\n%s\n%s", diff, out)
 	}
 }
 

@@ -100,6 +100,7 @@ type options struct {
 	noSandbox                         bool
 	transport, addr, token, cfg       string
 	pii                               pii.Mode
+	piiNER                            bool
 	model, modelURL, modelKeyEnv      string
 	embedModel, embedURL, embedKeyEnv string
 	delegate                          bool
@@ -174,6 +175,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.pii = m
 		return err
 	})
+	fs.BoolVar(&o.piiNER, "pii-ner", false, "with --pii redact or refuse, filter personal names too: titled names (Dr. Jane Smith, Sig.ra Bianchi) and listed first names with a surname")
 	return fs
 }
 
@@ -229,6 +231,9 @@ func checkFlags(o *options) error {
 	}
 	if o.transport != "stdio" && o.token == "" && !loopback(o.addr) {
 		return fmt.Errorf("--addr %s is reachable from other machines: set a bearer token with $RAMABANA_TOKEN or --token, or listen on 127.0.0.1", o.addr)
+	}
+	if o.piiNER && o.pii == pii.ModeOff {
+		return errors.New("--pii-ner needs --pii redact or --pii refuse: it adds personal names to what --pii filters")
 	}
 	switch {
 	case o.embedModel != "" && o.embedURL == "":
@@ -290,6 +295,7 @@ func serve(ctx context.Context, args []string) error {
 		Verify:       pluginstore.VerifyInstalled,
 		Describe:     describeBundled,
 		PII:          o.pii,
+		PIINames:     o.piiNER,
 		Agent:        o.model != "",
 		Transport:    o.transport,
 		Upstream:     upstreams,

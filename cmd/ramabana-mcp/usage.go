@@ -16,7 +16,7 @@ const help = "ramabana-mcp --help"
 // out still shows, under "other flags"; TestUsage fails on it.
 var flagSections = []cliflag.Section{
 	{Title: "serving", Flags: []string{"root DIRS", "transport NAME", "addr HOST:PORT", "token TOKEN", "allow-origin ORIGINS"}},
-	{Title: "policy: which tools are served, and how", Flags: []string{"write", "groups NAMES", "read-outside", "web", "sandbox on|off", "pii MODE"}},
+	{Title: "policy: which tools are served, and how", Flags: []string{"write", "groups NAMES", "read-outside", "web", "sandbox on|off", "pii MODE", "pii-ner"}},
 	{Title: "plugins", Flags: []string{"plugins DIRS", "plugin-env NAMES", "start-timeout DURATION"}},
 	{Title: "upstream MCP servers", Flags: []string{"mcp-config FILES", "upstream-connect-timeout DURATION", "upstream-wait DURATION"}},
 	{Title: "search", Flags: []string{"tools all|search", "embed-model MODEL", "embed-url URL", "embed-key-env NAME"}},

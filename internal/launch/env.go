@@ -1,6 +1,10 @@
 package launch
 
-import "strings"
+import (
+	"context"
+	"log/slog"
+	"strings"
+)
 
 // envAllowed are the host environment variables passed to plugins. The host
 // environment may hold secrets (API keys, tokens) that plugins have no need
@@ -47,4 +51,26 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// LogLevelVar names the variable a plugin reads its log level from.
+const LogLevelVar = "RAMABANA_LOG_LEVEL"
+
+// WithLogLevel adds LogLevelVar to env, set to the lowest level logger
+// records, unless env already sets it: a plugin then logs what the host
+// would keep (the host's --log-level), and an explicit setting wins.
+func WithLogLevel(env []string, logger *slog.Logger) []string {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, LogLevelVar+"=") {
+			return env
+		}
+	}
+	level := slog.LevelError
+	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn} {
+		if logger.Enabled(context.Background(), l) {
+			level = l
+			break
+		}
+	}
+	return append(env, LogLevelVar+"="+level.String())
 }

@@ -91,6 +91,10 @@ func (p *Process) Pid() int { return p.runner.Pid() }
 // go-plugin's.
 func (p *Process) Exited() bool { return p.runner.Ended() || p.client.Exited() }
 
+// Done is closed once the process has exited and been reaped: a crash,
+// or the end of Stop.
+func (p *Process) Done() <-chan struct{} { return p.runner.ended }
+
 // ExitedWithin reports whether the process has exited, waiting up to d.
 func (p *Process) ExitedWithin(d time.Duration) bool {
 	deadline := time.Now().Add(d)

@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -152,6 +153,60 @@ func TestDescribeLeavesNoSocketFolder(t *testing.T) {
 	if dir, err := socketDir(); err == nil && dir != "" {
 		if got := socketsFor(Options{}, nil); got == nil || got.TempDir != dir {
 			t.Errorf("a served plugin's sockets: %+v, want the shared folder %s", got, dir)
+		}
+	}
+}
+
+func TestWithLogLevel(t *testing.T) {
+	t.Parallel()
+	logger := func(l slog.Level) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: l}))
+	}
+	tests := map[string]struct {
+		env    []string
+		logger *slog.Logger
+		want   string
+	}{
+		"debug host":      {nil, logger(slog.LevelDebug), "RAMABANA_LOG_LEVEL=DEBUG"},
+		"warn host":       {[]string{"PATH=/bin"}, logger(slog.LevelWarn), "RAMABANA_LOG_LEVEL=WARN"},
+		"error host":      {nil, logger(slog.LevelError), "RAMABANA_LOG_LEVEL=ERROR"},
+		"the user's wins": {[]string{"RAMABANA_LOG_LEVEL=debug"}, logger(slog.LevelError), "RAMABANA_LOG_LEVEL=debug"},
+		"default is info": {nil, logger(slog.LevelInfo), "RAMABANA_LOG_LEVEL=INFO"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := WithLogLevel(tc.env, tc.logger)
+			var set []string
+			for _, kv := range got {
+				if strings.HasPrefix(kv, LogLevelVar+"=") {
+					set = append(set, kv)
+				}
+			}
+			if len(set) != 1 || set[0] != tc.want {
+				t.Errorf("WithLogLevel(%v) sets %v, want [%s]", tc.env, set, tc.want)
+			}
+			var back slog.Level
+			if err := back.UnmarshalText([]byte(strings.TrimPrefix(set[0], LogLevelVar+"="))); err != nil {
+				t.Errorf("sdk.Serve cannot read %s: %v", set[0], err)
+			}
+		})
+	}
+}
+
+func TestPluginLineLevel(t *testing.T) {
+	t.Parallel()
+	tests := map[string]slog.Level{
+		`time=... level=ERROR msg="boom"`: slog.LevelError,
+		`level=error msg=boom`:            slog.LevelError,
+		`level=warn msg=slow`:             slog.LevelWarn,
+		`2026-01-02T03:04:05 [DEBUG] x`:   slog.LevelDebug,
+		`level=debug msg=x`:               slog.LevelDebug,
+		`panic: runtime error`:            slog.LevelError,
+		`plain line`:                      slog.LevelInfo,
+	}
+	for line, want := range tests {
+		if got := pluginLineLevel(line); got != want {
+			t.Errorf("pluginLineLevel(%q) = %v, want %v", line, got, want)
 		}
 	}
 }

@@ -27,9 +27,9 @@ import (
 //     non-string @message. Here stderr is captured line by line into the
 //     host's log and go-plugin is given an empty stream.
 //   - a plugin could outlive a killed host, and its children the plugin.
-//     Here each plugin leads its own process group, gets SIGKILL when the
-//     host dies (parent-death signal), and the group is killed when the
-//     leader exits.
+//     Here each plugin leads its own process group, gets SIGTERM when the
+//     host dies (Linux's parent-death signal), and the group is killed when
+//     the leader exits.
 //   - after the handshake, anything a plugin prints to stdout is logged,
 //     never passed on.
 type procRunner struct {
@@ -48,12 +48,13 @@ type procRunner struct {
 	mu     sync.Mutex
 	pid    int
 	waited bool
+	ended  chan struct{} // closed once the process is reaped
 }
 
 var _ runner.Runner = (*procRunner)(nil)
 
 func newProcRunner(cmd *exec.Cmd, name string, logger *slog.Logger, tail *lineTail) *procRunner {
-	return &procRunner{cmd: cmd, name: name, logger: logger, tail: tail}
+	return &procRunner{cmd: cmd, name: name, logger: logger, tail: tail, ended: make(chan struct{})}
 }
 
 func (r *procRunner) Start(context.Context) error {
@@ -152,15 +153,17 @@ func readLines(r io.Reader, fn func(line string)) {
 	}
 }
 
-// pluginLineLevel picks a log level from slog's or hclog's text format.
+// pluginLineLevel picks a log level from slog's or hclog's text format,
+// in either case ("level=error" as well as "LEVEL=ERROR").
 func pluginLineLevel(line string) slog.Level {
+	line = strings.ToUpper(line)
 	switch {
-	case strings.Contains(line, "level=ERROR"), strings.Contains(line, "[ERROR]"),
-		strings.HasPrefix(line, "panic:"), strings.HasPrefix(line, "fatal error:"):
+	case strings.Contains(line, "LEVEL=ERROR"), strings.Contains(line, "[ERROR]"),
+		strings.HasPrefix(line, "PANIC:"), strings.HasPrefix(line, "FATAL ERROR:"):
 		return slog.LevelError
-	case strings.Contains(line, "level=WARN"), strings.Contains(line, "[WARN]"):
+	case strings.Contains(line, "LEVEL=WARN"), strings.Contains(line, "[WARN]"):
 		return slog.LevelWarn
-	case strings.Contains(line, "level=DEBUG"), strings.Contains(line, "[DEBUG]"), strings.Contains(line, "[TRACE]"):
+	case strings.Contains(line, "LEVEL=DEBUG"), strings.Contains(line, "[DEBUG]"), strings.Contains(line, "[TRACE]"):
 		return slog.LevelDebug
 	default:
 		return slog.LevelInfo
@@ -213,9 +216,13 @@ func (r *procRunner) Diagnose(context.Context) string {
 func (r *procRunner) Wait(context.Context) error {
 	err := r.cmd.Wait()
 	r.mu.Lock()
+	first := !r.waited
 	r.waited = true
 	pid := r.pid
 	r.mu.Unlock()
+	if first {
+		close(r.ended)
+	}
 	killGroup(pid)
 	r.closeLifeline()
 	drained := make(chan struct{})

@@ -14,12 +14,15 @@
 //	nokind       a group "nokind" whose tool declares no kind (refused by every check)
 //	misdeclared  a group "misdeclared": tool fine, and tools left out: moded, a completion tool with a skill
 //	             mode, and user_eval, an evaluation tool with as_user_message
+//	eofexit      a healthy group "eofexit" (tool eof_echo) that exits as soon as its stdin reaches EOF,
+//	             whatever stdin is, as a plugin in another language following the README does
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,6 +67,16 @@ func main() {
 			Name: "house_style", Description: "Use when writing user-facing text.\nMore detail.", Kind: sdk.KindRead,
 		}, sdk.SkillAuto, "---\nname: house-style\ndescription: Use when writing user-facing text.\n---\n# House style\nShort sentences.\n"))
 		sdk.Serve(box)
+	case "eofexit":
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			fmt.Fprintln(os.Stderr, "testplugin: stdin reached EOF; exiting")
+			// At once, as a plugin in another language would: os.Exit
+			// under the race detector lingers a second (GORACE's
+			// atexit_sleep_ms), long enough to answer Describe.
+			syscall.Exit(0)
+		}()
+		sdk.Serve(single("eofexit", "eof_echo", sdk.GroupSpec{Name: "eofexit"}))
 	case "optin":
 		sdk.Serve(single("optin", "optin_echo", sdk.GroupSpec{Name: "optin", Mode: sdk.ModeOptIn}))
 	default:

@@ -28,7 +28,7 @@ func BenchmarkSearchCompare(b *testing.B) {
 	}
 	for _, p := range benchPatterns {
 		b.Run(p.name+"/search_code", func(b *testing.B) {
-			args, _ := json.Marshal(map[string]any{"pattern": p.re, "max_results": 2000})
+			args, _ := json.Marshal(map[string]any{"pattern": p.re, "limit": 2000})
 			call := &sdk.Call{Tool: "search_code", Arguments: args}
 			for b.Loop() {
 				res, err := g.Call(context.Background(), call, nil)

@@ -100,7 +100,7 @@ func BenchmarkSearchCode(b *testing.B) {
 	}
 	for _, p := range benchPatterns {
 		b.Run(p.name, func(b *testing.B) {
-			args, _ := json.Marshal(map[string]any{"pattern": p.re, "max_results": 2000})
+			args, _ := json.Marshal(map[string]any{"pattern": p.re, "limit": 2000})
 			call := &sdk.Call{Tool: "search_code", Arguments: args}
 			res, err := g.Call(context.Background(), call, nil)
 			if err != nil || res.IsError {

@@ -67,11 +67,11 @@ func resolveRead(r *roots.Roots, p string) (*roots.Target, error) {
 	return t, nil
 }
 
-// resultLimit is a max_results argument made a limit: def when left out
+// resultLimit is a limit argument made a limit: def when left out
 // (0), at most most. A negative one is refused.
 func resultLimit(n, def, most int) (int, error) {
 	if n < 0 {
-		return 0, sdk.Failf("max_results must be at least 1 (got %d); leave it out for the default of %d", n, def)
+		return 0, sdk.Failf("limit must be at least 1 (got %d); leave it out for the default of %d", n, def)
 	}
 	if n == 0 {
 		n = def

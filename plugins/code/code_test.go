@@ -98,7 +98,7 @@ func TestDescribe(t *testing.T) {
 		}
 		for _, s := range g.Tools {
 			got = append(got, tool{s.Name, s.Kind, s.Hints()})
-			if s.Title == "" || len(s.Description) < 200 || s.EffectiveTask() != sdk.TaskCompletion {
+			if s.Title == "" || len(s.Description) < 80 || s.EffectiveTask() != sdk.TaskCompletion {
 				t.Errorf("%s: title %q, description of %d bytes, task %q", s.Name, s.Title, len(s.Description), s.EffectiveTask())
 			}
 			var schema struct {

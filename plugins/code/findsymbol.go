@@ -25,28 +25,20 @@ const (
 )
 
 type findSymbolArgs struct {
-	Name        string `json:"name" jsonschema:"The symbol's name (\"Run\"), or a name path of enclosing names and the name, separated by '/' or '.' (\"Server/Run\", \"MyClass.method\", \"Outer/Inner/method\"). A name path matches symbols whose path ends with it; start it with '/' to match from the top level of a file (\"/helper\")."`
-	Path        string `json:"path,omitempty" jsonschema:"Directory (searched recursively, gitignore-aware) or file to look in: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
-	Kind        string `json:"kind,omitempty" jsonschema:"Only symbols of this kind. Default: any."`
-	Substring   bool   `json:"substring,omitempty" jsonschema:"Match the last name of the name path as a case-insensitive substring (\"handler\" finds \"HandleRequest\" and \"errorHandler\"); the enclosing names still match exactly. Default false: exact, case-sensitive."`
-	IncludeBody bool   `json:"include_body,omitempty" jsonschema:"Show each symbol's source text, with the comments right above it. Default false."`
-	Depth       int    `json:"depth,omitempty" jsonschema:"Also list each symbol's members down to this many levels (1 = its methods and fields), 0 to 5. Default 0."`
-	MaxResults  int    `json:"max_results,omitempty" jsonschema:"Most symbols to show. Default 50, at most 500."`
+	Name        string `json:"name" jsonschema:"\"Run\", \"Server/Run\" (members of Server) or \"/helper\" (top level only)"`
+	Path        string `json:"path,omitempty" jsonschema:"directory or file, relative to the first served folder"`
+	Kind        string `json:"kind,omitempty" jsonschema:"only this kind"`
+	Substring   bool   `json:"substring,omitempty" jsonschema:"last name matches as a case-insensitive substring"`
+	IncludeBody bool   `json:"include_body,omitempty" jsonschema:"add each symbol's source"`
+	Depth       int    `json:"depth,omitempty" jsonschema:"member levels listed under each symbol"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"most symbols"`
 }
 
 var findSymbolSpec = sdk.ToolSpec{
-	Name:  "find_symbol",
-	Title: "Find a symbol by name",
-	Kind:  sdk.KindRead,
-	Description: `Find where a function, method, class, type or variable is declared, by name or name path, using a real parser (tree-sitter) over every Go, Python, JavaScript and TypeScript file under path (gitignore-aware, in parallel). Unlike a text search it finds declarations only, knows what encloses them, and can return a symbol's whole body.
-
-Names: "Run" finds every symbol named Run; "Server/Run" (or "Server.Run") the Run members of Server: methods of a class, or Go methods whose receiver is Server or *Server; "/helper" only top-level symbols. With substring: true the last name is a case-insensitive substring. kind narrows to one of: function, method, class, struct, interface, type, enum, enum_member, field, constant, variable, namespace.
-
-Output, sorted by path then line, one symbol per line:
-  path:start-end kind name/path: signature
-e.g. "pkg/server.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error". Paths are relative to the first served folder, as every tool takes them; lines are 1-based. depth lists each symbol's members indented below it. With include_body, each header is followed by the symbol's source exactly as in the file (tabs and all, so it can be used in replace_text), starting at the comments right above it (the range in the header covers them), and entries are separated by blank lines; a body over 400 lines is cut with a note of where it continues.
-
-At most max_results symbols (default 50) are shown; a last line says when more were left out. Use outline to see everything one file declares.`,
+	Name:        "find_symbol",
+	Title:       "Find a symbol by name",
+	Kind:        sdk.KindRead,
+	Description: `Find declarations (functions, methods, classes, types, variables) by name in the Go, Python, JavaScript and TypeScript files under path, with tree-sitter. One line per symbol: "path:start-end kind name/path: signature".`,
 }
 
 var findSymbolSchema = sdk.SchemaFor[findSymbolArgs](func(p map[string]*jsonschema.Schema) {
@@ -56,7 +48,7 @@ var findSymbolSchema = sdk.SchemaFor[findSymbolArgs](func(p map[string]*jsonsche
 	boolDefault(p["substring"], false)
 	boolDefault(p["include_body"], false)
 	sdk.IntDefault(p["depth"], 0, 0, maxSymbolDepth)
-	sdk.IntDefault(p["max_results"], defaultSymbolResults, 1, maxSymbolResults)
+	sdk.IntDefault(p["limit"], defaultSymbolResults, 1, maxSymbolResults)
 })
 
 // namePath is a parsed name or name path.
@@ -165,7 +157,7 @@ func newSymbolQuery(r *roots.Roots, args findSymbolArgs) (*symbolQuery, error) {
 	if args.Depth < 0 || args.Depth > maxSymbolDepth {
 		return nil, sdk.Failf("depth must be between 0 and %d (got %d)", maxSymbolDepth, args.Depth)
 	}
-	limit, err := resultLimit(args.MaxResults, defaultSymbolResults, maxSymbolResults)
+	limit, err := resultLimit(args.Limit, defaultSymbolResults, maxSymbolResults)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +265,7 @@ func (s symbolSummary) String() string {
 	case s.shown == 0:
 		totals = s.noMatch()
 	case s.capped && (s.left > 0 || s.unsearched):
-		totals = fmt.Sprintf("(%s shown; max_results=%d reached", wording.CountOf(s.shown, "symbol", "symbols"), s.limit)
+		totals = fmt.Sprintf("(%s shown; limit=%d reached", wording.CountOf(s.shown, "symbol", "symbols"), s.limit)
 		if s.outputFull {
 			totals = fmt.Sprintf("(%s shown; output limit of %d KiB reached", wording.CountOf(s.shown, "symbol", "symbols"), maxSymbolOutput>>10)
 		}
@@ -283,7 +275,7 @@ func (s symbolSummary) String() string {
 		if s.unsearched {
 			totals += ", and later files were not searched"
 		}
-		totals += "; narrow name, kind or path, or raise max_results"
+		totals += "; narrow name, kind or path, or raise limit"
 	default:
 		totals = fmt.Sprintf("(%s in %s searched", wording.CountOf(s.shown, "symbol", "symbols"), wording.CountOf(s.read, "source file", "source files"))
 	}

@@ -38,20 +38,20 @@ func TestSymbolSummary(t *testing.T) {
 		},
 		"capped, symbols left out": {
 			sum:  symbolSummary{scanTally: scanTally{read: 5, shown: 2, left: 3, leftFiles: 2, capped: true}, limit: 2},
-			want: "(2 symbols shown; max_results=2 reached: 3 more symbols in 2 files left out; narrow name, kind or path, or raise max_results)",
+			want: "(2 symbols shown; limit=2 reached: 3 more symbols in 2 files left out; narrow name, kind or path, or raise limit)",
 		},
 		"capped, later files not searched": {
 			sum:  symbolSummary{scanTally: scanTally{read: 5, shown: 1, capped: true, unsearched: true}, limit: 1},
-			want: "(1 symbol shown; max_results=1 reached, and later files were not searched; narrow name, kind or path, or raise max_results)",
+			want: "(1 symbol shown; limit=1 reached, and later files were not searched; narrow name, kind or path, or raise limit)",
 		},
 		"capped, both": {
 			sum:  symbolSummary{scanTally: scanTally{read: 5, shown: 2, left: 1, leftFiles: 1, capped: true, unsearched: true}, limit: 2},
-			want: "(2 symbols shown; max_results=2 reached: 1 more symbol in 1 file left out, and later files were not searched; narrow name, kind or path, or raise max_results)",
+			want: "(2 symbols shown; limit=2 reached: 1 more symbol in 1 file left out, and later files were not searched; narrow name, kind or path, or raise limit)",
 		},
 		"output full, with files skipped": {
 			sum: symbolSummary{scanTally: scanTally{read: 9, shown: 40, left: 7, leftFiles: 3, capped: true, skips: skipCounts{binary: 1}},
 				limit: 50, outputFull: true},
-			want: "(40 symbols shown; output limit of 256 KiB reached: 7 more symbols in 3 files left out; narrow name, kind or path, or raise max_results; skipped 1 binary file)",
+			want: "(40 symbols shown; output limit of 256 KiB reached: 7 more symbols in 3 files left out; narrow name, kind or path, or raise limit; skipped 1 binary file)",
 		},
 		"no match for a name": {
 			sum:  symbolSummary{scanTally: scanTally{read: 5}, name: "Nope", np: np("Nope", false), root: "."},

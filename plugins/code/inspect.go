@@ -31,8 +31,8 @@ const (
 )
 
 type inspectArgs struct {
-	Target string `json:"target" jsonschema:"Dotted name to inspect: a module (\"json\"), or anything reachable from one by attributes (\"json.dumps\", \"pkg.mod.Class.method\", \"collections.OrderedDict.move_to_end\")."`
-	Cwd    string `json:"cwd,omitempty" jsonschema:"Folder python3 runs in and imports project modules from (it is put first on sys.path): relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
+	Target string `json:"target" jsonschema:"dotted name, e.g. \"json.dumps\" or \"pkg.mod.Class.method\""`
+	Cwd    string `json:"cwd,omitempty" jsonschema:"folder to run and import from, relative to the first served folder"`
 }
 
 var inspectSpec = sdk.ToolSpec{
@@ -45,15 +45,7 @@ var inspectSpec = sdk.ToolSpec{
 		Idempotent:  new(true),
 		OpenWorld:   new(false),
 	},
-	Description: `Look up a Python module, class, function or method in the real interpreter, as help() would: python3 imports the longest importable module prefix of target (running that module's import-time code) and gets the rest as attributes, with cwd first on sys.path so the project's own modules import. Works for the standard library, installed packages and, when commands are allowed (the shell group is mounted), project code; without that, python3 runs isolated and the project's own modules are not imported, since importing runs their code. Useful to check the exact signature and documentation of an API before calling it.
-
-Output: a header line "target: kind" (module, package, class, function, method, builtin function, property, staticmethod, classmethod, ... or "value of type T"), then as available:
-  signature: (obj, *, skipkeys=False, ...)   from inspect.signature
-  bases: ...                                  for a class
-  source: path:start-end                      the defining file, relative to the first served folder when inside it
-the docstring (inspect.getdoc, cut at 6000 characters), and for a class its own public members and inherited ones, for a module its public members (its __all__ when it has one; names it imports from elsewhere left out), one per line as "kind name(signature)  # first docstring line", at most 120.
-
-Failures are error results: a module that cannot be found or fails to import (with the exception's last line), a missing attribute (with close names), no python3 on PATH. python3 is killed with what it started after 20 seconds.`,
+	Description: `Show a Python module, class or function as help() does (signature, source file, docstring, members), from the real interpreter. Importing runs a module's code, so project modules are imported only when the shell group is mounted.`,
 }
 
 var inspectSchema = sdk.SchemaFor[inspectArgs](func(p map[string]*jsonschema.Schema) {

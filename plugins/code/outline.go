@@ -27,23 +27,15 @@ const (
 )
 
 type outlineArgs struct {
-	Path  string `json:"path" jsonschema:"File to outline, or a directory to outline each supported file directly in it (not recursive): relative to the first served folder, or absolute inside a served folder."`
-	Depth int    `json:"depth,omitempty" jsonschema:"Nesting levels to show: 1 = top-level symbols only, 2 = also their members (methods, fields), and so on. Default 2, at most 10."`
+	Path  string `json:"path" jsonschema:"file or directory, relative to the first served folder"`
+	Depth int    `json:"depth,omitempty" jsonschema:"nesting levels; 1: top level only"`
 }
 
 var outlineSpec = sdk.ToolSpec{
-	Name:  "outline",
-	Title: "Outline a file's symbols",
-	Kind:  sdk.KindRead,
-	Description: `List the symbols a file declares, from a real parser (tree-sitter), to see its structure without reading it all. Languages: Go (.go), Python (.py .pyi), JavaScript (.js .jsx .mjs .cjs), TypeScript (.ts .mts .cts .tsx).
-
-Symbols: Go functions, methods (named Type.Method), types (struct, interface, type), struct fields and interface methods, top-level const and var; Python classes, methods, functions (nested ones too), module variables and class attributes; JS/TS classes, methods, fields, functions, functions assigned to a const (arrow functions), top-level const/let/var, interfaces, type aliases, enums and their members, namespaces.
-
-Output: a header line "path (language, N lines)", then one line per symbol, indented two spaces per nesting level:
-  kind name (lines a-b): signature
-kind is one of function, method, class, struct, interface, type, enum, enum_member, field, constant, variable, namespace; the signature is the declaration's head on one line (parameters, result, bases; decorators for Python). A symbol whose members are hidden by depth ends with "[+N members]". Line numbers are 1-based, as view_file shows them.
-
-A directory outlines each supported file directly in it (not subdirectories; gitignored files left out), at most 50 files, separated by blank lines. Use find_symbol to find a symbol by name across a tree and read its body.`,
+	Name:        "outline",
+	Title:       "Outline a file's symbols",
+	Kind:        sdk.KindRead,
+	Description: `List the symbols a Go, Python, JavaScript or TypeScript file declares (tree-sitter), as "kind name (lines a-b): signature" indented by nesting; a directory outlines each supported file in it.`,
 }
 
 var outlineSchema = sdk.SchemaFor[outlineArgs](func(p map[string]*jsonschema.Schema) {

@@ -16,10 +16,13 @@ func readAll(t *roots.Target, buf []byte, limit int) ([]byte, error) {
 		return buf, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
+	switch fi, err := f.Stat(); {
+	case err != nil:
 		return buf, err
-	} else if !fi.Mode().IsRegular() {
+	case !fi.Mode().IsRegular():
 		return buf, errors.New("not a regular file")
+	case fi.Size() > int64(limit):
+		return buf, errTooLarge // without reading it; it is checked again as read
 	}
 	for {
 		if len(buf) == cap(buf) {

@@ -16,14 +16,16 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/textenc"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
 const (
-	// maxFileSize is the largest file read; larger ones are counted and
-	// skipped (generated bundles, data dumps).
+	// maxFileSize is the largest file read whole; larger ones met while
+	// walking are counted and skipped (generated bundles, data dumps).
+	// search_code streams a larger file named as its path.
 	maxFileSize = 2 << 20
 	// binarySniff is how much of a file is checked for a NUL byte.
 	binarySniff = 8 << 10
@@ -36,6 +38,9 @@ type fileJob struct {
 	t *roots.Target
 	// shown is the path to print.
 	shown string
+	// named is true for a file named as the path to scan, rather than
+	// met while walking a directory.
+	named bool
 }
 
 // walkSpec says which files a scan visits.
@@ -67,7 +72,7 @@ func (w walkSpec) walk(ctx context.Context, yield func(fileJob) bool) error {
 	}
 	if !fi.IsDir() {
 		if fi.Mode().IsRegular() {
-			yield(fileJob{t: w.t, shown: shownDir})
+			yield(fileJob{t: w.t, shown: shownDir, named: true})
 		}
 		return nil
 	}
@@ -279,8 +284,9 @@ const (
 )
 
 // readFile reads a regular file into the worker's buffer, which the next
-// read reuses. Files over maxFileSize and files with a NUL byte in their
-// first 8 KiB are refused. The walk has checked that the file is regular.
+// read reuses, and returns its text as decode does. Files over maxFileSize
+// and binary files are refused. The walk has checked that the file is
+// regular.
 func (st *workerState) readFile(t *roots.Target) ([]byte, readStatus) {
 	if cap(st.buf) == 0 {
 		st.buf = make([]byte, 0, 64<<10)
@@ -294,6 +300,32 @@ func (st *workerState) readFile(t *roots.Target) ([]byte, readStatus) {
 		return nil, readLarge
 	case err != nil:
 		return nil, readFailed
+	}
+	return decode(buf)
+}
+
+// decode returns buf, a file's whole content, as the tools search and
+// parse it: UTF-8 as it is, without a byte order mark; UTF-16 (with its
+// mark), windows-1252 and ISO-8859-1 text (see package textenc) converted
+// to UTF-8, with the same lines. Content with a NUL byte in its first
+// 8 KiB is binary, unless it is UTF-16; other content is taken as it is,
+// as UTF-8. Only the first 8 KiB is looked at unless they are not UTF-8,
+// so a file that is UTF-8 costs next to nothing.
+func decode(buf []byte) ([]byte, readStatus) {
+	sniff := buf[:min(len(buf), textenc.SniffLen)]
+	enc, err := textenc.Sniff(sniff, len(buf) > len(sniff))
+	if err == nil && enc.Converted() {
+		enc, err = textenc.Detect(buf) // the whole content decides
+	}
+	switch {
+	case err == nil && enc.Converted():
+		text, err := enc.Decode(buf)
+		if err != nil {
+			return nil, readFailed
+		}
+		return text, readOK
+	case err == nil && enc == textenc.UTF8BOM:
+		return buf[len(enc.BOM()):], readOK
 	case isBinary(buf):
 		return nil, readBinary
 	}
@@ -382,6 +414,17 @@ func (t *scanTally) take(status readStatus, total, avail, limit int) int {
 		t.leftFiles++
 	}
 	return k
+}
+
+// giveBack moves n of the hits take just counted as shown to those left
+// out, for a collector that showed fewer; counted says take already
+// counted the file among leftFiles.
+func (t *scanTally) giveBack(n int, counted bool) {
+	t.shown -= n
+	t.left += n
+	if !counted {
+		t.leftFiles++
+	}
 }
 
 // scanError is a handler's error for a scan of root that failed: the

@@ -25,9 +25,10 @@ const (
 	maxContextLines      = 10
 	// maxLineBytes bounds a shown line; minified files have huge ones.
 	maxLineBytes = 400
-	// maxSearchOutput bounds the text of one call whatever max_results
-	// says; past it the search stops as at the cap.
-	maxSearchOutput = 512 << 10
+	// maxSearchOutput bounds the text of one call whatever limit
+	// says, as view_file's page is bounded: past it the search stops as at
+	// the cap, before a match, and says where to continue.
+	maxSearchOutput = 32 << 10
 	// lookahead is how many files past the cap are still searched, to tell
 	// the model how much it is missing. It is fixed, so the counts are the
 	// same on every run and machine.
@@ -35,32 +36,23 @@ const (
 )
 
 type searchArgs struct {
-	Pattern       string `json:"pattern" jsonschema:"What to find: a Go regular expression (RE2 syntax, e.g. func \\w+Handler\\(), or with literal: true the exact text. Matched within one line at a time."`
-	Literal       bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression. Default false."`
-	CaseSensitive *bool  `json:"case_sensitive,omitempty" jsonschema:"Match case exactly. Default true; false ignores case, as (?i) does."`
-	Path          string `json:"path,omitempty" jsonschema:"Directory or file to search: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
-	Glob          string `json:"glob,omitempty" jsonschema:"Only files whose path relative to path matches this glob (* ? [abc] {a,b} **); a glob without '/' matches base names at any depth, e.g. \"*.go\", \"*_test.{ts,tsx}\", \"src/**/*.py\". Ignored when path is a file. Default: all files."`
-	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"Lines of context to show before and after each match, 0 to 10. Default 0."`
-	MaxResults    int    `json:"max_results,omitempty" jsonschema:"Most matching lines to show. Default 200, at most 2000."`
-	MaxFiles      int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
-	MaxSeconds    int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
+	Pattern       string `json:"pattern" jsonschema:"RE2 regex, or with literal the exact text"`
+	Literal       bool   `json:"literal,omitempty" jsonschema:"pattern is plain text"`
+	CaseSensitive *bool  `json:"case_sensitive,omitempty" jsonschema:"false ignores case"`
+	Path          string `json:"path,omitempty" jsonschema:"directory or file, relative to the first served folder"`
+	Glob          string `json:"glob,omitempty" jsonschema:"only files matching, e.g. \"*.go\", \"src/**/*.py\""`
+	ContextLines  int    `json:"context_lines,omitempty" jsonschema:"lines around each match"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"most matching lines"`
+	MaxFiles      int    `json:"max_files,omitempty"`
+	MaxSeconds    int    `json:"max_seconds,omitempty"`
+	Start         int    `json:"start,omitempty" jsonschema:"first match to show, from 1"`
 }
 
 var searchSpec = sdk.ToolSpec{
-	Name:  "search_code",
-	Title: "Search code",
-	Kind:  sdk.KindRead,
-	Description: `Search file contents for a regular expression (Go RE2 syntax) or, with literal: true, for exact text, like ripgrep: recursively, in parallel, leaving out what git ignores (.gitignore at every level, .git/info/exclude) and the .git directory, binary files (a NUL byte in the first 8 KiB) and files over 2 MiB. Symlinks to files inside the served folders are followed; other symlinks are not.
-
-Matching is line by line: a line matches when the pattern matches inside it; a match never spans lines, and ^ and $ anchor at line start and end. Case matters unless case_sensitive is false. RE2 has no lookaround or backreferences.
-
-Output, grep style, sorted by path then line:
-  path:line:content   a matching line
-  path-line-content   a context line (with context_lines)
-  --                  between groups that are not adjacent (with context_lines)
-Paths are relative to the first served folder (absolute for files in another one), as every tool takes them. Lines over 400 bytes are cut, with "…" and the count of bytes left out. The last line gives the totals, e.g. "(12 matches in 4 files; 230 files searched)", and says how many matches and files were left out when max_results (default 200, at most 2000) was reached; past the cap the search stops, so narrow the pattern, path or glob, or raise max_results. The walk stops after reading max_files files and directories (default 20000) or after max_seconds (default 10), and the last line then says so; /proc, /sys and /dev are never walked.
-
-Examples: {"pattern": "func \\w+\\(ctx"}; {"pattern": "TODO", "glob": "*.py", "context_lines": 2}; {"pattern": "a.b[0]", "literal": true, "case_sensitive": false, "path": "src"}.`,
+	Name:        "search_code",
+	Title:       "Search code",
+	Kind:        sdk.KindRead,
+	Description: `Search file contents for a Go RE2 regex (or literal text) like ripgrep, line by line, skipping gitignored and binary files, and files over 2 MiB unless named as path. Output "path:line:content", sorted; a last line gives totals and how to continue.`,
 }
 
 var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
@@ -70,16 +62,20 @@ var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schem
 	p["path"].Default = []byte(`"."`)
 	p["pattern"].MinLength = new(1)
 	sdk.IntDefault(p["context_lines"], 0, 0, maxContextLines)
-	sdk.IntDefault(p["max_results"], defaultSearchResults, 1, maxSearchResults)
+	sdk.IntDefault(p["limit"], defaultSearchResults, 1, maxSearchResults)
 	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
+	sdk.IntDefault(p["start"], 1, 1, 0)
 })
 
 // searchQuery is a validated search_code call, shared by the workers.
 type searchQuery struct {
 	m *matcher
-	// limit is the most matches a file can show: max_results.
-	limit   int
+	// limit is the most matches a file can show: the limit argument.
+	limit int
+	// skip is how many matches are passed over before the first shown:
+	// start-1.
+	skip    int
 	context int
 	// pattern, literal and caseSensitive are as given, for the totals line.
 	pattern       string
@@ -101,6 +97,10 @@ func (s *server) searchCode(ctx context.Context, r *roots.Roots, args searchArgs
 	if err != nil {
 		return nil, err
 	}
+	if sum.shown == 0 && sum.passed > 0 && sum.stopped == nil {
+		return nil, sdk.Failf("start=%d is past the end: %s has %s in %s", q.skip+1, describePattern(q.pattern, q.literal),
+			wording.CountOf(sum.passed, "match", "matches"), wording.CountOf(sum.read, "file searched", "files searched"))
+	}
 	return sdk.TextResult(listing + sum.String()), nil
 }
 
@@ -116,9 +116,12 @@ func newSearchQuery(r *roots.Roots, args searchArgs) (*searchQuery, error) {
 	if args.ContextLines < 0 || args.ContextLines > maxContextLines {
 		return nil, sdk.Failf("context_lines must be between 0 and %d (got %d)", maxContextLines, args.ContextLines)
 	}
-	limit, err := resultLimit(args.MaxResults, defaultSearchResults, maxSearchResults)
+	limit, err := resultLimit(args.Limit, defaultSearchResults, maxSearchResults)
 	if err != nil {
 		return nil, err
+	}
+	if args.Start < 0 {
+		return nil, sdk.Failf("start must be 1 or more (got %d)", args.Start)
 	}
 	if args.Glob != "" && !doublestar.ValidatePattern(args.Glob) {
 		return nil, sdk.Failf("glob %q is not a valid pattern (check its brackets and braces)", args.Glob)
@@ -141,31 +144,43 @@ func newSearchQuery(r *roots.Roots, args searchArgs) (*searchQuery, error) {
 		}
 		return nil, sdk.Failf("cannot search %s: %v", root, unwrapPath(err))
 	}
-	return &searchQuery{m: m, limit: limit, context: args.ContextLines,
+	return &searchQuery{m: m, limit: limit, skip: max(args.Start-1, 0), context: args.ContextLines,
 		pattern: args.Pattern, literal: args.Literal, caseSensitive: caseSensitive,
 		glob: args.Glob, opts: opts, t: t, root: root}, nil
 }
 
 // searchTree searches q's tree and returns the matching lines shown, ready
-// for the totals line to follow, and what that line reports. The lines
-// stop at q.limit matches or maxSearchOutput; lookahead files past that are
-// still searched, so that the totals can say how much was left out.
+// for the totals line to follow, and what that line reports. The first
+// q.skip matches are passed over; the lines stop at q.limit matches or
+// maxSearchOutput; lookahead files past that are still searched, so that
+// the totals can say how much was left out.
 func searchTree(ctx context.Context, r *roots.Roots, q *searchQuery) (string, searchSummary, error) {
 	var b strings.Builder
-	sum := searchSummary{root: q.root, pattern: q.pattern, literal: q.literal, ignoreCase: !q.caseSensitive, glob: q.glob, limit: q.limit}
+	sum := searchSummary{root: q.root, pattern: q.pattern, literal: q.literal, ignoreCase: !q.caseSensitive, glob: q.glob, limit: q.limit, start: q.skip + 1}
 	stats, err := scanOrdered(ctx, walkSpec{r: r, t: q.t, glob: q.glob, opts: q.opts}, newWorkerState,
-		func(_ context.Context, st *workerState, job fileJob) fileHits {
-			return q.searchFile(st, job.t)
+		func(ctx context.Context, st *workerState, job fileJob) fileHits {
+			return q.searchFile(ctx, st, job)
 		},
 		func(job fileJob, fh fileHits) int {
 			sepBefore := sum.shown > 0
-			k := sum.take(fh.status, fh.total, len(fh.matches), q.limit)
+			sum.cutLines += fh.cutLines
+			from := 0 // the file's matches passed over, before start
+			if fh.status == readOK && sum.passed < q.skip {
+				from = min(q.skip-sum.passed, fh.total)
+				sum.passed += from
+			}
+			k := sum.take(fh.status, fh.total-from, len(fh.matches)-from, q.limit)
 			if k == 0 {
 				return noLimit
 			}
-			fh.render(&b, job.shown, k, q.context, sepBefore)
-			sum.shownFiles++
-			sum.outputFull = b.Len() >= maxSearchOutput
+			n := fh.render(&b, job.shown, from, k, q.context, sepBefore, maxSearchOutput)
+			if n < k {
+				sum.giveBack(k-n, fh.total-from > k)
+			}
+			if n > 0 {
+				sum.shownFiles++
+			}
+			sum.outputFull = n < k || b.Len() >= maxSearchOutput
 			if sum.shown >= q.limit || sum.outputFull {
 				sum.capped, sum.lastShown = true, job.shown
 				return job.idx + lookahead
@@ -189,6 +204,9 @@ type searchSummary struct {
 	ignoreCase bool
 	glob       string
 	limit      int
+	// start is the first match shown, 1-based; passed counts the matches
+	// before it.
+	start, passed int
 	// shownFiles counts the files with matches shown.
 	shownFiles int
 	// outputFull is true when the output reached maxSearchOutput; the cap
@@ -196,6 +214,9 @@ type searchSummary struct {
 	outputFull bool
 	// lastShown is the last file with matches shown, once capped.
 	lastShown string
+	// cutLines counts the lines of a streamed file matched only in their
+	// first maxStreamLine bytes.
+	cutLines int
 	// stopped is set when the walk ran out of its budget.
 	stopped *ignore.LimitError
 }
@@ -220,7 +241,11 @@ func (s searchSummary) String() string {
 		totals = s.capNote()
 	default:
 		totals = fmt.Sprintf("(%s in %s; %s searched",
-			wording.CountOf(s.shown, "match", "matches"), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"))
+			s.matchesShown(), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"))
+	}
+	if s.cutLines > 0 {
+		totals = strings.TrimSuffix(totals, ")") + fmt.Sprintf("; only the first %d MiB of %s over %d MiB searched",
+			maxStreamLine>>20, wording.CountOf(s.cutLines, "line", "lines"), maxStreamLine>>20)
 	}
 	if skipped != "" {
 		if s.read == 0 && s.shown == 0 {
@@ -237,15 +262,28 @@ func (s searchSummary) String() string {
 	return totals
 }
 
+// matchesShown names the matches shown: "12 matches" from the first one,
+// "matches 201-212" (or "match 201") from a later start.
+func (s searchSummary) matchesShown() string {
+	switch {
+	case s.start <= 1:
+		return wording.CountOf(s.shown, "match", "matches")
+	case s.shown == 1:
+		return fmt.Sprintf("match %d", s.start)
+	}
+	return fmt.Sprintf("matches %d-%d", s.start, s.start+s.shown-1)
+}
+
 // capNote is the open totals line of a search stopped at its cap with
-// more left: what was shown, why it stopped and what was left out.
+// more left: what was shown, why it stopped, what was left out and where
+// to continue.
 func (s searchSummary) capNote() string {
-	reason := fmt.Sprintf("max_results=%d reached", s.limit)
+	reason := fmt.Sprintf("limit=%d reached", s.limit)
 	if s.outputFull {
 		reason = fmt.Sprintf("output limit of %d KiB reached", maxSearchOutput>>10)
 	}
 	totals := fmt.Sprintf("(%s shown in %s; %s searched; %s",
-		wording.CountOf(s.shown, "match", "matches"), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"), reason)
+		s.matchesShown(), wording.CountOf(s.shownFiles, "file", "files"), wording.CountOf(s.read, "file", "files"), reason)
 	switch {
 	case s.left > 0 && s.unsearched:
 		totals += fmt.Sprintf(": at least %s in %s left out, and files after those were not searched",
@@ -256,11 +294,11 @@ func (s searchSummary) capNote() string {
 	default:
 		totals += fmt.Sprintf(" at %s; files after it were not searched and may hold more", s.lastShown)
 	}
-	return totals + "; narrow pattern, path or glob, or raise max_results"
+	return totals + fmt.Sprintf("; continue with start=%d, or narrow pattern, path or glob", max(s.start, 1)+s.shown)
 }
 
-// fileHits is what one file gave: its matching lines (the first limit of
-// them) and their context, ready to print once the buffer is reused.
+// fileHits is what one file gave: its matching lines (the first skip+limit
+// of them) and their context, ready to print once the buffer is reused.
 type fileHits struct {
 	status readStatus
 	// total counts every matching line, shown or not.
@@ -269,6 +307,9 @@ type fileHits struct {
 	matches []int
 	// lines are the matches and their context, ascending by number.
 	lines []shownLine
+	// cutLines counts the lines of a streamed file matched only in their
+	// first maxStreamLine bytes.
+	cutLines int
 }
 
 type shownLine struct {
@@ -276,8 +317,13 @@ type shownLine struct {
 	text string
 }
 
-func (q *searchQuery) searchFile(st *workerState, t *roots.Target) fileHits {
-	buf, status := st.readFile(t)
+// searchFile searches one file: read whole, or streamed when it is too
+// large for that and was named as the path to search.
+func (q *searchQuery) searchFile(ctx context.Context, st *workerState, job fileJob) fileHits {
+	buf, status := st.readFile(job.t)
+	if status == readLarge && job.named {
+		return q.searchStream(ctx, st, job.t)
+	}
 	if status != readOK {
 		return fileHits{status: status}
 	}
@@ -285,7 +331,7 @@ func (q *searchQuery) searchFile(st *workerState, t *roots.Target) fileHits {
 	var hits []lineHit
 	q.m.scan(buf, &st.folded, func(h lineHit) bool {
 		fh.total++
-		if len(hits) < q.limit {
+		if len(hits) < q.keep() {
 			hits = append(hits, h)
 		}
 		return true
@@ -344,28 +390,41 @@ func bytesLastLine(buf []byte, end int) int {
 	return 0
 }
 
-// render writes the first k matches of the file and their context. With
-// context, "--" separates groups that are not adjacent, within and across
-// files; sepBefore says whether output from an earlier file precedes.
-func (fh *fileHits) render(b *strings.Builder, shown string, k, context int, sepBefore bool) {
-	lastMatch := fh.matches[k-1]
-	end := lastMatch + context
-	prev := -1
-	mi := 0
+// render writes matches from to from+k-1 (0-based) of the file and their
+// context, and returns how many of those matches it wrote: fewer than k
+// when b reached budget before one (a match is always written on an empty
+// b). With context, "--" separates groups that are not adjacent, within
+// and across files; sepBefore says whether output from an earlier file
+// precedes.
+func (fh *fileHits) render(b *strings.Builder, shown string, from, k, context int, sepBefore bool, budget int) int {
+	to := from + k
+	begin, end := fh.matches[from]-context, fh.matches[to-1]+context
+	prev, mi := -1, from
+	written, lastWritten := 0, -1 // matches written; the last one's line
 	for _, l := range fh.lines {
+		if l.no < begin {
+			continue
+		}
 		if l.no > end {
 			break
+		}
+		for mi < to && fh.matches[mi] < l.no {
+			mi++
+		}
+		match := mi < to && fh.matches[mi] == l.no
+		// A match, or a context line before one, waits for room; the
+		// context after a match written goes with it.
+		if (match || lastWritten < 0 || l.no > lastWritten+context) && b.Len() >= budget {
+			return written
 		}
 		if context > 0 && (prev >= 0 && l.no != prev+1 || prev < 0 && sepBefore) {
 			b.WriteString("--\n")
 		}
 		prev = l.no
-		for mi < k && fh.matches[mi] < l.no {
-			mi++
-		}
 		sep := byte('-')
-		if mi < k && fh.matches[mi] == l.no {
+		if match {
 			sep = ':'
+			written, lastWritten = written+1, l.no
 		}
 		b.WriteString(shown)
 		b.WriteByte(sep)
@@ -374,21 +433,28 @@ func (fh *fileHits) render(b *strings.Builder, shown string, k, context int, sep
 		b.WriteString(l.text)
 		b.WriteByte('\n')
 	}
+	return written
 }
+
+// keep is how many matches of a file are kept to show: those passed over
+// before start, and a page's worth.
+func (q *searchQuery) keep() int { return q.skip + q.limit }
 
 // lineText is a line as shown: without a trailing \r, valid UTF-8, and cut
 // at maxLineBytes.
-func lineText(line []byte) string {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	cut := 0
+func lineText(line []byte) string { return cutLine(trimCR(line), 0) }
+
+// cutLine is line, without its ending, as shown: valid UTF-8, and cut at
+// maxLineBytes; more counts bytes of the line past line's end, not at
+// hand, for the note of how much was cut.
+func cutLine(line []byte, more int) string {
+	cut := more
 	if len(line) > maxLineBytes {
 		i := maxLineBytes
 		for i > 0 && !utf8.RuneStart(line[i]) {
 			i--
 		}
-		cut = len(line) - i
+		cut += len(line) - i
 		line = line[:i]
 	}
 	s := string(line)

@@ -32,19 +32,32 @@ func TestSearchSummary(t *testing.T) {
 		},
 		"capped, matches left out": {
 			sum:  searchSummary{scanTally: scanTally{read: 200, shown: 591, left: 9, leftFiles: 3, capped: true}, shownFiles: 197, limit: 591},
-			want: "(591 matches shown in 197 files; 200 files searched; max_results=591 reached: 9 more matches in 3 files left out; narrow pattern, path or glob, or raise max_results)",
+			want: "(591 matches shown in 197 files; 200 files searched; limit=591 reached: 9 more matches in 3 files left out; continue with start=592, or narrow pattern, path or glob)",
 		},
 		"capped, matches left out and files not searched": {
 			sum:  searchSummary{scanTally: scanTally{read: 75, shown: 32, left: 193, leftFiles: 65, capped: true, unsearched: true}, shownFiles: 11, limit: 32},
-			want: "(32 matches shown in 11 files; 75 files searched; max_results=32 reached: at least 193 more matches in 65 files left out, and files after those were not searched; narrow pattern, path or glob, or raise max_results)",
+			want: "(32 matches shown in 11 files; 75 files searched; limit=32 reached: at least 193 more matches in 65 files left out, and files after those were not searched; continue with start=33, or narrow pattern, path or glob)",
 		},
 		"capped, only files not searched": {
 			sum:  searchSummary{scanTally: scanTally{read: 1, shown: 1, capped: true, unsearched: true}, shownFiles: 1, limit: 1, lastShown: "src/a.go"},
-			want: "(1 match shown in 1 file; 1 file searched; max_results=1 reached at src/a.go; files after it were not searched and may hold more; narrow pattern, path or glob, or raise max_results)",
+			want: "(1 match shown in 1 file; 1 file searched; limit=1 reached at src/a.go; files after it were not searched and may hold more; continue with start=2, or narrow pattern, path or glob)",
 		},
 		"output full": {
 			sum:  searchSummary{scanTally: scanTally{read: 4, shown: 900, left: 2, leftFiles: 1, capped: true}, shownFiles: 3, limit: 2000, outputFull: true},
-			want: "(900 matches shown in 3 files; 4 files searched; output limit of 512 KiB reached: 2 more matches in 1 file left out; narrow pattern, path or glob, or raise max_results)",
+			want: "(900 matches shown in 3 files; 4 files searched; output limit of 32 KiB reached: 2 more matches in 1 file left out; continue with start=901, or narrow pattern, path or glob)",
+		},
+		"a later page": {
+			sum:  searchSummary{scanTally: scanTally{read: 15, shown: 12}, shownFiles: 4, limit: 200, start: 201, passed: 200},
+			want: "(matches 201-212 in 4 files; 15 files searched)",
+		},
+		"a later page of one match": {
+			sum:  searchSummary{scanTally: scanTally{read: 15, shown: 1}, shownFiles: 1, limit: 200, start: 7, passed: 6},
+			want: "(match 7 in 1 file; 15 files searched)",
+		},
+		"a later page, capped": {
+			sum: searchSummary{scanTally: scanTally{read: 30, shown: 200, left: 20, leftFiles: 2, capped: true}, shownFiles: 9,
+				limit: 200, start: 201, passed: 200},
+			want: "(matches 201-400 shown in 9 files; 30 files searched; limit=200 reached: 20 more matches in 2 files left out; continue with start=401, or narrow pattern, path or glob)",
 		},
 		"no match for a regexp": {
 			sum:  searchSummary{scanTally: scanTally{read: 15}, pattern: "a/b", limit: 200},
@@ -85,7 +98,7 @@ func TestSearchSummary(t *testing.T) {
 		"walk stopped after the cap": {
 			sum: searchSummary{scanTally: scanTally{read: 2, shown: 1, left: 1, leftFiles: 1, capped: true, skips: skipCounts{binary: 1}},
 				shownFiles: 1, limit: 1, stopped: stop},
-			want: "(1 match shown in 1 file; 2 files searched; max_results=1 reached: 1 more match in 1 file left out; narrow pattern, path or glob, or raise max_results; skipped 1 binary file; " + stop.Note(),
+			want: "(1 match shown in 1 file; 2 files searched; limit=1 reached: 1 more match in 1 file left out; continue with start=2, or narrow pattern, path or glob; skipped 1 binary file; " + stop.Note(),
 		},
 	}
 	for name, tc := range tests {

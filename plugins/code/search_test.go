@@ -32,7 +32,7 @@ func TestSearchCode(t *testing.T) {
 		"anchors.txt":          "start here\nnot start\nend\n",
 		"kelvin.txt":           "\u212Aelvin scale\n",
 		"long.txt":             strings.Repeat("x", 500) + "needle" + strings.Repeat("é", 10) + "\n",
-		"bad-utf8.txt":         "needle \xff\xfe end\n",
+		"bad-utf8.txt":         "needle \xff\xfe\x01 end\n",
 		"nested/no-newline.md": "last needle",
 	})
 	tests := map[string]struct {
@@ -98,7 +98,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"invalid utf-8 replaced": {
 			args: map[string]any{"pattern": "needle", "path": "bad-utf8.txt"},
-			want: "bad-utf8.txt:1:needle \uFFFD end\n(1 match in 1 file; 1 file searched)",
+			want: "bad-utf8.txt:1:needle \uFFFD\x01 end\n(1 match in 1 file; 1 file searched)",
 		},
 		"last line without newline": {
 			args: map[string]any{"pattern": "needle$", "path": "nested"},
@@ -146,7 +146,7 @@ func TestSearchCode(t *testing.T) {
 		},
 		"unknown argument": {
 			args:    map[string]any{"pattern": "x", "regex": true},
-			wantErr: `invalid arguments for search_code: unknown argument "regex"; search_code takes: pattern, literal, case_sensitive, path, glob, context_lines, max_results, max_files, max_seconds`,
+			wantErr: `invalid arguments for search_code: unknown argument "regex"; search_code takes: pattern, literal, case_sensitive, path, glob, context_lines, limit, max_files, max_seconds`,
 		},
 	}
 	for name, tc := range tests {
@@ -241,24 +241,24 @@ func TestSearchCodeCap(t *testing.T) {
 		wantLast  string
 	}{
 		"cap inside a file, files after the lookahead not searched": {
-			args:      map[string]any{"pattern": "hit", "max_results": 32},
+			args:      map[string]any{"pattern": "hit", "limit": 32},
 			wantLines: 32,
-			wantLast:  "(32 matches shown in 11 files; 75 files searched; max_results=32 reached: at least 193 more matches in 65 files left out, and files after those were not searched; narrow pattern, path or glob, or raise max_results)",
+			wantLast:  "(32 matches shown in 11 files; 75 files searched; limit=32 reached: at least 193 more matches in 65 files left out, and files after those were not searched; continue with start=33, or narrow pattern, path or glob)",
 		},
 		"cap near the end: everything after it counted": {
-			args:      map[string]any{"pattern": "hit", "max_results": 591},
+			args:      map[string]any{"pattern": "hit", "limit": 591},
 			wantLines: 591,
-			wantLast:  "(591 matches shown in 197 files; 200 files searched; max_results=591 reached: 9 more matches in 3 files left out; narrow pattern, path or glob, or raise max_results)",
+			wantLast:  "(591 matches shown in 197 files; 200 files searched; limit=591 reached: 9 more matches in 3 files left out; continue with start=592, or narrow pattern, path or glob)",
 		},
 		"cap equal to the total": {
-			args:      map[string]any{"pattern": "hit", "path": "f000.txt", "max_results": 3},
+			args:      map[string]any{"pattern": "hit", "path": "f000.txt", "limit": 3},
 			wantLines: 3,
 			wantLast:  "(3 matches in 1 file; 1 file searched)",
 		},
 		"default cap": {
 			args:      map[string]any{"pattern": "hit"},
 			wantLines: 200,
-			wantLast:  "(200 matches shown in 67 files; 131 files searched; max_results=200 reached: at least 193 more matches in 65 files left out, and files after those were not searched; narrow pattern, path or glob, or raise max_results)",
+			wantLast:  "(200 matches shown in 67 files; 131 files searched; limit=200 reached: at least 193 more matches in 65 files left out, and files after those were not searched; continue with start=201, or narrow pattern, path or glob)",
 		},
 	}
 	for name, tc := range tests {

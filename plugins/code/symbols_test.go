@@ -254,8 +254,8 @@ func TestFindSymbol(t *testing.T) {
 			want: "sample.go:30 method Runner/Run: Run(ctx context.Context) error\nsample.go:46-48 method Server/Run: func (s *Server) Run(ctx context.Context) error\n(2 symbols in 1 source file searched)",
 		},
 		"cap": {
-			args:  map[string]any{"name": "a", "substring": true, "kind": "method", "max_results": 2},
-			want:  "sample.go:50 method Pair/Swap: func (p Pair[K, V]) Swap() Pair[K, V]\nsample.js:32-34 method Widget/label: get label()\n(2 symbols shown; max_results=2 reached: 1 more symbol in 1 file left out, and later files were not searched; narrow name, kind or path, or raise max_results)",
+			args:  map[string]any{"name": "a", "substring": true, "kind": "method", "limit": 2},
+			want:  "sample.go:50 method Pair/Swap: func (p Pair[K, V]) Swap() Pair[K, V]\nsample.js:32-34 method Widget/label: get label()\n(2 symbols shown; limit=2 reached: 1 more symbol in 1 file left out, and later files were not searched; narrow name, kind or path, or raise limit)",
 			build: cgoBuild,
 		},
 		"no match": {

@@ -10,24 +10,23 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/textenc"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
 
 type createArgs struct {
-	Path      string `json:"path" jsonschema:"File to create: relative to the first served folder, or absolute inside a served folder. Missing parent directories are created."`
-	Content   string `json:"content" jsonschema:"The whole content of the file, written as given (line endings included)."`
-	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"Replace the file if it exists. Default false: an existing file is an error."`
+	Path      string `json:"path" jsonschema:"file, relative to the first served folder"`
+	Content   string `json:"content" jsonschema:"the whole content, written as given"`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace an existing file"`
 }
 
 var createSpec = sdk.ToolSpec{
-	Name:  "create_file",
-	Title: "Create file",
-	Kind:  sdk.KindWrite,
-	Description: `Create a file with the given content, creating missing parent directories. Refuses a file that exists unless overwrite is true (to change part of a file, use replace_text or edit_file instead). An overwritten file keeps its permissions, owner and extended attributes; a new one gets 0644. content is written exactly as given: a UTF-8 byte order mark (BOM) is written only if content starts with one, so overwriting a file that had one without it drops it (the result says so).
-
-The write is atomic: the file holds the old content or the new, never a mix. Writes stay inside the served folders. The result says how many bytes and lines were written.`,
+	Name:        "create_file",
+	Title:       "Create file",
+	Kind:        sdk.KindWrite,
+	Description: `Create a file with content, and any missing parent directories, atomically. An existing file is refused unless overwrite is true (to change part of a file, use replace_text). Content is written as UTF-8.`,
 }
 
 var createSchema = sdk.SchemaFor[createArgs](func(p map[string]*jsonschema.Schema) {
@@ -99,10 +98,29 @@ func (s *server) createFile(ctx context.Context, r *roots.Roots, args createArgs
 		}
 	}
 	msg := fmt.Sprintf("%s %s (%s, %s)", verb, display, wording.Count(len(data), "byte"), wording.Count(countLines(data), "line"))
-	if strings.HasPrefix(string(before), bom) && !strings.HasPrefix(args.Content, bom) {
-		msg += "; the old file began with a UTF-8 byte order mark, and the new content has none, as given"
-	}
+	msg += encodingChange(before, args.Content)
 	res := sdk.TextResult(msg)
 	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, data)}
 	return res, nil
+}
+
+// encodingChange is the clause create_file's result adds when it
+// overwrote a file, whose content was before, in another encoding than
+// the UTF-8 it writes content in: content is the whole file, written as
+// given, so a converted file becomes UTF-8 and a byte order mark stays
+// only if content starts with one.
+func encodingChange(before []byte, content string) string {
+	if before == nil {
+		return ""
+	}
+	const bom = "\uFEFF"
+	switch enc, err := textenc.Detect(before); {
+	case err != nil:
+		return ""
+	case enc.Converted():
+		return fmt.Sprintf("; the old file was %s text, and the new content is written as UTF-8, as given", enc)
+	case enc == textenc.UTF8BOM && !strings.HasPrefix(content, bom):
+		return "; the old file began with a UTF-8 byte order mark, and the new content has none, as given"
+	}
+	return ""
 }

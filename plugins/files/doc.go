@@ -16,6 +16,16 @@
 // the original), keep the file's mode and its line endings, and are
 // reported as [sdk.FileChange] with the absolute path and SHA-256 digests.
 //
+// Text is UTF-8 (with or without a byte order mark), UTF-16 with a byte
+// order mark, windows-1252 or ISO-8859-1, as package textenc detects it;
+// anything else is binary and refused. view_file shows text as UTF-8 (with
+// a note naming any other encoding) and hashes the lines it shows;
+// edit_file and replace_text edit that UTF-8 text and write it back in the
+// file's own encoding, its byte order mark kept, refusing a character the
+// encoding cannot hold. create_file writes its content as given, in UTF-8:
+// it is the whole file, so overwriting a file in another encoding converts
+// it, and the result says so.
+//
 // A failure the model can act on (a bad path, a missing or binary file, a
 // non-unique match, a stale hash) is an error result and changes nothing.
 package files

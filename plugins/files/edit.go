@@ -26,36 +26,28 @@ const (
 const staleContext = 2
 
 type editArgs struct {
-	Path  string     `json:"path" jsonschema:"File to edit: relative to the first served folder, or absolute inside a served folder."`
-	Edits []lineEdit `json:"edits" jsonschema:"The edits, all anchored on the file as it is now (line numbers before any edit of the batch applies). At least one."`
+	Path  string     `json:"path" jsonschema:"file, relative to the first served folder"`
+	Edits []lineEdit `json:"edits" jsonschema:"the edits, in the forms above"`
 }
 
 type lineEdit struct {
-	Op      string `json:"op" jsonschema:"replace: lines line..end_line become text. insert_after: text goes after line (line 0: at the top of the file). delete: lines line..end_line are removed."`
-	Line    int    `json:"line" jsonschema:"Line number as view_file shows it (1-based); for insert_after, 0 means before the first line."`
-	Hash    string `json:"hash,omitempty" jsonschema:"The 4-hex-digit hash view_file shows for line. Required, except for insert_after at line 0."`
-	EndLine int    `json:"end_line,omitempty" jsonschema:"Last line of the range for replace and delete (inclusive). Default: line, a single line."`
-	EndHash string `json:"end_hash,omitempty" jsonschema:"The hash of end_line; required with end_line."`
-	Text    string `json:"text,omitempty" jsonschema:"New lines for replace and insert_after, separated by newlines; a final newline is optional. Empty for delete; empty for replace deletes the range. Use a single newline for one empty line."`
+	Op      string `json:"op"`
+	Line    int    `json:"line"`
+	Hash    string `json:"hash,omitempty"`
+	EndLine int    `json:"end_line,omitempty"`
+	EndHash string `json:"end_hash,omitempty"`
+	Text    string `json:"text,omitempty"`
 }
 
 var editSpec = sdk.ToolSpec{
 	Name:  "edit_file",
 	Title: "Edit file by line hash",
 	Kind:  sdk.KindWrite,
-	Description: `Edit a text file by line number and line hash, as view_file shows them ("<lineno>|<hash>|<content>"). Each edit is anchored on a line and its 4-hex-digit hash, so an edit never lands on a line that changed since you read it.
-
-edits is a list of:
-  {"op": "replace", "line": L, "hash": H, "end_line": E, "end_hash": EH, "text": T}  lines L..E become the lines of T (end_line/end_hash optional: default a single line; empty T deletes them)
-  {"op": "insert_after", "line": L, "hash": H, "text": T}  the lines of T go after line L; line 0 (no hash) inserts at the top
-  {"op": "delete", "line": L, "hash": H, "end_line": E, "end_hash": EH}  lines L..E are removed
-T is one or more lines separated by "\n" (a final newline is optional; "\n" alone is one empty line); write them without view_file's "lineno|hash|" prefixes (text with a line that starts with one is refused), with their full indentation.
-
-All line numbers refer to the file before the batch: the edits are applied together, bottom-up, so earlier edits do not shift later ones. Edits must not overlap (two edits touching the same line, or two inserts after the same line, are refused).
-
-Every anchor is checked before anything changes. If any line number is past the end or any hash does not match, the whole batch is rejected, the file is unchanged, and the error shows the current "lineno|hash|content" lines around each stale anchor so you can retry with fresh anchors.
-
-The file keeps its line endings (CRLF or LF, and a missing final newline), its permissions, owner, extended attributes and a leading UTF-8 byte order mark (which view_file does not show), and is written atomically under a lock on the file. The result shows each edited region as it now reads, with one line of context either side, as "lineno|hash|content", ready for further edits.`,
+	Description: `Edit a text file by view_file's line numbers and hashes; edits apply together, all numbered on the file as it is now, and must not overlap:
+{"op":"replace","line":L,"hash":H,"end_line":E,"end_hash":EH,"text":T} (end optional)
+{"op":"insert_after","line":L,"hash":H,"text":T} (line 0, no hash: the top)
+{"op":"delete","line":L,"hash":H,"end_line":E,"end_hash":EH}
+T is lines joined by "\n", fully indented, without "lineno|hash|" prefixes. A stale anchor rejects the whole batch and the error shows the current lines. Returns the edited lines with fresh hashes.`,
 }
 
 var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
@@ -102,28 +94,26 @@ func (s *server) editFile(ctx context.Context, r *roots.Roots, args editArgs) (*
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	var summary string
-	var out []byte
 	// The anchors are checked under the file's lock against what it holds
 	// then: a concurrent change makes them stale, never lost.
-	before, err := update(ctx, t, display, "edit_file", func(cur []byte) ([]byte, error) {
-		mark, text := splitBOM(string(cur))
+	before, after, err := update(ctx, t, display, "edit_file", func(text string) (string, error) {
 		body, sum, err := applyEdits(text, spans, anchors, display)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		summary, out = sum, []byte(mark+body)
-		return out, nil
+		summary = sum
+		return body, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	res := sdk.TextResult(summary)
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, out)}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, after)}
 	return res, nil
 }
 
-// applyEdits checks the anchors against text (a file's content without its
-// BOM) and applies the spans, returning the new text and the summary to
+// applyEdits checks the anchors against text (a file's content as UTF-8,
+// without its BOM) and applies the spans, returning the new text and the summary to
 // show. spans is sorted in place.
 func applyEdits(text string, spans []span, anchors []anchor, display string) (string, string, error) {
 	lines := splitLines(text)

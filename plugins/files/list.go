@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/ignore"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -23,34 +24,35 @@ const (
 	// maxCounted bounds the walk after the cap, which only counts what is
 	// left out.
 	maxCounted = 100000
+	// maxListOutput is a listing's byte budget, as maxViewOutput is a
+	// page's: the listing stops before the entry that would pass it.
+	maxListOutput = 32 << 10
 )
 
 type listArgs struct {
-	Path       string `json:"path,omitempty" jsonschema:"Directory to list: relative to the first served folder, or absolute inside a served folder. Default \".\" (the first served folder)."`
-	Glob       string `json:"glob,omitempty" jsonschema:"Only entries whose path relative to the listed directory matches this glob; * ? [abc] {a,b} and ** are supported. A glob without '/' also matches base names at any depth. Default: every entry."`
-	Depth      int    `json:"depth,omitempty" jsonschema:"How deep to go: 1 lists the directory's own entries, 2 their children too. Default 0, no limit."`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"Most entries to list. Default 1000, at most 10000."`
-	MaxFiles   int    `json:"max_files,omitempty" jsonschema:"Walk budget: stop after reading this many files and directories (ignored ones included). Default 20000, at most 200000."`
-	MaxSeconds int    `json:"max_seconds,omitempty" jsonschema:"Walk budget: stop after this many seconds. Default 10, at most 60."`
+	Path       string `json:"path,omitempty" jsonschema:"directory, relative to the first served folder"`
+	Glob       string `json:"glob,omitempty" jsonschema:"only paths matching, e.g. \"**/*_test.go\", \"*.go\""`
+	Depth      int    `json:"depth,omitempty" jsonschema:"1: only direct entries; 0: all"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"most entries"`
+	MaxFiles   int    `json:"max_files,omitempty"`
+	MaxSeconds int    `json:"max_seconds,omitempty"`
+	Start      int    `json:"start,omitempty" jsonschema:"first entry to show, from 1"`
 }
 
 var listSpec = sdk.ToolSpec{
-	Name:  "list_files",
-	Title: "List files",
-	Kind:  sdk.KindRead,
-	Description: `List the files and directories under a directory, recursively, leaving out what git ignores (.gitignore files at every level, .git/info/exclude) and the .git directory.
-
-Output: one path per line, relative to the listed directory, with '/' as separator; directories end with '/'. Entries are sorted by path, depth first: each directory comes just before its contents. Symlinks are listed, not followed.
-
-glob filters entries by their relative path ("**/*_test.go", "cmd/*", "*.{js,ts}"); a glob without '/' also matches base names at any depth, so "*.go" finds Go files everywhere. depth limits recursion (1 = the directory's own entries; default unlimited). At most max_results entries are listed (default 1000); when more match, a last line says how many were left out, e.g. "(1000 entries shown; 234 more left out: narrow path or glob, or set depth or max_results)". The walk stops after reading max_files entries (default 20000) or after max_seconds (default 10), and then says so in a last line; /proc, /sys and /dev are never walked.`,
+	Name:        "list_files",
+	Title:       "List files",
+	Kind:        sdk.KindRead,
+	Description: `List the files and directories under path, recursively, one relative path per line (directories end in "/"), leaving out what git ignores. A last line says what was left out and how to continue.`,
 }
 
 var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	p["path"].Default = []byte(`"."`)
 	sdk.IntDefault(p["depth"], 0, 0, 0)
-	sdk.IntDefault(p["max_results"], defaultMaxResults, 1, maxMaxResults)
+	sdk.IntDefault(p["limit"], defaultMaxResults, 1, maxMaxResults)
 	sdk.IntDefault(p["max_files"], ignore.DefaultMaxFiles, 1, ignore.MaxMaxFiles)
 	sdk.IntDefault(p["max_seconds"], ignore.DefaultMaxSeconds, 1, ignore.MaxMaxSeconds)
+	sdk.IntDefault(p["start"], 1, 1, 0)
 })
 
 // listQuery is a validated list_files call.
@@ -62,8 +64,9 @@ type listQuery struct {
 	// baseNames is true for a glob without '/', which also matches base
 	// names.
 	baseNames bool
-	limit     int
-	opts      ignore.Options
+	// start is the first entry shown (1-based); limit the most shown.
+	start, limit int
+	opts         ignore.Options
 }
 
 func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (*sdk.Result, error) {
@@ -75,6 +78,13 @@ func (s *server) listFiles(ctx context.Context, r *roots.Roots, args listArgs) (
 	if err != nil {
 		return nil, err
 	}
+	if sum.shown == 0 && sum.passed > 0 && sum.stopped == nil {
+		what := wording.Count(sum.passed, "entry")
+		if q.glob != "" {
+			what += fmt.Sprintf(" matching glob %q", q.glob)
+		}
+		return nil, sdk.Failf("start=%d is past the end: %s lists %s", q.start, q.root, what)
+	}
 	return sdk.TextResult(sum.render(listing)), nil
 }
 
@@ -85,10 +95,13 @@ func newListQuery(r *roots.Roots, args listArgs) (*listQuery, error) {
 	if args.Path == "" {
 		args.Path = "."
 	}
-	if args.Depth < 0 || args.MaxResults < 0 {
-		return nil, sdk.Failf("depth and max_results must not be negative (got depth=%d, max_results=%d)", args.Depth, args.MaxResults)
+	if args.Depth < 0 || args.Limit < 0 {
+		return nil, sdk.Failf("depth and limit must not be negative (got depth=%d, limit=%d)", args.Depth, args.Limit)
 	}
-	limit := args.MaxResults
+	if args.Start < 0 {
+		return nil, sdk.Failf("start must be 1 or more (got %d)", args.Start)
+	}
+	limit := args.Limit
 	if limit == 0 {
 		limit = defaultMaxResults
 	}
@@ -116,7 +129,7 @@ func newListQuery(r *roots.Roots, args listArgs) (*listQuery, error) {
 	}
 	opts.Skip = roots.PseudoDirs(t.Abs)
 	return &listQuery{t: t, root: display, glob: args.Glob, baseNames: args.Glob != "" && !strings.Contains(args.Glob, "/"),
-		limit: limit, opts: opts}, nil
+		start: max(args.Start, 1), limit: limit, opts: opts}, nil
 }
 
 // matches reports whether the glob, if any, selects the entry at rel.
@@ -127,7 +140,8 @@ func (q *listQuery) matches(rel string) bool {
 
 // listTree walks q's directory and returns the entries shown, one a line
 // (directories ending in '/'), and what the notes after them report.
-// Entries past q.limit are counted, up to maxCounted.
+// Entries before q.start are passed over; entries past q.limit or
+// maxListOutput are counted, up to maxCounted.
 func listTree(ctx context.Context, q *listQuery) (string, listSummary, error) {
 	// The walk reads through the served folder's root (or, outside the
 	// roots, a root on the directory itself), never by absolute name.
@@ -137,7 +151,7 @@ func listTree(ctx context.Context, q *listQuery) (string, listSummary, error) {
 	}
 	defer closeFS()
 	var b strings.Builder
-	sum := listSummary{root: q.root, glob: q.glob}
+	sum := listSummary{root: q.root, glob: q.glob, start: q.start}
 	seen := 0
 	err = ignore.Walk(fsys, name, q.opts, func(rel string, d fs.DirEntry) error {
 		if seen++; seen%1024 == 0 && ctx.Err() != nil {
@@ -146,7 +160,14 @@ func listTree(ctx context.Context, q *listQuery) (string, listSummary, error) {
 		if !q.matches(rel) {
 			return nil
 		}
-		if sum.shown == q.limit {
+		if sum.passed < q.start-1 {
+			sum.passed++
+			return nil
+		}
+		if sum.shown > 0 && !sum.full && b.Len()+len(rel)+2 > maxListOutput {
+			sum.full = true // the first entry is always shown
+		}
+		if sum.shown == q.limit || sum.full {
 			if sum.more++; sum.more >= maxCounted {
 				return filepath.SkipAll
 			}
@@ -179,9 +200,14 @@ func listTree(ctx context.Context, q *listQuery) (string, listSummary, error) {
 type listSummary struct {
 	// root is the directory listed; glob the filter, "" for none.
 	root, glob string
-	// shown counts the entries listed; more those left out, up to
-	// maxCounted.
+	// start is the first entry shown, 1-based; passed counts the entries
+	// before it.
+	start, passed int
+	// shown counts the entries listed; more those left out after them, up
+	// to maxCounted.
 	shown, more int
+	// full is set when the listing reached maxListOutput.
+	full bool
 	// stopped is set when the walk ran out of its budget.
 	stopped *ignore.LimitError
 }
@@ -194,19 +220,26 @@ func (s listSummary) render(listing string) string {
 		lines = append(lines, listing)
 	}
 	switch {
+	case s.shown == 0 && s.passed > 0: // the walk stopped before start
+		lines = append(lines, fmt.Sprintf("(%s passed over before start=%d, and none after them)", wording.Count(s.passed, "entry"), s.start))
 	case s.shown == 0 && s.glob != "":
 		lines = append(lines, fmt.Sprintf("(nothing in %s matches glob %q)", s.root, s.glob))
 	case s.shown == 0:
 		lines = append(lines, fmt.Sprintf("(%s has no entries that git does not ignore)", s.root))
 	case s.more > 0:
-		entries, atLeast := "entries", ""
+		first, last := max(s.start, 1), max(s.start, 1)+s.shown-1
+		shown := fmt.Sprintf("entries %d-%d shown", first, last)
 		if s.shown == 1 {
-			entries = "entry"
+			shown = fmt.Sprintf("entry %d shown", first)
 		}
+		if s.full {
+			shown += fmt.Sprintf(", up to the %d KiB output limit", maxListOutput>>10)
+		}
+		atLeast := ""
 		if s.more >= maxCounted {
 			atLeast = "at least "
 		}
-		lines = append(lines, fmt.Sprintf("(%d %s shown; %s%d more left out: narrow path or glob, or set depth or max_results)", s.shown, entries, atLeast, s.more))
+		lines = append(lines, fmt.Sprintf("(%s; %s%d more left out: continue with start=%d, or narrow path or glob, or set depth)", shown, atLeast, s.more, last+1))
 	}
 	if s.stopped != nil {
 		lines = append(lines, fmt.Sprintf("(%s)", s.stopped.Note()))

@@ -33,17 +33,27 @@ func TestListSummary(t *testing.T) {
 		"entries left out": {
 			sum:     listSummary{root: ".", shown: 2, more: 3},
 			listing: "a\nb",
-			want:    "a\nb\n(2 entries shown; 3 more left out: narrow path or glob, or set depth or max_results)",
+			want:    "a\nb\n(entries 1-2 shown; 3 more left out: continue with start=3, or narrow path or glob, or set depth)",
 		},
 		"one entry shown": {
 			sum:     listSummary{root: ".", shown: 1, more: 1},
 			listing: "a",
-			want:    "a\n(1 entry shown; 1 more left out: narrow path or glob, or set depth or max_results)",
+			want:    "a\n(entry 1 shown; 1 more left out: continue with start=2, or narrow path or glob, or set depth)",
 		},
 		"left out past the count": {
 			sum:     listSummary{root: ".", shown: 1, more: maxCounted},
 			listing: "a",
-			want:    "a\n(1 entry shown; at least 100000 more left out: narrow path or glob, or set depth or max_results)",
+			want:    "a\n(entry 1 shown; at least 100000 more left out: continue with start=2, or narrow path or glob, or set depth)",
+		},
+		"a later page": {
+			sum:     listSummary{root: ".", start: 11, passed: 10, shown: 2, more: 5},
+			listing: "k\nl",
+			want:    "k\nl\n(entries 11-12 shown; 5 more left out: continue with start=13, or narrow path or glob, or set depth)",
+		},
+		"output limit": {
+			sum:     listSummary{root: ".", start: 1, shown: 2, more: 5, full: true},
+			listing: "a\nb",
+			want:    "a\nb\n(entries 1-2 shown, up to the 32 KiB output limit; 5 more left out: continue with start=3, or narrow path or glob, or set depth)",
 		},
 		"walk stopped": {
 			sum:     listSummary{root: ".", shown: 1, stopped: stop},
@@ -53,7 +63,11 @@ func TestListSummary(t *testing.T) {
 		"walk stopped after the cap": {
 			sum:     listSummary{root: ".", shown: 1, more: 2, stopped: stop},
 			listing: "a",
-			want:    "a\n(1 entry shown; 2 more left out: narrow path or glob, or set depth or max_results)\n(" + stop.Note() + ")",
+			want:    "a\n(entry 1 shown; 2 more left out: continue with start=2, or narrow path or glob, or set depth)\n(" + stop.Note() + ")",
+		},
+		"walk stopped before start": {
+			sum:  listSummary{root: ".", start: 40, passed: 5, stopped: stop},
+			want: "(5 entries passed over before start=40, and none after them)\n(" + stop.Note() + ")",
 		},
 		"walk stopped before a match": {
 			sum:  listSummary{root: "src", glob: "*.go", stopped: stop},

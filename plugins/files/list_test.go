@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,8 +79,20 @@ func TestListFiles(t *testing.T) {
 			want: []string{"pkg/a.go", "pkg/a_test.go"},
 		},
 		"cap": {
-			args: map[string]any{"glob": "*.go", "max_results": 2},
-			want: []string{"cmd/tool/main.go", "pkg/a.go", "(2 entries shown; 3 more left out: narrow path or glob, or set depth or max_results)"},
+			args: map[string]any{"glob": "*.go", "limit": 2},
+			want: []string{"cmd/tool/main.go", "pkg/a.go", "(entries 1-2 shown; 3 more left out: continue with start=3, or narrow path or glob, or set depth)"},
+		},
+		"continued": {
+			args: map[string]any{"glob": "*.go", "limit": 2, "start": 3},
+			want: []string{"pkg/a_test.go", "pkg/sub/deep/z.go", "(entries 3-4 shown; 1 more left out: continue with start=5, or narrow path or glob, or set depth)"},
+		},
+		"continued to the end": {
+			args: map[string]any{"glob": "*.go", "start": 5},
+			want: []string{"pkg/sub/dist/y.go"},
+		},
+		"start past the end": {
+			args:    map[string]any{"glob": "*.go", "start": 6},
+			wantErr: `start=6 is past the end: . lists 5 entries matching glob "*.go"`,
 		},
 		"absolute path": {
 			args: map[string]any{"path": e.path("pkg/sub")},
@@ -124,6 +139,53 @@ func TestListFilesEmptyDir(t *testing.T) {
 	got, isErr := e.call(t, "list_files", map[string]any{"path": "."})
 	if want := "(. has no entries that git does not ignore)"; isErr || got != want {
 		t.Errorf("got %q (error %v), want %q", got, isErr, want)
+	}
+}
+
+// TestListFilesByteBudget checks that a listing stops at its byte budget
+// before its entry count, says where to continue, and that following the
+// notes lists every entry once, in order.
+func TestListFilesByteBudget(t *testing.T) {
+	t.Parallel()
+	tree := map[string]string{}
+	var all []string
+	// 900 entries of about 60 bytes: about 53 KiB, two pages.
+	for i := range 900 {
+		name := fmt.Sprintf("a-rather-long-directory-name/file-with-a-long-name-%04d.txt", i)
+		tree[name] = ""
+		all = append(all, name)
+	}
+	e := newEnv(t, tree, false)
+	all = append([]string{"a-rather-long-directory-name/"}, all...)
+	var got []string
+	pages := 0
+	note := regexp.MustCompile(`^\(entries (\d+)-(\d+) shown, up to the 32 KiB output limit; (\d+) more left out: continue with start=(\d+), or narrow path or glob, or set depth\)$`)
+	for start := 1; pages < 5; pages++ {
+		text, isErr := e.call(t, "list_files", map[string]any{"start": start})
+		if isErr {
+			t.Fatal(text)
+		}
+		lines := strings.Split(text, "\n")
+		last := lines[len(lines)-1]
+		m := note.FindStringSubmatch(last)
+		if m == nil {
+			got = append(got, lines...)
+			break
+		}
+		if listed := len(strings.Join(lines[:len(lines)-1], "\n")); listed > 32<<10 {
+			t.Errorf("page at start=%d lists %d bytes, over 32 KiB", start, listed)
+		}
+		got = append(got, lines[:len(lines)-1]...)
+		if want := []string{strconv.Itoa(start), strconv.Itoa(len(got)), strconv.Itoa(len(all) - len(got)), strconv.Itoa(len(got) + 1)}; !slices.Equal(m[1:], want) {
+			t.Errorf("note %q, want numbers %v", last, want)
+		}
+		start = len(got) + 1
+	}
+	if pages != 1 {
+		t.Errorf("%d pages were cut, want 1", pages)
+	}
+	if diff := cmp.Diff(all, got); diff != "" {
+		t.Errorf("entries over the pages (-want +got):\n%s", diff)
 	}
 }
 

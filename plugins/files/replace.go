@@ -17,21 +17,17 @@ import (
 const maxShownLines = 200
 
 type replaceArgs struct {
-	Path       string `json:"path" jsonschema:"File to change: relative to the first served folder, or absolute inside a served folder."`
-	Old        string `json:"old" jsonschema:"Exact text to replace, whitespace and indentation included; must occur exactly once unless replace_all is set. Not empty."`
-	New        string `json:"new" jsonschema:"Text to put in its place; may be empty to delete old."`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring exactly one. Default false."`
+	Path       string `json:"path" jsonschema:"file, relative to the first served folder"`
+	Old        string `json:"old" jsonschema:"exact text to replace"`
+	New        string `json:"new" jsonschema:"text to put in its place; empty deletes"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence"`
 }
 
 var replaceSpec = sdk.ToolSpec{
-	Name:  "replace_text",
-	Title: "Replace text",
-	Kind:  sdk.KindWrite,
-	Description: `Replace an exact piece of text in a file with new text. old must occur exactly once: copy enough surrounding lines to make it unique. If it occurs nowhere, or more than once (and replace_all is false), nothing is changed and the error says which; set replace_all to replace every occurrence. Matching is exact (whitespace and indentation count); do not include view_file's "lineno|hash|" prefixes (new with a line that starts with one is refused, unless old has them too).
-
-Line endings: old and new may use "\n"; in a file with CRLF ("\r\n") line endings they are matched and written with "\r\n", so the file keeps its endings. The file keeps its permissions, owner, extended attributes and a leading UTF-8 byte order mark; the write is atomic, and made under a lock on the file, so concurrent edits by other ramabana servers are applied one after the other, never lost.
-
-The result says how many occurrences were replaced and shows the replaced lines as they are now, as "lineno|hash|content".`,
+	Name:        "replace_text",
+	Title:       "Replace text",
+	Kind:        sdk.KindWrite,
+	Description: `Replace an exact text in a file: old must occur exactly once (add surrounding lines to make it unique) unless replace_all is true. Whitespace counts; leave out view_file's "lineno|hash|" prefixes. Files keep their line endings and encoding. Returns the changed lines as "lineno|hash|content".`,
 }
 
 var replaceSchema = sdk.SchemaFor[replaceArgs](func(p map[string]*jsonschema.Schema) {
@@ -58,27 +54,27 @@ func (s *server) replaceText(ctx context.Context, r *roots.Roots, args replaceAr
 	display := r.Rel(t.Abs)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	var summary, out string
+	var summary string
 	// The replacement is computed under the file's lock from what it holds
 	// then, so a concurrent writer's change is built upon, never lost.
-	before, err := update(ctx, t, display, "replace_text", func(cur []byte) ([]byte, error) {
-		mark, text := splitBOM(string(cur))
+	before, after, err := update(ctx, t, display, "replace_text", func(text string) (string, error) {
 		body, at, size, err := replaceIn(text, args, display)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		summary, out = replaceSummary(body, at, size, display), mark+body
-		return []byte(out), nil
+		summary = replaceSummary(body, at, size, display)
+		return body, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	res := sdk.TextResult(summary)
-	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, []byte(out))}
+	res.Changes = []sdk.FileChange{sdk.NewFileChange(t.Abs, before, after)}
 	return res, nil
 }
 
-// replaceIn replaces args.Old by args.New in text (without its BOM) and
+// replaceIn replaces args.Old by args.New in text (a file's content as
+// UTF-8, without its BOM) and
 // returns the new text, the offsets of the replacements in it and their
 // size.
 func replaceIn(text string, args replaceArgs, display string) (out string, at []int, size int, err error) {

@@ -9,10 +9,10 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/textenc"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
 )
@@ -196,39 +196,22 @@ func countLines(data []byte) int {
 	return n
 }
 
-// sniffLen is how much of a file is searched for a NUL byte.
-const sniffLen = 8 << 10
-
-// isBinary reports a NUL byte in the first 8 KiB, or invalid UTF-8.
-func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), sniffLen)], 0) >= 0 || !utf8.Valid(data)
-}
-
 // maxFileSize bounds the files the tools read whole.
 const maxFileSize = 256 << 20
 
-// file is a regular file read whole.
+// file is a regular text file read whole.
 type file struct {
 	display string
-	data    []byte
+	// enc is the file's encoding; text its content as UTF-8, without a
+	// byte order mark (the edit tools keep it in place, and view_file
+	// neither shows nor hashes it).
+	enc  textenc.Encoding
+	text []byte
 }
 
-// bom is the UTF-8 byte order mark. A file that starts with one keeps it
-// first and untouched: view_file shows and hashes line 1 without it, and
-// the edit tools edit the text after it.
-const bom = "\uFEFF"
-
-// splitBOM cuts a leading UTF-8 BOM off text.
-func splitBOM(text string) (mark, body string) {
-	if strings.HasPrefix(text, bom) {
-		return bom, text[len(bom):]
-	}
-	return "", text
-}
-
-// readFile reads a regular file for tool through its Target, refusing
-// directories, missing files, oversized and binary files with tool
-// errors. The checks are made on the opened file, not on its path.
+// readFile reads a regular file for tool through its Target and decodes
+// it, refusing directories, missing files, oversized and binary files with
+// tool errors. The checks are made on the opened file, not on its path.
 func readFile(t *roots.Target, display, tool string) (*file, error) {
 	f, err := t.Open()
 	if err != nil {
@@ -246,10 +229,11 @@ func readFile(t *roots.Target, display, tool string) (*file, error) {
 	if err != nil {
 		return nil, sdk.Failf("cannot read %s: %v", display, unwrapPath(err))
 	}
-	if err := checkText(data, display, tool); err != nil {
+	enc, text, err := decodeText(data, display, tool)
+	if err != nil {
 		return nil, err
 	}
-	return &file{display: display, data: data}, nil
+	return &file{display: display, enc: enc, text: text}, nil
 }
 
 // openFailure is the tool error for a file that cannot be opened.
@@ -274,44 +258,76 @@ func checkFile(fi fs.FileInfo, display, tool string) error {
 	return nil
 }
 
-// checkText refuses binary content.
-func checkText(data []byte, display, tool string) error {
+// decodeText returns data, a file's content, as UTF-8 without a byte order
+// mark, and its encoding (see package textenc); binary and oversized
+// content is refused.
+func decodeText(data []byte, display, tool string) (textenc.Encoding, []byte, error) {
 	if len(data) > maxFileSize {
-		return sdk.Failf("%s is too large (over %d MiB); %s reads files up to %d MiB", display, maxFileSize>>20, tool, maxFileSize>>20)
+		return 0, nil, sdk.Failf("%s is too large (over %d MiB); %s reads files up to %d MiB", display, maxFileSize>>20, tool, maxFileSize>>20)
 	}
-	if isBinary(data) {
-		return sdk.Failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
+	enc, err := textenc.Detect(data)
+	if err != nil {
+		return 0, nil, sdk.Failf("%s is a binary file (%d bytes); %s works on text files only", display, len(data), tool)
 	}
-	return nil
+	text, err := enc.Decode(data)
+	if err != nil {
+		return 0, nil, sdk.Failf("cannot read %s as %s text: %v", display, enc, err)
+	}
+	return enc, text, nil
+}
+
+// encodingNote is the line view_file puts before the lines of a file it
+// shows converted, "" for UTF-8.
+func encodingNote(enc textenc.Encoding) string {
+	if !enc.Converted() {
+		return ""
+	}
+	return fmt.Sprintf("(encoding %s, shown as UTF-8; edits are written back in %s)", enc, enc)
 }
 
 // update runs a read-modify-write of the text file t for tool under the
 // file's lock (atomicfile.Update): edit gets the current content, checked
-// as readFile checks it, and returns the new content or a tool error. It
-// returns the content the edit was made on. Failures are tool errors; a
-// change by another program meanwhile is refused, never lost. When ctx ends
-// first (the call was cancelled), ctx's error is returned and nothing is
-// written.
-func update(ctx context.Context, t *roots.Target, display, tool string, edit func(cur []byte) ([]byte, error)) ([]byte, error) {
+// and decoded as readFile does it (UTF-8, without a byte order mark), and
+// returns the new content or a tool error. The new content is written in
+// the file's own encoding, its byte order mark first; a character that
+// encoding cannot hold is a tool error and nothing is written. update
+// returns the file's bytes before and after. Failures are tool errors; a
+// change by another program meanwhile is refused, never lost. When ctx
+// ends first (the call was cancelled), ctx's error is returned and nothing
+// is written.
+func update(ctx context.Context, t *roots.Target, display, tool string, edit func(text string) (string, error)) (before, after []byte, err error) {
 	dir, name, err := t.Parent(false)
 	if err != nil {
-		return nil, openFailure(err, display)
+		return nil, nil, openFailure(err, display)
 	}
 	defer dir.Close()
-	var before []byte
 	err = atomicfile.Update(ctx, dir, name,
 		func(fi fs.FileInfo) error { return checkFile(fi, display, tool) },
 		func(cur []byte, _ fs.FileInfo) ([]byte, error) {
-			if err := checkText(cur, display, tool); err != nil {
+			enc, text, err := decodeText(cur, display, tool)
+			if err != nil {
 				return nil, err
 			}
-			before = cur
-			return edit(cur)
+			// text is not changed, nor kept past the call.
+			out, err := edit(bytesToString(text))
+			if err != nil {
+				return nil, err
+			}
+			data, err := enc.Encode(out)
+			if ue := (*textenc.UnencodableError)(nil); errors.As(err, &ue) {
+				return nil, sdk.Failf("%s changed nothing: %s is %s text, which cannot hold %q (%U), on line %d of the new content; use characters %s has, or rewrite the file as UTF-8 with create_file",
+					tool, display, enc, ue.Rune, ue.Rune, ue.Line, enc)
+			}
+			if err != nil {
+				return nil, sdk.Failf("%s changed nothing: cannot write %s as %s: %v", tool, display, enc, err)
+			}
+			before, after = cur, data
+			return data, nil
 		})
 	if err != nil {
-		return nil, atomicfile.Failure(err, display, "read it again")
+		return nil, nil, atomicfile.Failure(err, display, "read it again")
 	}
-	return before, nil
+	return before, after, nil
 }
 
 // unwrapPath drops the absolute path an *fs.PathError repeats.

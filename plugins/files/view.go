@@ -23,25 +23,17 @@ const (
 )
 
 type viewArgs struct {
-	Path   string `json:"path" jsonschema:"File to show: relative to the first served folder, or absolute inside a served folder."`
-	Start  int    `json:"start,omitempty" jsonschema:"First line to show, counting from 1. Default 1."`
-	Column int    `json:"column,omitempty" jsonschema:"Byte of line start to begin at, counting from 1, for a line too long for one page (the note after its first part gives the value). Default 1."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Most lines to show. Default 2000."`
+	Path   string `json:"path" jsonschema:"file, relative to the first served folder"`
+	Start  int    `json:"start,omitempty" jsonschema:"first line"`
+	Column int    `json:"column,omitempty" jsonschema:"first byte, to read on in a line longer than a page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most lines"`
 }
 
 var viewSpec = sdk.ToolSpec{
-	Name:  "view_file",
-	Title: "View file",
-	Kind:  sdk.KindRead,
-	Description: `Show a text file as numbered, hashed lines, one output line per file line:
-
-  <lineno>|<hash>|<content>
-
-for example "12|a3f0|    return x". lineno counts from 1; hash is 4 lowercase hex digits identifying the line's content (FNV-1a of the line without its line ending, folded to 16 bits), which edit_file uses to check that a line has not changed; content is the line without its line ending ("\n" or "\r\n").
-
-Shows at most limit lines (default 2000) starting at line start (default 1), and at most 32 KiB: the page stops before the line that would pass that. When the page stops before the end of the file, a last line says where to continue, e.g. "(lines 1-800 of 10000; continue with start=801)". A line longer than a page (minified code) is shown in parts: a note after the first part gives its length and the start and column to read on from, e.g. "(line 1 of 3 is 1048576 bytes long; bytes 1-32760 are shown: continue with start=1, column=32761)". A start past the last line is an error that says how many lines the file has. An empty file gives a note saying so.
-
-Refuses directories (use list_files) and binary files (a NUL byte in the first 8 KiB, or invalid UTF-8).`,
+	Name:        "view_file",
+	Title:       "View file",
+	Kind:        sdk.KindRead,
+	Description: `Show a text file as "lineno|hash|content" lines, e.g. "12|a3f0|    return x"; edit_file anchors on lineno and hash. Long files and lines are paged: a last line says how to continue. UTF-16, windows-1252 and ISO-8859-1 text is shown as UTF-8 (edits keep its encoding); other binary files are refused.`,
 }
 
 var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
@@ -62,9 +54,12 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 	if err != nil {
 		return nil, err
 	}
-	text, err := renderPage(f.data, f.display, page{start: args.Start, column: args.Column, limit: args.Limit}, maxViewOutput)
+	text, err := renderPage(f.text, f.display, page{start: args.Start, column: args.Column, limit: args.Limit}, maxViewOutput)
 	if err != nil {
 		return nil, err
+	}
+	if note := encodingNote(f.enc); note != "" {
+		text = note + "\n" + text
 	}
 	return sdk.TextResult(text), nil
 }
@@ -73,11 +68,10 @@ func (s *server) viewFile(_ context.Context, r *roots.Roots, args viewArgs) (*sd
 // start, the first from byte column (all 1-based; 0 takes the default).
 type page struct{ start, column, limit int }
 
-// renderPage formats a page of data as view_file shows it, in at most
-// budget bytes of lines (the notes come on top). A leading BOM is not
-// shown, nor part of line 1's hash: the edit tools keep it in place.
+// renderPage formats a page of data, a file's text as UTF-8 without its
+// byte order mark, as view_file shows it, in at most budget bytes of lines
+// (the notes come on top).
 func renderPage(data []byte, display string, pg page, budget int) (string, error) {
-	data = bytes.TrimPrefix(data, []byte(bom))
 	start, column, limit := max(pg.start, 1), max(pg.column, 1), pg.limit
 	if limit == 0 {
 		limit = defaultViewLimit

@@ -99,9 +99,9 @@ func TestViewFile(t *testing.T) {
 			args:    map[string]any{"path": "pkg/x.bin"},
 			wantErr: "pkg/x.bin is a binary file (7 bytes); view_file works on text files only",
 		},
-		"invalid utf-8": {
-			args:    map[string]any{"path": "latin1.txt"},
-			wantErr: "latin1.txt is a binary file (5 bytes)",
+		"invalid utf-8 is windows-1252": {
+			args: map[string]any{"path": "latin1.txt"},
+			want: "(encoding windows-1252, shown as UTF-8; edits are written back in windows-1252)\n" + lines(1, "café"),
 		},
 		"directory": {
 			args:    map[string]any{"path": "dir"},

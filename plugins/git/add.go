@@ -14,7 +14,7 @@ import (
 
 type addArgs struct {
 	repoArg
-	Paths []string `json:"paths" jsonschema:"Files or folders to stage, relative to the repository's top level (\".\" for everything). At least one."`
+	Paths []string `json:"paths" jsonschema:"files or folders, relative to the repository's top level; \".\" for all"`
 }
 
 var addSpec = sdk.ToolSpec{
@@ -23,9 +23,7 @@ var addSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	// It keeps every change: staging again is a no-op.
 	Annotations: sdk.Annotations{Destructive: &no, Idempotent: &yes},
-	Description: `Stage changes for the next commit (git add): new files, modifications and deletions under each path. A folder stages everything changed under it; "." stages the whole work tree. Files matched by .gitignore are refused, not added. Unless the user allows commands (the shell group is mounted), files whose attributes name a filter defined in the repository's own config (git would run its program) are refused too.
-
-The result lists each path staged ("added: <path>" or "removed: <path>" for a deletion), or says nothing changed, and ends with how many files are staged in all. Nothing in the work tree changes; commit the staged files with git_commit.`,
+	Description: `Stage changes under each path (git add): new, changed and deleted files; "." stages everything. Gitignored files are refused. Lists what was staged.`,
 }
 
 var addSchema = schemaFor[addArgs](func(p map[string]*jsonschema.Schema) {

@@ -20,23 +20,17 @@ const maxAuthorWidth = 20
 
 type blameArgs struct {
 	repoArg
-	Path  string `json:"path" jsonschema:"File to blame, relative to the repository's top level."`
-	Start int    `json:"start,omitempty" jsonschema:"First line to show, counting from 1. Default 1."`
-	End   int    `json:"end,omitempty" jsonschema:"Last line to show. Default: the end of the file."`
-	Ref   string `json:"ref,omitempty" jsonschema:"Blame the file as it is at this commit. Default: the file in the work tree, uncommitted lines included."`
+	Path  string `json:"path" jsonschema:"file, relative to the repository's top level"`
+	Start int    `json:"start,omitempty" jsonschema:"first line"`
+	End   int    `json:"end,omitempty" jsonschema:"last line"`
+	Ref   string `json:"ref,omitempty" jsonschema:"commit to blame at (default: the work tree)"`
 }
 
 var blameSpec = sdk.ToolSpec{
-	Name:  "git_blame",
-	Title: "Git blame",
-	Kind:  sdk.KindRead,
-	Description: `Show who last changed each line of a file, one output line per file line:
-
-  <short hash> <author date YYYY-MM-DD> <author> <line number>| <content>
-
-for example "3f2a9c1 2024-05-01 Ada Lovelace   12| return x". Columns are padded to line up; authors longer than 20 characters are cut. Lines changed in the work tree but not committed show hash 0000000 and author "(uncommitted)".
-
-start and end (1-based, inclusive) limit the lines; by default the whole file. ref blames the file as it was at a commit instead of the work tree. Output is capped at 100 KiB, with a last line saying where to continue (start=N). Use git_show with the hash to see the commit behind a line.`,
+	Name:        "git_blame",
+	Title:       "Git blame",
+	Kind:        sdk.KindRead,
+	Description: `Show who last changed each line of a file: "<hash> <date> <author> <line>| <content>"; uncommitted lines show hash 0000000. Long output is cut, with a last line saying where to continue.`,
 }
 
 var blameSchema = schemaFor[blameArgs](func(p map[string]*jsonschema.Schema) {

@@ -11,9 +11,9 @@ import (
 
 type branchArgs struct {
 	repoArg
-	Name       string `json:"name,omitempty" jsonschema:"Name of a branch to create. Leave out to list the branches instead."`
-	StartPoint string `json:"start_point,omitempty" jsonschema:"Commit the new branch starts at: a branch, tag or hash. Default HEAD. Only with name."`
-	All        bool   `json:"all,omitempty" jsonschema:"When listing, include remote-tracking branches (origin/main, ...). Default false."`
+	Name       string `json:"name,omitempty" jsonschema:"branch to create; leave out to list"`
+	StartPoint string `json:"start_point,omitempty" jsonschema:"commit the new branch starts at"`
+	All        bool   `json:"all,omitempty" jsonschema:"list remote-tracking branches too"`
 }
 
 var branchSpec = sdk.ToolSpec{
@@ -22,15 +22,7 @@ var branchSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	// It keeps every change: it creates branches, never moves or deletes one.
 	Annotations: sdk.Annotations{Destructive: &no},
-	Description: `List branches, or create one.
-
-Without name: one line per local branch (with all: true, remote-tracking branches too):
-
-  <* for the current branch, else space> <name> <short hash> [<upstream>: <ahead/behind>] <subject>
-
-for example "* main 3f2a9c1 [origin/main: ahead 1] Fix the parser". The bracket appears only for a branch with an upstream. A detached HEAD is listed first as "(HEAD detached at <hash>)".
-
-With name: create the branch at start_point (default HEAD) without switching to it (use git_checkout, or git_checkout with create: true to do both). Names git would not accept (spaces, "..", a leading '-', ...) and existing branches are refused.`,
+	Description: `List branches, one per line ("* main 3f2a9c1 [origin/main: ahead 1] subject"), or with name create a branch at start_point without switching to it.`,
 }
 
 var branchSchema = schemaFor[branchArgs](nil)

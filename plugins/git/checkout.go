@@ -22,9 +22,9 @@ const maxTrackedChanges = 2000
 
 type checkoutArgs struct {
 	repoArg
-	Ref        string `json:"ref" jsonschema:"Branch to switch to (a tag or commit hash detaches HEAD there), or with create the name of the new branch."`
-	Create     bool   `json:"create,omitempty" jsonschema:"Create the branch ref and switch to it (git checkout -b). Default false."`
-	StartPoint string `json:"start_point,omitempty" jsonschema:"With create: the commit the new branch starts at. Default HEAD."`
+	Ref        string `json:"ref" jsonschema:"branch, tag or commit; with create, the new branch's name"`
+	Create     bool   `json:"create,omitempty" jsonschema:"create the branch (git checkout -b)"`
+	StartPoint string `json:"start_point,omitempty" jsonschema:"with create: where the branch starts"`
 }
 
 var checkoutSpec = sdk.ToolSpec{
@@ -33,11 +33,7 @@ var checkoutSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	// It keeps every change: git refuses to overwrite local changes.
 	Annotations: sdk.Annotations{Destructive: &no, Idempotent: &yes},
-	Description: `Switch the work tree to a branch (git checkout <ref> --), or with create: true make a new branch at start_point (default HEAD) and switch to it (git checkout -b). A tag or commit hash detaches HEAD at that commit. A name that exists only as a remote-tracking branch (origin/<name>) makes a local branch tracking it.
-
-This only switches branches; it never discards changes to files. Uncommitted changes that do not conflict are carried over; when the switch would overwrite them, git refuses, nothing changes, and git's message lists the files (commit them with git_commit first).
-
-The result gives git's message, the new HEAD ("<short hash> <subject>"), and the work-tree files the switch changed.`,
+	Description: `Switch to a branch (a tag or commit detaches HEAD), or with create make a branch at start_point and switch to it. It never discards changes: when the switch would overwrite some, git refuses and nothing changes. Returns the new HEAD and the files that changed.`,
 }
 
 var checkoutSchema = schemaFor[checkoutArgs](nil)
@@ -99,7 +95,11 @@ func (s *server) checkout(ctx context.Context, rp *repo, args checkoutArgs) (*sd
 		// Local changes carried over, one "M\tpath" per line.
 		fmt.Fprintf(&b, "\nuncommitted changes kept:\n%s", o)
 	}
-	fmt.Fprintf(&b, "\nHEAD: %s", rp.head(ctx))
+	if rp.detached(ctx) {
+		fmt.Fprintf(&b, "\nHEAD: detached at %s (on no branch: commits made here belong to no branch; to keep them, make one with create: true)", rp.head(ctx))
+	} else {
+		fmt.Fprintf(&b, "\nHEAD: %s", rp.head(ctx))
+	}
 	res := &sdk.Result{}
 	if before != nil {
 		res.Changes = before.changes(rp)

@@ -13,8 +13,8 @@ import (
 
 type commitArgs struct {
 	repoArg
-	Message string   `json:"message" jsonschema:"The commit message: a subject line, optionally a blank line and a body."`
-	Paths   []string `json:"paths,omitempty" jsonschema:"Commit only the current changes of these tracked files or folders (relative to the repository's top level), whatever else is staged. Default: commit what is staged."`
+	Message string   `json:"message" jsonschema:"subject line, optionally a blank line and a body"`
+	Paths   []string `json:"paths,omitempty" jsonschema:"commit only these tracked files or folders"`
 }
 
 var commitSpec = sdk.ToolSpec{
@@ -23,11 +23,7 @@ var commitSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	// It keeps every change: a commit only adds history.
 	Annotations: sdk.Annotations{Destructive: &no},
-	Description: `Record a commit (git commit) with the given message.
-
-Without paths it commits what is staged (see git_add, git_status); with paths it commits the current content of just those tracked files or folders, staged or not, and leaves other staged changes staged. A commit with no changes is refused with an error. Hooks (pre-commit, commit-msg) run only when the user allows commands (the shell group is mounted); then, when one fails, the commit is not made and its output is returned. Without commands, hooks and signing programs named by the repository's config are skipped, and paths whose attributes name a filter from the repository's config are refused.
-
-The author and committer come from git config (user.name and user.email); when they are not set the call fails and says how to set them. The result is git's summary: "[<branch> <short hash>] <subject>" and the files and lines changed.`,
+	Description: `Commit what is staged (git commit), or with paths the current changes of just those tracked files. Hooks run only when the shell group is mounted. The author comes from git config (user.name, user.email). Returns git's summary and stat.`,
 }
 
 var commitSchema = schemaFor[commitArgs](func(p map[string]*jsonschema.Schema) {

@@ -22,30 +22,19 @@ const (
 
 type diffArgs struct {
 	repoArg
-	Staged       bool     `json:"staged,omitempty" jsonschema:"Show staged changes (the index against HEAD, or against ref) instead of unstaged ones. Default false."`
-	Ref          string   `json:"ref,omitempty" jsonschema:"Compare against this commit (branch, tag, hash, HEAD~2, ...). Alone: the work tree (or with staged the index) against ref. With ref2: ref against ref2. \"A...B\" compares B with the point where it branched from A."`
-	Ref2         string   `json:"ref2,omitempty" jsonschema:"Second commit: the diff shows the change from ref to ref2. Needs ref; not with staged."`
-	Paths        []string `json:"paths,omitempty" jsonschema:"Limit the diff to these files or folders, relative to the repository's top level. Default: the whole repository."`
-	ContextLines *int     `json:"context_lines,omitempty" jsonschema:"Unchanged lines shown around each change. Default 3."`
-	Stat         bool     `json:"stat,omitempty" jsonschema:"Show only which files changed and by how many lines (git diff --stat), not the changes themselves. Default false."`
+	Staged       bool     `json:"staged,omitempty" jsonschema:"the index, not the work tree"`
+	Ref          string   `json:"ref,omitempty" jsonschema:"commit to compare with"`
+	Ref2         string   `json:"ref2,omitempty" jsonschema:"second commit"`
+	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or folders"`
+	ContextLines *int     `json:"context_lines,omitempty" jsonschema:"lines around each change"`
+	Stat         bool     `json:"stat,omitempty" jsonschema:"only per-file line counts"`
 }
 
 var diffSpec = sdk.ToolSpec{
-	Name:  "git_diff",
-	Title: "Git diff",
-	Kind:  sdk.KindRead,
-	Description: `Show changes as a unified diff (git diff), paths relative to the repository's top level.
-
-What is compared:
-  (no arguments)     unstaged changes: the work tree against the index
-  staged: true       staged changes: the index against HEAD (what git_commit would commit)
-  ref                the work tree against ref (with staged: true, the index against ref)
-  ref + ref2         commit ref against commit ref2
-  ref: "A...B"       B against the commit where it branched from A
-
-Untracked files are not in any diff (git_status lists them; git_add makes them part of the staged diff). paths narrows the diff to files or folders; context_lines sets the unchanged lines around each change (default 3); stat: true shows only a per-file summary of lines added and removed.
-
-Output is capped at 100 KiB. A cut diff ends at a file boundary where possible, with a note listing the files not shown and their added/removed line counts, so that you can ask for them with paths, or use stat: true or context_lines: 0. No differences gives a one-line note saying what was compared.`,
+	Name:        "git_diff",
+	Title:       "Git diff",
+	Kind:        sdk.KindRead,
+	Description: `Show a unified diff: the work tree against the index; with staged, the index against HEAD; with ref, against ref; with ref2, ref against ref2 ("A...B": B against where it left A). Untracked files are left out. Long output is cut, with a note.`,
 }
 
 var diffSchema = schemaFor[diffArgs](func(p map[string]*jsonschema.Schema) {

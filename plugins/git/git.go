@@ -50,7 +50,7 @@ type server struct {
 
 // repoArg is the argument every tool takes; argument structs embed it.
 type repoArg struct {
-	Repo string `json:"repo,omitempty" jsonschema:"A path inside the served folders from which git finds the repository (any folder or file in it). Relative paths are relative to the first served folder. Default: the first served folder."`
+	Repo string `json:"repo,omitempty" jsonschema:"any path inside the repository"`
 }
 
 func (a repoArg) repoPath() string { return a.Repo }

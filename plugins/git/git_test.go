@@ -187,7 +187,7 @@ func TestDescribe(t *testing.T) {
 		t.Fatalf("groups: %+v", d.Groups)
 	}
 	for _, s := range d.Groups[0].Tools {
-		if s.Title == "" || len(s.Description) < 200 {
+		if s.Title == "" || len(s.Description) < 80 {
 			t.Errorf("%s: title %q, description of %d bytes; want both", s.Name, s.Title, len(s.Description))
 		}
 		var schema struct {

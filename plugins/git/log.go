@@ -22,36 +22,30 @@ const (
 
 type logArgs struct {
 	repoArg
-	Count int    `json:"count,omitempty" jsonschema:"Most commits to list. Default 20, at most 500."`
-	Skip  int    `json:"skip,omitempty" jsonschema:"Commits to skip first, to page through history. Default 0."`
-	Path  string `json:"path,omitempty" jsonschema:"Only commits that changed this file or folder, relative to the repository's top level. A file is followed across renames."`
-	Since string `json:"since,omitempty" jsonschema:"Only commits made after this date: \"2 weeks ago\", \"yesterday\", \"today\" (since midnight), \"2024-05-01\", \"2024-05-01T14:00\"."`
-	Ref   string `json:"ref,omitempty" jsonschema:"Where to start: a branch, tag or commit, or a range \"main..feature\" (commits in feature not in main). Default HEAD."`
+	Limit int    `json:"limit,omitempty" jsonschema:"most commits"`
+	Start int    `json:"start,omitempty" jsonschema:"commits to skip"`
+	Path  string `json:"path,omitempty" jsonschema:"only commits changing this file or folder"`
+	Since string `json:"since,omitempty" jsonschema:"e.g. \"2 weeks ago\", \"2024-05-01\""`
+	Ref   string `json:"ref,omitempty" jsonschema:"where to start, or a range \"main..feature\""`
 }
 
 var logSpec = sdk.ToolSpec{
-	Name:  "git_log",
-	Title: "Git log",
-	Kind:  sdk.KindRead,
-	Description: `List commits, newest first, one line each:
-
-  <short hash> <author date YYYY-MM-DD> <author name>: <subject> [<refs>]
-
-for example "3f2a9c1 2024-05-01 Ada Lovelace: Fix the parser [HEAD -> main, tag: v1.2]". The bracketed refs (branches and tags pointing at the commit) appear only when there are some.
-
-count sets how many (default 20, at most 500) and skip pages further back; when more commits match, a last line says so and gives the skip for the next page. ref picks where to start (default HEAD) or a range "A..B"; path keeps commits that touched a file or folder (a file is followed across renames); since keeps commits newer than a date, given as git understands it ("2 weeks ago", "yesterday", "2024-05-01"; "today" means since midnight). Use git_show with a hash to see one commit in full.`,
+	Name:        "git_log",
+	Title:       "Git log",
+	Kind:        sdk.KindRead,
+	Description: `List commits, newest first, one per line: "<hash> <date> <author>: <subject> [<refs>]". When more match, a last line gives the start of the next page. git_show shows one in full.`,
 }
 
 var logSchema = schemaFor[logArgs](func(p map[string]*jsonschema.Schema) {
-	sdk.IntDefault(p["count"], defaultLogCount, 1, maxLogCount)
-	sdk.IntDefault(p["skip"], 0, 0, 0)
+	sdk.IntDefault(p["limit"], defaultLogCount, 1, maxLogCount)
+	sdk.IntDefault(p["start"], 0, 0, 0)
 	p["ref"].Default = []byte(`"HEAD"`)
 })
 
 // logQuery is a validated git_log call.
 type logQuery struct {
-	count, skip int
-	ref         string
+	limit, start int
+	ref          string
 	// path (as git names it) and since are the filters given, "" for none.
 	path, since string
 	// cmd is the git log command line.
@@ -67,24 +61,24 @@ func (s *server) log(ctx context.Context, rp *repo, args logArgs) (*sdk.Result, 
 	if err != nil {
 		return nil, err
 	}
-	sum := logSummary{ref: q.ref, path: q.path, since: q.since, skip: q.skip, count: q.count}
+	sum := logSummary{ref: q.ref, path: q.path, since: q.since, start: q.start, limit: q.limit}
 	return sdk.TextResult(sum.render(lines)), nil
 }
 
 // newLogQuery applies git_log's defaults and bounds, verifies its ref, date
-// and path, and builds the command that lists one commit more than count,
+// and path, and builds the command that lists one commit more than limit,
 // to tell whether there are more. Its errors are tool failures that say
 // what to change.
 func (rp *repo) newLogQuery(ctx context.Context, args logArgs) (logQuery, error) {
-	q := logQuery{count: args.Count, skip: args.Skip, ref: args.Ref, since: args.Since}
-	if q.count == 0 {
-		q.count = defaultLogCount
+	q := logQuery{limit: args.Limit, start: args.Start, ref: args.Ref, since: args.Since}
+	if q.limit == 0 {
+		q.limit = defaultLogCount
 	}
-	if q.count < 1 || q.count > maxLogCount {
-		return logQuery{}, sdk.Failf("count must be between 1 and %d (got %d); page with skip for more", maxLogCount, q.count)
+	if q.limit < 1 || q.limit > maxLogCount {
+		return logQuery{}, sdk.Failf("limit must be between 1 and %d (got %d); page with start for more", maxLogCount, q.limit)
 	}
-	if q.skip < 0 {
-		return logQuery{}, sdk.Failf("skip must be 0 or more (got %d)", q.skip)
+	if q.start < 0 {
+		return logQuery{}, sdk.Failf("start must be 0 or more (got %d)", q.start)
 	}
 	if q.ref == "" {
 		q.ref = "HEAD"
@@ -96,10 +90,10 @@ func (rp *repo) newLogQuery(ctx context.Context, args logArgs) (logQuery, error)
 	}
 	q.cmd = []string{"log", "--no-color", "-z", "--date=short",
 		"--format=tformat:%h%x1f%ad%x1f%an%x1f%D%x1f%s",
-		"-n", strconv.Itoa(q.count + 1)}
+		"-n", strconv.Itoa(q.limit + 1)}
 	q.cmd = append(q.cmd, rp.diffGuards()...)
-	if q.skip > 0 {
-		q.cmd = append(q.cmd, "--skip="+strconv.Itoa(q.skip))
+	if q.start > 0 {
+		q.cmd = append(q.cmd, "--skip="+strconv.Itoa(q.start))
 	}
 	if q.since != "" {
 		since, err := rp.since(ctx, q.since)
@@ -152,13 +146,13 @@ func (rp *repo) logLines(ctx context.Context, q logQuery) ([]string, error) {
 // logSummary is what git_log says besides the commits: that none match,
 // or where the next page starts.
 type logSummary struct {
-	// ref, path, since and skip are the query, to name when nothing
+	// ref, path, since and start are the query, to name when nothing
 	// matches; path and since are "" when not given.
 	ref, path, since string
-	skip, count      int
+	start, limit     int
 }
 
-// render is the tool's text for lines, the commits found (count of them
+// render is the tool's text for lines, the commits found (limit of them
 // and one more when there are more).
 func (s logSummary) render(lines []string) string {
 	if len(lines) == 0 {
@@ -169,8 +163,8 @@ func (s logSummary) render(lines []string) string {
 		if s.since != "" {
 			filters = append(filters, "since "+s.since)
 		}
-		if s.skip > 0 {
-			filters = append(filters, fmt.Sprintf("skip %d", s.skip))
+		if s.start > 0 {
+			filters = append(filters, fmt.Sprintf("start %d", s.start))
 		}
 		msg := "no commits in " + s.ref
 		if len(filters) > 0 {
@@ -178,17 +172,17 @@ func (s logSummary) render(lines []string) string {
 		}
 		return msg
 	}
-	more := len(lines) > s.count
+	more := len(lines) > s.limit
 	if more {
-		lines = lines[:s.count]
+		lines = lines[:s.limit]
 	}
 	text, cut := cutText(strings.Join(lines, "\n"), maxOutput)
 	if cut {
 		shown := strings.Count(text, "\n")
-		return addNote(text, fmt.Sprintf("cut at 100 KiB after %d commits; continue with skip=%d", shown, s.skip+shown))
+		return addNote(text, fmt.Sprintf("cut at 100 KiB after %d commits; continue with start=%d", shown, s.start+shown))
 	}
 	if more {
-		text = addNote(text, fmt.Sprintf("more commits; continue with skip=%d", s.skip+s.count))
+		text = addNote(text, fmt.Sprintf("more commits; continue with start=%d", s.start+s.limit))
 	}
 	return text
 }

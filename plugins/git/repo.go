@@ -273,4 +273,10 @@ func (rp *repo) head(ctx context.Context) string {
 	return strings.TrimSpace(string(out.stdout))
 }
 
+// detached reports whether HEAD names a commit rather than a branch.
+func (rp *repo) detached(ctx context.Context) bool {
+	out, err := rp.git(ctx, run{limit: 4 << 10}, "symbolic-ref", "-q", "HEAD")
+	return err == nil && out.code == 1
+}
+
 func (rp *repo) String() string { return fmt.Sprintf("repository %s", rp.top) }

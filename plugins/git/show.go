@@ -12,21 +12,15 @@ import (
 
 type showArgs struct {
 	repoArg
-	Ref  string `json:"ref,omitempty" jsonschema:"The commit, tag or other object to show: a hash, branch, tag, HEAD~2, ... Default HEAD."`
-	Path string `json:"path,omitempty" jsonschema:"Show this file (or folder listing) as it is at ref instead of the commit, relative to the repository's top level."`
+	Ref  string `json:"ref,omitempty" jsonschema:"commit, tag or other object"`
+	Path string `json:"path,omitempty" jsonschema:"file or folder to show at ref"`
 }
 
 var showSpec = sdk.ToolSpec{
-	Name:  "git_show",
-	Title: "Git show",
-	Kind:  sdk.KindRead,
-	Description: `Show one commit, or one file as it is at a commit.
-
-Without path: the commit's header (hash, author, ISO date, full message), a per-file summary of lines changed, then the unified diff against its parent (a merge shows the combined diff). A tag shows the tag and its commit.
-
-With path: the file's content at ref exactly as stored (no line numbers); a folder gives its entries one per line, sub-folders ending in "/"; a binary file gives a one-line note with its size. Paths are relative to the repository's top level and need not exist in the work tree now.
-
-Output is capped at 100 KiB, with a note saying how much was left out (for a commit, ask for single files with git_diff ref: "<hash>^" ref2: "<hash>" paths: [...]).`,
+	Name:        "git_show",
+	Title:       "Git show",
+	Kind:        sdk.KindRead,
+	Description: `Show a commit (message, stat and diff), or with path a file or folder as it is at ref. Long output is cut, with a note.`,
 }
 
 var showSchema = schemaFor[showArgs](nil)

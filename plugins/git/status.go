@@ -18,17 +18,10 @@ type statusArgs struct {
 }
 
 var statusSpec = sdk.ToolSpec{
-	Name:  "git_status",
-	Title: "Git status",
-	Kind:  sdk.KindRead,
-	Description: `Summarize the state of a repository's work tree: the branch, its upstream with commits ahead and behind, any merge, rebase, cherry-pick or revert in progress, the stash size, and the changed files in four lists:
-
-  staged (N):     changes in the index, committed by git_commit
-  unstaged (N):   changes in the work tree not yet staged (git_add stages them)
-  untracked (N):  files git does not track; a wholly untracked folder is one entry ending in "/"
-  conflicts (N):  unmerged paths, with how each side changed them
-
-Each entry is "<change>: <path>", change one of modified, added, deleted, renamed (with "old -> new"), copied, type changed; paths are relative to the repository's top level. Ignored files are not listed. A clean tree says "nothing to commit, working tree clean". The output is capped at 100 KiB with a note of how many entries were left out.`,
+	Name:        "git_status",
+	Title:       "Git status",
+	Kind:        sdk.KindRead,
+	Description: `Show a repository's branch, upstream, any merge or rebase in progress, stash, and its staged, unstaged, untracked and conflicted files as "<change>: <path>".`,
 }
 
 var statusSchema = schemaFor[statusArgs](nil)

@@ -284,7 +284,7 @@ func TestCheckout(t *testing.T) {
 		e, _ := setup(t)
 		gitT(t, e.dir, "checkout", "-q", "feature")
 		got := e.mustCall(t, "git_checkout", map[string]any{"ref": "v1"})
-		if !strings.HasPrefix(got, "HEAD is now at") || !strings.HasSuffix(got, "one\n2 files changed in the work tree") {
+		if !strings.HasPrefix(got, "HEAD is now at") || !strings.Contains(got, "\nHEAD: detached at ") || !strings.Contains(got, "create: true") || !strings.HasSuffix(got, "2 files changed in the work tree") {
 			t.Errorf("detach: %q", got)
 		}
 	})

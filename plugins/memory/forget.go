@@ -16,8 +16,8 @@ import (
 const maxForget = 100
 
 type forgetArgs struct {
-	ID  int64   `json:"id,omitempty" jsonschema:"Id of the memory to forget, as recall and list_memories show it."`
-	IDs []int64 `json:"ids,omitempty" jsonschema:"Ids of several memories to forget at once (at most 100); all are forgotten or, if any id is unknown, none."`
+	ID  int64   `json:"id,omitempty" jsonschema:"a memory's id"`
+	IDs []int64 `json:"ids,omitempty" jsonschema:"several memories' ids"`
 }
 
 var forgetSpec = sdk.ToolSpec{
@@ -26,11 +26,7 @@ var forgetSpec = sdk.ToolSpec{
 	Kind:  sdk.KindWrite,
 	// Forgetting what is gone already changes nothing more.
 	Annotations: sdk.Annotations{Idempotent: new(true)},
-	Description: `Delete memories by id, for notes that are wrong, outdated or no longer wanted. Find ids with recall or list_memories.
-
-Give id for one memory or ids for several (both may be given). It is all or nothing: if any id is unknown, the answer names it and nothing is deleted. Ids are never reused, so an old id cannot delete a newer memory.
-
-Returns one line per forgotten memory: "Forgot id 42: <first line of its content>".`,
+	Description: `Delete memories by id (recall and list_memories show ids). All or nothing: if any id is unknown, none is deleted.`,
 }
 
 var forgetSchema = sdk.SchemaFor[forgetArgs](func(p map[string]*jsonschema.Schema) {

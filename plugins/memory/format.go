@@ -12,14 +12,14 @@ const dateFormat = "2006-01-02 15:04 UTC"
 
 // block formats one memory: a header line, then its content, cut to
 // maxChars characters with a note saying how to see the rest. The header
-// is "id N · score S · scope X · tags a, b · saved DATE", leaving out the
-// score when score is false and the tags when there are none, and adding
+// is "id N · relevance R · scope X · tags a, b · saved DATE", leaving out
+// the relevance when score is false and the tags when there are none, and adding
 // "updated DATE" when the memory changed after it was saved.
 func block(m memory, score bool, maxChars int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "id %d", m.ID)
 	if score {
-		fmt.Fprintf(&b, " · score %.2f", m.Score)
+		fmt.Fprintf(&b, " · relevance %.2f", m.Score)
 	}
 	fmt.Fprintf(&b, " · scope %s", m.Scope)
 	if len(m.Tags) > 0 {

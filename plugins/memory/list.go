@@ -18,29 +18,24 @@ const (
 )
 
 type listArgs struct {
-	Limit    int      `json:"limit,omitempty" jsonschema:"Most memories to return. Default 20, at most 200."`
-	Offset   int      `json:"offset,omitempty" jsonschema:"How many of the most recent memories to skip, for the next page: the offset the previous page named. Default 0."`
-	Tags     []string `json:"tags,omitempty" jsonschema:"Only memories that have every one of these tags."`
-	Scope    string   `json:"scope,omitempty" jsonschema:"Which memories to list: default the served folders' memories plus global ones; \"project\" the served folders' only; \"global\" global only; \"all\" every memory, other projects' included; or a served folder's path."`
-	MaxChars int      `json:"max_chars,omitempty" jsonschema:"Longest content shown per memory, in characters; longer contents are cut with a note. Default 500, at most 20000."`
+	Limit    int      `json:"limit,omitempty" jsonschema:"most memories"`
+	Start    int      `json:"start,omitempty" jsonschema:"memories to skip"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"only memories with all these tags"`
+	Scope    string   `json:"scope,omitempty" jsonschema:"project, global, all or a served folder; default project and global"`
+	MaxChars int      `json:"max_chars,omitempty" jsonschema:"longest content shown"`
 }
 
 var listSpec = sdk.ToolSpec{
-	Name:  "list_memories",
-	Title: "List memories",
-	Kind:  sdk.KindRead,
-	Description: `List stored memories, most recently saved first, a page at a time, without searching (use recall to search by words).
-
-By default it lists the current project's memories (those of the served folders) plus global ones; scope "project", "global", "all" (every project's) or a served folder's path narrows or widens that. tags keeps only memories with every tag given.
-
-Output: a first line "Memories 1-20 of 57 in project /home/u/proj and global, most recent first; next page: offset 20" (the next offset only when more remain), then one content block per memory: a header "id 42 · scope /home/u/proj · tags build, go · saved 2025-01-31 14:02 UTC" and the content on the following lines, cut at max_chars characters (default 500) with a note. limit is 20 by default, at most 200.`,
+	Name:        "list_memories",
+	Title:       "List memories",
+	Kind:        sdk.KindRead,
+	Description: `List saved memories, most recent first, a page at a time (recall searches them). The first line gives the next page's start.`,
 }
 
 var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	intBounds(p["limit"], defaultListLimit, 1, maxListLimit)
-	intBounds(p["offset"], 0, 0, 0)
+	intBounds(p["start"], 0, 0, 0)
 	intBounds(p["max_chars"], defaultListChars, 1, maxContent)
-	p["scope"].Default = []byte(`""`)
 })
 
 func (s *server) listMemories(ctx context.Context, e env, args listArgs) (*sdk.Result, error) {
@@ -52,8 +47,8 @@ func (s *server) listMemories(ctx context.Context, e env, args listArgs) (*sdk.R
 	if err != nil {
 		return nil, err
 	}
-	if args.Offset < 0 {
-		return nil, sdk.Failf("offset must not be negative (got %d)", args.Offset)
+	if args.Start < 0 {
+		return nil, sdk.Failf("start must not be negative (got %d)", args.Start)
 	}
 	tags, err := normalizeTags(args.Tags)
 	if err != nil {
@@ -63,7 +58,7 @@ func (s *server) listMemories(ctx context.Context, e env, args listArgs) (*sdk.R
 	if err != nil {
 		return nil, err
 	}
-	page, total, err := e.store.list(ctx, filter{Scopes: scopes, Tags: tags}, limit, args.Offset)
+	page, total, err := e.store.list(ctx, filter{Scopes: scopes, Tags: tags}, limit, args.Start)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +70,12 @@ func (s *server) listMemories(ctx context.Context, e env, args listArgs) (*sdk.R
 	case total == 0:
 		return sdk.TextResult(fmt.Sprintf("No memories %s.", where)), nil
 	case len(page) == 0:
-		return sdk.TextResult(fmt.Sprintf("No memories at offset %d: there are %s %s; the last page starts at offset %d.",
-			args.Offset, wording.CountOf(total, "memory", "memories"), where, (total-1)/limit*limit)), nil
+		return sdk.TextResult(fmt.Sprintf("No memories at start=%d: there are %s %s; the last page is start=%d.",
+			args.Start, wording.CountOf(total, "memory", "memories"), where, (total-1)/limit*limit)), nil
 	}
-	head := fmt.Sprintf("Memories %d-%d of %d %s, most recent first", args.Offset+1, args.Offset+len(page), total, where)
-	if next := args.Offset + len(page); next < total {
-		head += fmt.Sprintf("; next page: offset %d", next)
+	head := fmt.Sprintf("Memories %d-%d of %d %s, most recent first", args.Start+1, args.Start+len(page), total, where)
+	if next := args.Start + len(page); next < total {
+		head += fmt.Sprintf("; next page: start=%d", next)
 	}
 	res := &sdk.Result{Content: []sdk.Content{{Text: head + ":"}}}
 	for _, m := range page {

@@ -25,14 +25,14 @@ func TestListPaging(t *testing.T) {
 		head string
 		want []int64
 	}{
-		"first page":  {map[string]any{}, fmt.Sprintf("Memories 1-20 of 45 in project %s and global, most recent first; next page: offset 20:", root), all[:20]},
-		"second page": {map[string]any{"offset": 20}, fmt.Sprintf("Memories 21-40 of 45 in project %s and global, most recent first; next page: offset 40:", root), all[20:40]},
-		"last page":   {map[string]any{"offset": 40}, fmt.Sprintf("Memories 41-45 of 45 in project %s and global, most recent first:", root), all[40:]},
-		"limit":       {map[string]any{"limit": 7, "offset": 3}, fmt.Sprintf("Memories 4-10 of 45 in project %s and global, most recent first; next page: offset 10:", root), all[3:10]},
-		"tags": {map[string]any{"tags": []string{"third"}, "limit": 10}, fmt.Sprintf("Memories 1-10 of 15 in project %s and global with tags third, most recent first; next page: offset 10:", root),
+		"first page":  {map[string]any{}, fmt.Sprintf("Memories 1-20 of 45 in project %s and global, most recent first; next page: start=20:", root), all[:20]},
+		"second page": {map[string]any{"start": 20}, fmt.Sprintf("Memories 21-40 of 45 in project %s and global, most recent first; next page: start=40:", root), all[20:40]},
+		"last page":   {map[string]any{"start": 40}, fmt.Sprintf("Memories 41-45 of 45 in project %s and global, most recent first:", root), all[40:]},
+		"limit":       {map[string]any{"limit": 7, "start": 3}, fmt.Sprintf("Memories 4-10 of 45 in project %s and global, most recent first; next page: start=10:", root), all[3:10]},
+		"tags": {map[string]any{"tags": []string{"third"}, "limit": 10}, fmt.Sprintf("Memories 1-10 of 15 in project %s and global with tags third, most recent first; next page: start=10:", root),
 			[]int64{all[2], all[5], all[8], all[11], all[14], all[17], all[20], all[23], all[26], all[29]}},
 		"global":       {map[string]any{"scope": "global"}, "No memories in global.", nil},
-		"past the end": {map[string]any{"offset": 50}, fmt.Sprintf("No memories at offset 50: there are 45 memories in project %s and global; the last page starts at offset 40.", root), nil},
+		"past the end": {map[string]any{"start": 50}, fmt.Sprintf("No memories at start=50: there are 45 memories in project %s and global; the last page is start=40.", root), nil},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -58,10 +58,10 @@ func TestListBadInput(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		"limit too big":   {map[string]any{"limit": 201}, "invalid arguments for list_memories: \"limit\" must be at most 200 (got 201)"},
-		"negative offset": {map[string]any{"offset": -1}, "invalid arguments for list_memories: \"offset\" must be at least 0 (got -1)"},
-		"bad tag":         {map[string]any{"tags": []string{""}}, "tag 1 is empty"},
-		"scope outside":   {map[string]any{"scope": "/"}, "outside the served folders"},
+		"limit too big":  {map[string]any{"limit": 201}, "invalid arguments for list_memories: \"limit\" must be at most 200 (got 201)"},
+		"negative start": {map[string]any{"start": -1}, "invalid arguments for list_memories: \"start\" must be at least 0 (got -1)"},
+		"bad tag":        {map[string]any{"tags": []string{""}}, "tag 1 is empty"},
+		"scope outside":  {map[string]any{"scope": "/"}, "outside the served folders"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -167,7 +167,7 @@ func TestDescribe(t *testing.T) {
 	for _, g := range d.Groups {
 		gg := group{Name: g.Name, Mode: g.Mode.String()}
 		for _, s := range g.Tools {
-			if s.Title == "" || len(s.Description) < 300 {
+			if s.Title == "" || len(s.Description) < 80 {
 				t.Errorf("%s: title %q, description of %d bytes; want both", s.Name, s.Title, len(s.Description))
 			}
 			var schema struct {

@@ -19,26 +19,18 @@ const (
 )
 
 type recallArgs struct {
-	Query    string   `json:"query" jsonschema:"Words to search for, in plain language, e.g. \"how to run the integration tests\". Any word may match; memories matching more of them, and rarer ones, rank first. Words match as prefixes (\"deploy\" finds \"deployment\") and by stem (\"running\" finds \"runs\"). No search syntax: quotes, *, -, AND, OR, NEAR are ordinary text."`
-	Tags     []string `json:"tags,omitempty" jsonschema:"Only memories that have every one of these tags."`
-	Scope    string   `json:"scope,omitempty" jsonschema:"Which memories to search: default the served folders' memories plus global ones; \"project\" the served folders' only; \"global\" global only; \"all\" every memory, other projects' included; or a served folder's path."`
-	Limit    int      `json:"limit,omitempty" jsonschema:"Most memories to return. Default 10, at most 100."`
-	MaxChars int      `json:"max_chars,omitempty" jsonschema:"Longest content shown per memory, in characters; longer contents are cut with a note. Default 2000, at most 20000."`
+	Query    string   `json:"query" jsonschema:"plain words"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"only memories with all these tags"`
+	Scope    string   `json:"scope,omitempty" jsonschema:"project, global, all or a served folder; default project and global"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"most memories"`
+	MaxChars int      `json:"max_chars,omitempty" jsonschema:"longest content shown"`
 }
 
 var recallSpec = sdk.ToolSpec{
-	Name:  "recall",
-	Title: "Recall memories",
-	Kind:  sdk.KindRead,
-	Description: `Search long-term memory (notes stored with remember) by full-text search, ranked by relevance (BM25): memories matching more of the query's words, and rarer words, come first. Recall before starting work on a project or a task, to pick up the user's preferences and what earlier sessions learned.
-
-The query is plain words: any word may match; each word also matches as a prefix ("deploy" finds "deployment") and by stem ("running" finds "runs"); tags are searched too. Search syntax has no meaning: quotes, *, -, :, AND, OR, NEAR are ordinary text.
-
-In a large store (a thousand memories or more), a word in at least half of them, such as "the", is left out of a query that has rarer words, as it cannot rank anything; the first line names such words.
-
-By default it searches the current project's memories (those of the served folders) plus global ones; scope "project", "global", "all" (every project's) or a served folder's path narrows or widens that. tags keeps only memories with every tag given.
-
-Output: a first line saying how many memories were found and where, then one content block per memory, best first: a header "id 42 · score 7.31 · scope /home/u/proj · tags build, go · saved 2025-01-31 14:02 UTC" and the content on the following lines. Contents longer than max_chars (default 2000) are cut, with a note giving the max_chars that shows all. When more memories match than limit (default 10, at most 100), the first line says so. No match is not an error: the answer says no memories match.`,
+	Name:        "recall",
+	Title:       "Recall memories",
+	Kind:        sdk.KindRead,
+	Description: `Search long-term memory (notes saved with remember) by words, best first; words match by prefix and stem, with no search syntax. Recall before starting on a project or task.`,
 }
 
 var recallSchema = sdk.SchemaFor[recallArgs](func(p map[string]*jsonschema.Schema) {
@@ -46,7 +38,6 @@ var recallSchema = sdk.SchemaFor[recallArgs](func(p map[string]*jsonschema.Schem
 	p["query"].MinLength = &minLen
 	intBounds(p["limit"], defaultRecallLimit, 1, maxRecallLimit)
 	intBounds(p["max_chars"], defaultRecallChars, 1, maxContent)
-	p["scope"].Default = []byte(`""`)
 })
 
 func (s *server) recall(ctx context.Context, e env, args recallArgs) (*sdk.Result, error) {
@@ -93,10 +84,22 @@ func (s *server) recall(ctx context.Context, e env, args recallArgs) (*sdk.Resul
 	}
 	head += common + ":"
 	res := &sdk.Result{Content: []sdk.Content{{Text: head}}}
+	best := found.Found[0].Score
 	for _, m := range found.Found {
+		m.Score = relevance(m.Score, best)
 		res.Content = append(res.Content, sdk.Content{Text: block(m, true, maxChars)})
 	}
 	return res, nil
+}
+
+// relevance is a match's BM25 score over the best match's, so the best
+// reads 1.00 however few memories there are: raw BM25 of a lone match in a
+// small store is near zero, which reads as "irrelevant".
+func relevance(score, best float64) float64 {
+	if best <= 0 || score >= best {
+		return 1
+	}
+	return max(score, 0) / best
 }
 
 // bounded applies a default to an optional count and checks its bounds.

@@ -42,23 +42,39 @@ func TestRecallRanking(t *testing.T) {
 		})
 	}
 
-	// Scores are shown and fall from one block to the next.
+	// Relevance is shown, 1.00 for the best, and falls from one block to
+	// the next.
 	res := e.call(t, "recall", map[string]any{"query": "integration tests docker"})
-	scoreRE := regexp.MustCompile(`^id \d+ · score (\d+\.\d\d) · `)
-	prev := 1e9
+	scoreRE := regexp.MustCompile(`^id \d+ · relevance (\d\.\d\d) · `)
+	prev := 1.0
 	for _, c := range res.Content[1:] {
 		m := scoreRE.FindStringSubmatch(c.Text)
 		if m == nil {
-			t.Fatalf("no score in %q", c.Text)
+			t.Fatalf("no relevance in %q", c.Text)
 		}
 		s, _ := strconv.ParseFloat(m[1], 64)
 		if s > prev {
-			t.Errorf("score %v after %v: want falling", s, prev)
+			t.Errorf("relevance %v after %v: want falling from 1.00", s, prev)
+		}
+		if c == res.Content[1] && m[1] != "1.00" {
+			t.Errorf("best match's relevance %s, want 1.00", m[1])
 		}
 		prev = s
 	}
 	if got, want := res.Content[0].Text, `3 memories match "integration tests docker" in project `+e.roots[0]+` and global, best first:`; got != want {
 		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+// A lone match in a small store has a BM25 score near zero; it must not
+// read as irrelevant.
+func TestRecallLoneMatchRelevance(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.remember(t, "The release train leaves on Thursdays.", nil, "")
+	res := e.call(t, "recall", map[string]any{"query": "release"})
+	if len(res.Content) != 2 || !strings.Contains(res.Content[1].Text, " · relevance 1.00 · ") {
+		t.Errorf("recall of the only memory = %v, want one block with relevance 1.00", res.Content)
 	}
 }
 

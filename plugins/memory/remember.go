@@ -16,9 +16,9 @@ import (
 const maxContent = 20000
 
 type rememberArgs struct {
-	Content string   `json:"content" jsonschema:"The note to remember, self-contained: it will be read later without this conversation. At most 20000 characters; leading and trailing white space is dropped."`
-	Tags    []string `json:"tags,omitempty" jsonschema:"Labels to filter by later, each one word (letters, digits, '-', '_'; no spaces or commas), case-insensitive, e.g. [\"build\", \"code-style\"]. At most 20."`
-	Scope   string   `json:"scope,omitempty" jsonschema:"Where the memory belongs: \"project\" (default: the first served folder, so it is recalled only when that folder is served), \"global\" (recalled in every project), or the path of a served folder."`
+	Content string   `json:"content" jsonschema:"the note, self-contained"`
+	Tags    []string `json:"tags,omitempty" jsonschema:"one-word labels to filter by"`
+	Scope   string   `json:"scope,omitempty" jsonschema:"\"project\", \"global\" or a served folder's path"`
 }
 
 var rememberSpec = sdk.ToolSpec{
@@ -28,13 +28,7 @@ var rememberSpec = sdk.ToolSpec{
 	// Storing the same content twice stores it once, and nothing is
 	// overwritten: not destructive, idempotent.
 	Annotations: sdk.Annotations{Destructive: new(false), Idempotent: new(true)},
-	Description: `Store a note in long-term memory, to recall in later sessions: a user preference, a decision and its reason, a project convention, a command that works, a fact that took effort to find.
-
-Write the note so it stands on its own; it is found later by full-text search (recall), so use the words someone would search for. Tags are optional one-word labels that recall and list_memories can filter by.
-
-Scope: by default the memory belongs to the current project (the first served folder) and is recalled only when that folder is served; scope "global" makes it recall everywhere (for the user's general preferences); a served folder's path files it under that folder.
-
-Returns the new memory's id, e.g. "Remembered as id 42 (scope /home/u/proj; tags build, go)." Storing content that the scope already holds (the same text exactly) stores nothing: the answer names the existing id and adds any new tags to it. Content is at most 20,000 characters; at most 20 tags.`,
+	Description: `Save a note to long-term memory for later sessions: a user preference, a decision and its reason, a convention, a command that works. Write it to stand alone, in words someone would search for. By default it belongs to this project; scope "global" recalls it everywhere. Returns its id.`,
 }
 
 var rememberSchema = sdk.SchemaFor[rememberArgs](func(p map[string]*jsonschema.Schema) {

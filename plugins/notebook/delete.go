@@ -13,18 +13,16 @@ import (
 )
 
 type deleteArgs struct {
-	Path  string `json:"path" jsonschema:"Notebook (.ipynb) to change: relative to the first served folder, or absolute inside a served folder."`
-	ID    string `json:"id,omitempty" jsonschema:"The cell's id as view_notebook shows it (id=...); preferred, since it stays the same when cells move. Notebooks older than nbformat 4.5 have no ids: use index there."`
-	Index *int   `json:"index,omitempty" jsonschema:"The cell's index as view_notebook shows it ([0] is the first cell). Give id, index or both; with both they must name the same cell, else nothing is changed."`
+	Path  string `json:"path" jsonschema:"notebook, relative to the first served folder"`
+	ID    string `json:"id,omitempty" jsonschema:"cell id from view_notebook"`
+	Index *int   `json:"index,omitempty" jsonschema:"cell index from view_notebook"`
 }
 
 var deleteSpec = sdk.ToolSpec{
-	Name:  "delete_cell",
-	Title: "Delete notebook cell",
-	Kind:  sdk.KindWrite,
-	Description: `Delete one cell, with its outputs, from a Jupyter notebook (.ipynb, nbformat 4). Name the cell by id (preferred; view_notebook shows id=...) or by index ([0] is the first cell), or both: when both are given and the cell with that id is not at that index, the notebook changed since you viewed it, and nothing is written.
-
-The cells after it move up by one index (their ids do not change). Everything else in the file stays byte for byte as it was, and the write is atomic. The result names the deleted cell and quotes the start of its source, e.g. "deleted code cell [2] id=ab12cd34 from analysis.ipynb (it began: import pandas as pd); 6 cells remain".`,
+	Name:        "delete_cell",
+	Title:       "Delete notebook cell",
+	Kind:        sdk.KindWrite,
+	Description: `Delete one notebook cell with its outputs. Name the cell by id (preferred) or index; given both, they must agree or nothing is written.`,
 }
 
 var deleteSchema = sdk.SchemaFor[deleteArgs](func(p map[string]*jsonschema.Schema) {

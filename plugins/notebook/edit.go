@@ -14,22 +14,18 @@ import (
 )
 
 type editArgs struct {
-	Path     string `json:"path" jsonschema:"Notebook (.ipynb) to change: relative to the first served folder, or absolute inside a served folder."`
-	ID       string `json:"id,omitempty" jsonschema:"The cell's id as view_notebook shows it (id=...); preferred, since it stays the same when cells move. Notebooks older than nbformat 4.5 have no ids: use index there."`
-	Index    *int   `json:"index,omitempty" jsonschema:"The cell's index as view_notebook shows it ([0] is the first cell). Give id, index or both; with both they must name the same cell, else nothing is changed."`
-	Source   string `json:"source" jsonschema:"The cell's new whole text, replacing the old; lines separated by newlines; may be empty."`
-	CellType string `json:"cell_type,omitempty" jsonschema:"Change the cell's type to code, markdown or raw. Default: keep its type."`
+	Path     string `json:"path" jsonschema:"notebook, relative to the first served folder"`
+	ID       string `json:"id,omitempty" jsonschema:"cell id from view_notebook"`
+	Index    *int   `json:"index,omitempty" jsonschema:"cell index from view_notebook"`
+	Source   string `json:"source" jsonschema:"the new source"`
+	CellType string `json:"cell_type,omitempty" jsonschema:"new type"`
 }
 
 var editSpec = sdk.ToolSpec{
-	Name:  "edit_cell",
-	Title: "Edit notebook cell",
-	Kind:  sdk.KindWrite,
-	Description: `Replace the whole source of one cell of a Jupyter notebook (.ipynb, nbformat 4), and optionally change its type. Name the cell by id (preferred; view_notebook shows id=...) or by index ([0] is the first cell), or both: when both are given and the cell with that id is not at that index, the notebook changed since you viewed it, and nothing is written.
-
-Changing a code cell's source clears its outputs and sets its execution_count to null, as Jupyter does, since they no longer match the code; the result says what was cleared. Changing cell_type to markdown or raw drops a code cell's outputs and execution_count; changing it to code adds empty ones. A markdown or raw cell with attachments (embedded images) cannot become a code cell.
-
-The cell keeps its id and metadata; everything else in the file stays byte for byte as it was, and the write is atomic. Giving the same source and type as now is an error (nothing to change). If the notebook is open in Jupyter, reload it there to see the change.`,
+	Name:        "edit_cell",
+	Title:       "Edit notebook cell",
+	Kind:        sdk.KindWrite,
+	Description: `Replace one notebook cell's whole source, optionally changing its type; a code cell's outputs and execution count are cleared. Name the cell by id (preferred) or index; given both, they must agree or nothing is written.`,
 }
 
 var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {

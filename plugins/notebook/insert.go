@@ -13,21 +13,17 @@ import (
 )
 
 type insertArgs struct {
-	Path     string `json:"path" jsonschema:"Notebook (.ipynb) to change: relative to the first served folder, or absolute inside a served folder."`
-	Index    int    `json:"index" jsonschema:"Where the new cell goes, 0 to the number of cells: 0 puts it first, the number of cells appends it; the cell at index and the cells after it move down by one."`
-	CellType string `json:"cell_type" jsonschema:"The new cell's type: code, markdown or raw."`
-	Source   string `json:"source" jsonschema:"The cell's whole text, lines separated by newlines; may be empty."`
+	Path     string `json:"path" jsonschema:"notebook, relative to the first served folder"`
+	Index    int    `json:"index" jsonschema:"where the cell goes"`
+	CellType string `json:"cell_type" jsonschema:"the cell's type"`
+	Source   string `json:"source" jsonschema:"the cell's text"`
 }
 
 var insertSpec = sdk.ToolSpec{
-	Name:  "insert_cell",
-	Title: "Insert notebook cell",
-	Kind:  sdk.KindWrite,
-	Description: `Insert a new cell into a Jupyter notebook (.ipynb, nbformat 4) at index: 0 puts it first, the current number of cells appends it at the end, and the cells from index on move down by one.
-
-The cell is written as Jupyter writes a new one: empty metadata; a code cell has "execution_count": null and no outputs (it has not been run); markdown and raw cells have neither. In an nbformat 4.5+ notebook it gets a fresh id (8 hex digits, unique in the notebook), shown in the result; 4.4 and older notebooks have no cell ids, so none is added.
-
-The rest of the file is left byte for byte as it was (other cells, their outputs, notebook and cell metadata), and the write is atomic. If the notebook is open in Jupyter, reload it there to see the change. The result names the new cell, e.g. "inserted code cell [3] id=1a2b3c4d into analysis.ipynb (now 8 cells)".`,
+	Name:        "insert_cell",
+	Title:       "Insert notebook cell",
+	Kind:        sdk.KindWrite,
+	Description: `Insert a new cell into a notebook at index (0: first; the number of cells: last). Returns the new cell's id.`,
 }
 
 var insertSchema = sdk.SchemaFor[insertArgs](func(p map[string]*jsonschema.Schema) {

@@ -12,19 +12,17 @@ import (
 )
 
 type moveArgs struct {
-	Path  string `json:"path" jsonschema:"Notebook (.ipynb) to change: relative to the first served folder, or absolute inside a served folder."`
-	ID    string `json:"id,omitempty" jsonschema:"The cell's id as view_notebook shows it (id=...); preferred, since it stays the same when cells move. Notebooks older than nbformat 4.5 have no ids: use index there."`
-	Index *int   `json:"index,omitempty" jsonschema:"The cell's current index as view_notebook shows it ([0] is the first cell). Give id, index or both; with both they must name the same cell, else nothing is changed."`
-	To    int    `json:"to" jsonschema:"The index the cell has after the move, 0 to the number of cells minus 1: 0 makes it the first cell, the last index makes it the last."`
+	Path  string `json:"path" jsonschema:"notebook, relative to the first served folder"`
+	ID    string `json:"id,omitempty" jsonschema:"cell id from view_notebook"`
+	Index *int   `json:"index,omitempty" jsonschema:"current cell index from view_notebook"`
+	To    int    `json:"to" jsonschema:"index after the move"`
 }
 
 var moveSpec = sdk.ToolSpec{
-	Name:  "move_cell",
-	Title: "Move notebook cell",
-	Kind:  sdk.KindWrite,
-	Description: `Move one cell of a Jupyter notebook (.ipynb, nbformat 4) so that it ends up at index to (0 makes it first; the number of cells minus 1 makes it last); the cells in between shift by one to make room. Name the cell by id (preferred; view_notebook shows id=...) or by its current index, or both: when both are given and the cell with that id is not at that index, the notebook changed since you viewed it, and nothing is written.
-
-The cell moves whole (source, outputs, metadata, id). Everything else in the file stays byte for byte as it was, and the write is atomic. Moving a cell to where it already is, is an error (nothing to change). The result says where the cell was and is now, e.g. "moved code cell [2] id=ab12cd34 to [5] in analysis.ipynb".`,
+	Name:        "move_cell",
+	Title:       "Move notebook cell",
+	Kind:        sdk.KindWrite,
+	Description: `Move one notebook cell so that it ends at index to (0: first). Name the cell by id (preferred) or current index; given both, they must agree or nothing is written.`,
 }
 
 var moveSchema = sdk.SchemaFor[moveArgs](func(p map[string]*jsonschema.Schema) {

@@ -27,29 +27,17 @@ const (
 )
 
 type viewArgs struct {
-	Path    string `json:"path" jsonschema:"Notebook (.ipynb) to show: relative to the first served folder, or absolute inside a served folder."`
-	Start   int    `json:"start,omitempty" jsonschema:"Index of the first cell to show ([0] is the first cell). Default 0."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"Most cells to show. Default 100; a page also ends after about 100 KB."`
-	Outputs *bool  `json:"outputs,omitempty" jsonschema:"Show summaries of code cells' outputs. Default true; false shows only sources."`
+	Path    string `json:"path" jsonschema:"notebook, relative to the first served folder"`
+	Start   int    `json:"start,omitempty" jsonschema:"index of the first cell"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most cells"`
+	Outputs *bool  `json:"outputs,omitempty" jsonschema:"show code cells' outputs"`
 }
 
 var viewSpec = sdk.ToolSpec{
-	Name:  "view_notebook",
-	Title: "View notebook",
-	Kind:  sdk.KindRead,
-	Description: `Show a Jupyter notebook (.ipynb, nbformat 4) cell by cell, reading the file directly (no Jupyter server needed). The first line names the notebook, its nbformat version, cell count, kernel and language, e.g.
-  analysis.ipynb: nbformat 4.5, 9 cells; kernel "Python 3 (ipykernel)" (python3); language python 3.11.7
-Then, for each cell, a blank line and a header, then the cell's source exactly as stored:
-  [3] id=ab12cd34 code execution_count=5 tags=parameters
-[3] is the cell's index (0-based) and ab12cd34 its id; pass either (id preferred) to edit_cell, delete_cell and move_cell. nbformat 4.4 and older notebooks have no ids. execution_count is null for a code cell that has not been run.
-
-With outputs (the default), each output of a code cell follows its source, introduced by a line "--- stdout", "--- stderr", "--- result", "--- display" or "--- error":
-- stream text and text/plain results are shown, ANSI colour codes removed, carriage-return progress bars reduced to their final state, and cut to their first and last 1,000 characters when longer than 2,000, with a note saying how much was left out;
-- images, HTML and other rich data are never sent, only noted, e.g. "[image/png output, 12.3 KB, elided]";
-- errors show "ename: evalue" and the last traceback frame (location and failing line).
-At most 30 outputs are shown per cell.
-
-Paged: shows at most limit cells (default 100) from start (default 0), and ends a page after about 100 KB, always showing at least one cell; then a last line says where to continue, e.g. "(cells 0-41 of 120 shown; continue with start=42)". A start past the last cell is an error.`,
+	Name:        "view_notebook",
+	Title:       "View notebook",
+	Kind:        sdk.KindRead,
+	Description: `Show a Jupyter notebook (.ipynb) cell by cell: per cell a header "[index] id=... type", its source, and summaries of its outputs (images elided). A last line gives the start of the next page.`,
 }
 
 var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {

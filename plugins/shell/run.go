@@ -27,27 +27,18 @@ const (
 )
 
 type runArgs struct {
-	Command        string            `json:"command" jsonschema:"The command line, run as /bin/bash -c COMMAND: pipes, redirections, &&, ;, globs, quotes and variables work as in bash. Several lines are fine."`
-	Cwd            string            `json:"cwd,omitempty" jsonschema:"Directory to run in: relative to the first served folder, or absolute inside a served folder. Default: the first served folder."`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"Seconds before the command and everything it started are killed. Default 120, at most 1800."`
-	MaxOutputBytes int               `json:"max_output_bytes,omitempty" jsonschema:"Bytes kept of stdout, and again of stderr; beyond it the middle of the stream is cut (the first 60% and the last 40% are kept). Default 65536, from 256 to 1048576."`
-	Env            map[string]string `json:"env,omitempty" jsonschema:"Environment variables to set or override for this command, name to value; names are letters, digits and _, not starting with a digit."`
+	Command        string            `json:"command" jsonschema:"bash command line"`
+	Cwd            string            `json:"cwd,omitempty" jsonschema:"directory to run in, relative to the first served folder"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"kill everything after this many seconds"`
+	Limit          int               `json:"limit,omitempty" jsonschema:"bytes kept of stdout, and of stderr"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"environment variables to set"`
 }
 
 var runSpec = sdk.ToolSpec{
-	Name:  "run_command",
-	Title: "Run shell command",
-	Kind:  sdk.KindWrite,
-	Description: `Run a shell command line with /bin/bash -c in a served folder and return its exit status and output. Use it to build, test, run scripts and inspect the system; prefer the file tools to read and edit files.
-
-The command runs non-interactively: stdin is empty (/dev/null), so anything that asks for input reads end-of-file; pass flags such as -y or --no-pager instead. The environment is not the server's: only allow-listed variables (PATH, HOME, USER, SHELL, LANG and LC_*, TZ, TERM, XDG_* folders, proxy and certificate settings, and those the user passed through), plus TMPDIR, a private temporary folder deleted when the call ends, plus env. API keys and tokens are not there. Each call starts a fresh shell: cd, variables and aliases do not carry over to the next call (use cwd, env, or && within one call).
-
-Where the kernel allows, the command is sandboxed: it may write only inside the served folders, its TMPDIR and device files such as /dev/null (not /dev/shm; reading is not restricted; a write elsewhere fails with "Permission denied"), unless the server runs with --sandbox=off. It always runs in a session of its own with no terminal and without capabilities, even as root; where the kernel allows, it is pid 1 of a pid namespace of its own, so $$ is 1 while ps shows the machine's process ids.
-Everything the command starts is stopped when the call ends: after timeout_seconds (default 120, at most 1800), when the call is cancelled, and when the shell exits, background jobs ("server &"), setsid and double forks included. So a command cannot leave a server or watcher running; run such a thing in the foreground with a timeout, for as long as you need its output.
-
-stdout and stderr are captured separately, each up to max_output_bytes (default 65536): a longer stream keeps its first 60% and last 40% with "[... N bytes cut ...]" between them and its total size in the section header. Redirect to a file and view it in pages if you need all of it.
-
-The result starts with one line: "exit 0 in 1.2s"; for a failure "exit 2 in 0.3s (non-zero exit status: the command failed)"; for a process killed by a signal "killed by SIGSEGV (signal 11) in 0.1s". Then "--- stdout ---" and "--- stderr ---" sections, each left out when the stream is empty. A non-zero exit is a normal result, not a tool error: read stderr to see why. A timeout is a tool error that still shows the output captured until then.`,
+	Name:        "run_command",
+	Title:       "Run shell command",
+	Kind:        sdk.KindWrite,
+	Description: `Run a command line with /bin/bash -c and return "exit N in Xs" and its stdout and stderr; a non-zero exit is a normal result. Non-interactive (stdin is /dev/null); each call is a fresh shell (use cwd, env or &&); the environment is allow-listed (no API keys). Sandboxed where the kernel allows: writes only inside the served folders and $TMPDIR. Everything it started is killed when the call ends, background jobs too. Longer output keeps its start and end.`,
 	InputSchema: runSchema,
 }
 
@@ -60,7 +51,7 @@ var runSchema = func() json.RawMessage {
 	one := 1
 	p["command"].MinLength = &one
 	bound(p["timeout_seconds"], defaultTimeout, 1, maxTimeout)
-	bound(p["max_output_bytes"], defaultMaxOutput, minMaxOutput, maxMaxOutput)
+	bound(p["limit"], defaultMaxOutput, minMaxOutput, maxMaxOutput)
 	p["env"].PropertyNames = &jsonschema.Schema{Type: "string", Pattern: envName.String()}
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -83,7 +74,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 	if strings.IndexByte(args.Command, 0) >= 0 {
 		return nil, sdk.Failf("command contains a NUL byte, which bash cannot take")
 	}
-	timeout, limit := args.TimeoutSeconds, args.MaxOutputBytes
+	timeout, limit := args.TimeoutSeconds, args.Limit
 	if timeout == 0 {
 		timeout = defaultTimeout
 	}
@@ -94,7 +85,7 @@ func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs)
 		return nil, sdk.Failf("timeout_seconds is %d; give 1 to %d (default %d)", args.TimeoutSeconds, maxTimeout, defaultTimeout)
 	}
 	if limit < minMaxOutput || limit > maxMaxOutput {
-		return nil, sdk.Failf("max_output_bytes is %d; give %d to %d (default %d)", args.MaxOutputBytes, minMaxOutput, maxMaxOutput, defaultMaxOutput)
+		return nil, sdk.Failf("limit is %d; give %d to %d (default %d)", args.Limit, minMaxOutput, maxMaxOutput, defaultMaxOutput)
 	}
 	extra, msg := extraEnv(args.Env)
 	if msg != "" {

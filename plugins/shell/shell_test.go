@@ -145,9 +145,9 @@ func TestRunCommand(t *testing.T) {
 		},
 		"timeout too long":       {args: map[string]any{"command": "true", "timeout_seconds": 1801}, wantErr: `invalid arguments for run_command: "timeout_seconds" must be at most 1800 (got 1801)`},
 		"negative timeout":       {args: map[string]any{"command": "true", "timeout_seconds": -1}, wantErr: `invalid arguments for run_command: "timeout_seconds" must be at least 1 (got -1)`},
-		"output limit too large": {args: map[string]any{"command": "true", "max_output_bytes": 2 << 20}, wantErr: `invalid arguments for run_command: "max_output_bytes" must be at most 1048576 (got 2097152)`},
-		"output limit too small": {args: map[string]any{"command": "true", "max_output_bytes": 10}, wantErr: `invalid arguments for run_command: "max_output_bytes" must be at least 256 (got 10)`},
-		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `invalid arguments for run_command: unknown argument "shell"; run_command takes: command, cwd, timeout_seconds, max_output_bytes, env`},
+		"output limit too large": {args: map[string]any{"command": "true", "limit": 2 << 20}, wantErr: `invalid arguments for run_command: "limit" must be at most 1048576 (got 2097152)`},
+		"output limit too small": {args: map[string]any{"command": "true", "limit": 10}, wantErr: `invalid arguments for run_command: "limit" must be at least 256 (got 10)`},
+		"unknown argument":       {args: map[string]any{"command": "true", "shell": "zsh"}, wantErr: `invalid arguments for run_command: unknown argument "shell"; run_command takes: command, cwd, timeout_seconds, limit, env`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -201,9 +201,9 @@ func TestOutputCap(t *testing.T) {
 	}
 	total := all.Len()
 	res := e.run(t, map[string]any{
-		"command":          `s=xxxxxx; for ((i = 1; i <= 20000; i++)); do printf '%s\n' "${s:0:i%7}"; done; echo tail-of-stderr >&2`,
-		"max_output_bytes": 1000,
-		"timeout_seconds":  600,
+		"command":         `s=xxxxxx; for ((i = 1; i <= 20000; i++)); do printf '%s\n' "${s:0:i%7}"; done; echo tail-of-stderr >&2`,
+		"limit":           1000,
+		"timeout_seconds": 600,
 	})
 	if res.IsError {
 		t.Fatalf("error result: %s", res.Text())
@@ -304,7 +304,7 @@ func TestDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := schema.Properties
-	gotSchema := []any{schema.Type, schema.Required, p["timeout_seconds"].Default, *p["timeout_seconds"].Maximum, p["max_output_bytes"].Default, *p["max_output_bytes"].Maximum}
+	gotSchema := []any{schema.Type, schema.Required, p["timeout_seconds"].Default, *p["timeout_seconds"].Maximum, p["limit"].Default, *p["limit"].Maximum}
 	wantSchema := []any{"object", []string{"command"}, 120.0, 1800.0, 65536.0, 1048576.0}
 	if diff := cmp.Diff(wantSchema, gotSchema); diff != "" {
 		t.Errorf("schema (-want +got):\n%s", diff)

@@ -28,11 +28,11 @@ const (
 const acceptHeader = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/xml;q=0.8,*/*;q=0.5"
 
 type fetchArgs struct {
-	URL            string `json:"url" jsonschema:"Absolute http:// or https:// URL to fetch."`
-	Start          int    `json:"start,omitempty" jsonschema:"Offset, in characters (Unicode code points), into the converted text where this page starts. Default 0; to continue a cut page use the start its last line gives."`
-	MaxLength      int    `json:"max_length,omitempty" jsonschema:"Most characters of text to return. Default 20000, at most 200000."`
-	Raw            bool   `json:"raw,omitempty" jsonschema:"Return the body as text without converting HTML to markdown (the page's HTML source). Default false."`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"Give up after this many seconds, redirects and download included. Default 30, at most 120."`
+	URL            string `json:"url" jsonschema:"http:// or https:// URL"`
+	Start          int    `json:"start,omitempty" jsonschema:"character offset"`
+	Limit          int    `json:"limit,omitempty" jsonschema:"most characters"`
+	Raw            bool   `json:"raw,omitempty" jsonschema:"HTML source, not markdown"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"give up after this long"`
 }
 
 var fetchSpec = sdk.ToolSpec{
@@ -40,19 +40,13 @@ var fetchSpec = sdk.ToolSpec{
 	Title:       "Fetch URL",
 	Kind:        sdk.KindRead,
 	Annotations: openWorld(),
-	Description: `Fetch a web page or other text resource over HTTP(S) with GET and return its text, paged.
-
-HTML (text/html, application/xhtml+xml) is converted to markdown: scripts, styles, navigation, page headers and footers, sidebars, forms' controls, hidden elements and inline SVG are left out; when the page marks its main content (<main>, role=main, or a single <article>) only that part is converted; links and images are made absolute against the final URL (or the page's <base>). Tables become markdown tables. JavaScript is not run, so pages built in the browser may have little text. raw=true returns the HTML source instead. Text types (text/*, JSON, XML, YAML, JavaScript, CSV, ...) are returned as they are. Binary types (images, PDF, archives, audio, video, octet-stream that is not text) are refused, naming the type and size. Bodies are decoded to UTF-8 from their declared charset (Content-Type, BOM or <meta>); undeclared, UTF-8 is assumed if valid, else windows-1252.
-
-Output: a header line "[<status>] <final URL> (<content type>, <as markdown|as text|raw>, <N> chars)", then "Redirected from:", "Title:" and "Note:" lines when they apply, a blank line, and the text. At most max_length characters (default 20000, max 200000) are shown from character start (default 0); when the text goes on, a last line says where to continue, e.g. "(chars 0-20000 of 84211; continue with start=20000)". A page ends at a line break when one is near the limit. A call with start > 0 reads the text fetched by the previous call for the same url and raw (kept for 10 minutes), so pages line up; start=0 always fetches afresh. A start past the end is an error that gives the length.
-
-Limits: only http and https, also for every redirect (at most 5 redirects); the whole fetch times out after timeout_seconds (default 30, max 120); at most 10 MiB of body is read, and a Note line says when the body was cut there. An HTTP error status (4xx, 5xx) is an error result with the status and an excerpt of the response.`,
+	Description: `Fetch an http(s) URL and return its text, paged: HTML as markdown (main content; JavaScript is not run; raw for the source), other text as is; binaries are refused. A last line gives the start of the next page.`,
 }
 
 var fetchSchema = sdk.SchemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
 	p["url"].Format = "uri"
 	sdk.IntDefault(p["start"], 0, 0, 0)
-	sdk.IntDefault(p["max_length"], defaultMaxLength, 1, maxMaxLength)
+	sdk.IntDefault(p["limit"], defaultMaxLength, 1, maxMaxLength)
 	sdk.IntDefault(p["timeout_seconds"], defaultTimeoutSeconds, 1, maxTimeoutSeconds)
 	p["raw"].Default = []byte("false")
 })
@@ -62,7 +56,7 @@ func (s *server) fetchURL(ctx context.Context, req *sdk.Request, args fetchArgs)
 	if err != nil {
 		return nil, err
 	}
-	maxLen, err := intArg("max_length", args.MaxLength, defaultMaxLength, 1, maxMaxLength)
+	maxLen, err := intArg("limit", args.Limit, defaultMaxLength, 1, maxMaxLength)
 	if err != nil {
 		return nil, err
 	}

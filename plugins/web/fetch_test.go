@@ -305,7 +305,7 @@ func TestFetchRefuses(t *testing.T) {
 		"slow server":        {map[string]any{"url": "{url}/slow", "timeout_seconds": 1}, []string{"fetching {url}/slow timed out after 1s", "timeout_seconds"}},
 		"slow body":          {map[string]any{"url": "{url}/slow-body", "timeout_seconds": 1}, []string{"timed out after 1s"}},
 		"start past the end": {map[string]any{"url": "{url}/redirect/0", "start": 7}, []string{"start=7 is past the end: the text has 7 chars"}},
-		"max_length too big": {map[string]any{"url": "{url}/redirect/0", "max_length": 200001}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"max_length\" must be at most 200000 (got 200001)"}},
+		"limit too big":      {map[string]any{"url": "{url}/redirect/0", "limit": 200001}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"limit\" must be at most 200000 (got 200001)"}},
 		"timeout too big":    {map[string]any{"url": "{url}/redirect/0", "timeout_seconds": 121}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"timeout_seconds\" must be at most 120 (got 121)"}},
 		"negative start":     {map[string]any{"url": "{url}/redirect/0", "start": -1}, []string{"invalid arguments for fetch_url", "invalid arguments for fetch_url: \"start\" must be at least 0 (got -1)"}},
 		"connection refused": {map[string]any{"url": "http://127.0.0.1:1/"}, []string{"fetching http://127.0.0.1:1/ failed", "refused"}},
@@ -342,7 +342,7 @@ func fetchAll(t *testing.T, g sdk.Group, url string, maxLength int) (string, int
 	start, calls := 0, 0
 	for {
 		calls++
-		text, isErr := call(t, g, "fetch_url", map[string]any{"url": url, "start": start, "max_length": maxLength})
+		text, isErr := call(t, g, "fetch_url", map[string]any{"url": url, "start": start, "limit": maxLength})
 		if isErr {
 			t.Fatalf("start=%d: %s", start, text)
 		}
@@ -359,7 +359,7 @@ func fetchAll(t *testing.T, g sdk.Group, url string, maxLength int) (string, int
 			t.Fatalf("page at start=%d says it starts at %s", start, m[1])
 		}
 		if n := utf8.RuneCountInString(chunk); n > maxLength || strconv.Itoa(start+n) != m[2] {
-			t.Fatalf("page at start=%d has %d chars, note %q, max_length %d", start, n, m[0], maxLength)
+			t.Fatalf("page at start=%d has %d chars, note %q, limit %d", start, n, m[0], maxLength)
 		}
 		b.WriteString(chunk)
 		if m[4] == "" {
@@ -412,7 +412,7 @@ func TestFetchPaging(t *testing.T) {
 		}
 	})
 	t.Run("pages end at a line break", func(t *testing.T) {
-		text, _ := call(t, g, "fetch_url", map[string]any{"url": srv.URL + "/long.txt", "max_length": 1000})
+		text, _ := call(t, g, "fetch_url", map[string]any{"url": srv.URL + "/long.txt", "limit": 1000})
 		_, body := split(text)
 		m := pageNote.FindStringSubmatch(body)
 		if m == nil || !strings.HasSuffix(strings.TrimSuffix(body, m[0]), "\n") {
@@ -438,7 +438,7 @@ func TestFetchBodyCap(t *testing.T) {
 	s := testServer(nil)
 	s.maxBody = 64 << 10
 	g := connect(t, s, "")
-	text, isErr := call(t, g, "fetch_url", map[string]any{"url": srv.URL + "/big", "max_length": 100})
+	text, isErr := call(t, g, "fetch_url", map[string]any{"url": srv.URL + "/big", "limit": 100})
 	if isErr {
 		t.Fatal(text)
 	}
@@ -457,7 +457,7 @@ func TestFetchProgress(t *testing.T) {
 	srv := site(t)
 	g := connect(t, testServer(nil), "")
 	rec := &recorder{}
-	res := callEvents(t, g, "fetch_url", map[string]any{"url": srv.URL + "/large", "max_length": 10}, rec)
+	res := callEvents(t, g, "fetch_url", map[string]any{"url": srv.URL + "/large", "limit": 10}, rec)
 	if res.IsError {
 		t.Fatal(res.Text())
 	}

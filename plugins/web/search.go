@@ -30,8 +30,8 @@ const (
 )
 
 type searchArgs struct {
-	Query string `json:"query" jsonschema:"What to search for, as typed into a search engine; operators such as site:example.org or \"exact phrase\" work where the provider supports them."`
-	Count int    `json:"count,omitempty" jsonschema:"How many results to return. Default 10, at most 50."`
+	Query string `json:"query" jsonschema:"search terms"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most results"`
 }
 
 var searchSpec = sdk.ToolSpec{
@@ -39,19 +39,11 @@ var searchSpec = sdk.ToolSpec{
 	Title:       "Search the web",
 	Kind:        sdk.KindRead,
 	Annotations: openWorld(),
-	Description: `Search the web and return a numbered list of results, best first:
-
-  1. <title>
-     <url>
-     <snippet>
-
-count results are asked for (default 10, max 50); fewer come back when the provider has no more. No results is not an error. Read a result with fetch_url.
-
-The provider is the user's choice, a SearXNG instance or the Brave Search API, set in the server's config file (config.json in its config dir, key "web_search"). When none is configured the call fails with a message saying exactly how to set one up; relay it to the user. Provider failures (unreachable, refused key, rate limit, bad answer) are error results naming the cause.`,
+	Description: `Search the web with the provider the user configured; returns numbered results with title, URL and snippet. Without a provider the error says how to set one up: relay it to the user.`,
 }
 
 var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
-	sdk.IntDefault(p["count"], defaultCount, 1, maxCount)
+	sdk.IntDefault(p["limit"], defaultCount, 1, maxCount)
 })
 
 // searchConfig is the "web_search" entry of config.json.
@@ -79,7 +71,7 @@ func (s *server) webSearch(ctx context.Context, req *sdk.Request, args searchArg
 	if query == "" {
 		return nil, sdk.Failf("query is empty; say what to search for")
 	}
-	count, err := intArg("count", args.Count, defaultCount, 1, maxCount)
+	count, err := intArg("limit", args.Limit, defaultCount, 1, maxCount)
 	if err != nil {
 		return nil, err
 	}

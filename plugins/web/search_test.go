@@ -125,7 +125,7 @@ func TestWebSearch(t *testing.T) {
 	}{
 		"searxng": {
 			config: `{"provider": "searxng", "url": "{sx}/"}`,
-			args:   map[string]any{"query": "golang", "count": 2},
+			args:   map[string]any{"query": "golang", "limit": 2},
 			want: `Results for "golang" (searxng, 2):
 
 1. golang result 1
@@ -138,12 +138,12 @@ func TestWebSearch(t *testing.T) {
 		},
 		"searxng over pages": {
 			config: `{"provider": "searxng", "url": "{sx}/search"}`,
-			args:   map[string]any{"query": "q", "count": 50},
+			args:   map[string]any{"query": "q", "limit": 50},
 			want:   "Results for \"q\" (searxng, 12):",
 		},
 		"brave, key in the file": {
 			config: `{"provider": "brave", "url": "{brave}/res/v1/web/search", "api_key": "secret"}`,
-			args:   map[string]any{"query": "mcp", "count": 1},
+			args:   map[string]any{"query": "mcp", "limit": 1},
 			want: `Results for "mcp" (brave, 1):
 
 1. Brave 1
@@ -153,13 +153,13 @@ func TestWebSearch(t *testing.T) {
 		"brave, key from the named variable": {
 			config: `{"provider": "brave", "url": "{brave}/res/v1/web/search", "api_key_env": "MY_KEY"}`,
 			env:    map[string]string{"MY_KEY": "secret"},
-			args:   map[string]any{"query": "mcp", "count": 3},
+			args:   map[string]any{"query": "mcp", "limit": 3},
 			want:   "Results for \"mcp\" (brave, 3):",
 		},
 		"brave, default variable, over pages": {
 			config: `{"provider": "brave", "url": "{brave}/res/v1/web/search"}`,
 			env:    map[string]string{"BRAVE_API_KEY": "secret"},
-			args:   map[string]any{"query": "mcp", "count": 30},
+			args:   map[string]any{"query": "mcp", "limit": 30},
 			want:   "Results for \"mcp\" (brave, 25):",
 		},
 		"environment overrides the file": {
@@ -170,7 +170,7 @@ func TestWebSearch(t *testing.T) {
 		},
 		"environment alone": {
 			env:  map[string]string{"RAMABANA_SEARCH_URL": "{sx}"},
-			args: map[string]any{"query": "env", "count": 1},
+			args: map[string]any{"query": "env", "limit": 1},
 			want: "Results for \"env\" (searxng, 1):",
 		},
 	}
@@ -300,10 +300,10 @@ func TestWebSearchErrors(t *testing.T) {
 			args:   map[string]any{"query": "  "},
 			want:   []string{"query is empty"},
 		},
-		"count too big": {
+		"limit too big": {
 			config: `{"provider": "searxng", "url": "{sx}"}`,
-			args:   map[string]any{"query": "x", "count": 51},
-			want:   []string{"invalid arguments for web_search", "invalid arguments for web_search: \"count\" must be at most 50 (got 51)"},
+			args:   map[string]any{"query": "x", "limit": 51},
+			want:   []string{"invalid arguments for web_search", "invalid arguments for web_search: \"limit\" must be at most 50 (got 51)"},
 		},
 	}
 	for name, tc := range tests {

@@ -50,7 +50,7 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("group %q mode %s, want web default", g.Name, g.Mode)
 		}
 		for _, s := range g.Tools {
-			if s.Title == "" || len(s.Description) < 300 {
+			if s.Title == "" || len(s.Description) < 80 {
 				t.Errorf("%s: title %q, description of %d bytes; want both", s.Name, s.Title, len(s.Description))
 			}
 			var schema struct {
