@@ -23,8 +23,10 @@ nocgo:
 	CGO_ENABLED=0 $(GO) test -trimpath ./plugins/code/...
 
 # The release archives for every system, in dist/, published nowhere.
+# goreleaser has its own module file: its ~300 modules (cloud SDKs among
+# them) would otherwise raise the versions buf and staticcheck build with.
 release-snapshot:
-	$(TOOL) goreleaser release --snapshot --clean
+	$(GO) tool -modfile=tools/release/go.mod goreleaser release --snapshot --clean
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
