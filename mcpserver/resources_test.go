@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -459,7 +458,11 @@ func TestStatusFollowsPlugins(t *testing.T) {
 			})
 
 			seen = cs.count(mcpserver.StatusURI)
-			if err := syscall.Kill(echo.Pid, syscall.SIGKILL); err != nil {
+			proc, err := os.FindProcess(echo.Pid)
+			if err == nil {
+				err = proc.Kill()
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			await(t, cs, w, "plugin killed", func() bool {
