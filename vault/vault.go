@@ -416,6 +416,12 @@ func isAre(n int) string {
 // Reveal returns text with each placeholder replaced by its value. A
 // placeholder the vault does not hold is an *UnknownError naming it.
 func (v *Vault) Reveal(text string) (string, error) {
+	return v.reveal(text, func(value string) string { return value })
+}
+
+// reveal returns text with each placeholder replaced by write(its value),
+// or an *UnknownError naming the placeholders the vault does not hold.
+func (v *Vault) reveal(text string, write func(value string) string) (string, error) {
 	refs := pii.FindPlaceholders(text)
 	if len(refs) == 0 {
 		return text, nil
@@ -436,7 +442,7 @@ func (v *Vault) Reveal(text string) (string, error) {
 			continue
 		}
 		b.WriteString(text[last:r.Start])
-		b.WriteString(value)
+		b.WriteString(write(value))
 		last = r.End
 	}
 	if len(unknown) > 0 {
@@ -482,36 +488,15 @@ func (v *Vault) value(holder string, r pii.PlaceholderRef) (string, bool, error)
 // would smuggle one past the filter that hides placeholder-shaped text.
 // Errors as Reveal's.
 func (v *Vault) RevealJSON(args json.RawMessage) (json.RawMessage, error) {
-	refs := pii.FindPlaceholders(string(args))
-	if len(refs) == 0 {
+	if !bytes.Contains(args, []byte("⟦")) {
 		return args, nil
 	}
-	var b bytes.Buffer
-	var unknown []string
-	last := 0
-	for _, r := range refs {
-		holder := string(args[r.Start:r.End])
-		value, ok, err := v.value(holder, r)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			if !slices.Contains(unknown, holder) {
-				unknown = append(unknown, holder)
-			}
-			continue
-		}
-		quoted, err := json.Marshal(value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(args[last:r.Start])
-		b.Write(quoted[1 : len(quoted)-1])
-		last = r.End
+	out, err := v.reveal(string(args), func(value string) string {
+		quoted, _ := json.Marshal(value) // a string always marshals
+		return string(quoted[1 : len(quoted)-1])
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(unknown) > 0 {
-		return nil, &UnknownError{Holders: unknown}
-	}
-	b.Write(args[last:])
-	return b.Bytes(), nil
+	return json.RawMessage(out), nil
 }
