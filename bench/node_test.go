@@ -44,6 +44,8 @@ type nodeResult struct {
 	P50     float64     `json:"p50"`
 	P99     float64     `json:"p99"`
 	Max     float64     `json:"max"`
+	Tools   int         `json:"tools"` // list measures: tools listed
+	Bytes   int         `json:"bytes"` // list measures: the tools/list result's size as JSON
 	Rounds  [][]float64 `json:"rounds"`
 	Done    bool        `json:"done"`
 }
@@ -232,6 +234,8 @@ func summarizeNode(b *testing.B, results map[string]map[string]nodeResult, load0
 	b.Logf("ramabana spawn: %.0f%% of the 80 ms target; %s the floor's", 100*rb["spawn"].P50/80, ratio("spawn", fl))
 	b.Logf("tools/list on a live session, bare request (p50, p99 ms): floor %.3f, %.3f; ramabana %.3f, %.3f (target ≤ 1 ms); server-filesystem %.3f, %.3f",
 		fl["list-req"].P50, fl["list-req"].P99, rb["list-req"].P50, rb["list-req"].P99, fs["list-req"].P50, fs["list-req"].P99)
+	b.Logf("tools/list result: floor %d tools, %d B; ramabana %d tools, %d B; server-filesystem %d tools, %d B",
+		fl["list"].Tools, fl["list"].Bytes, rb["list"].Tools, rb["list"].Bytes, fs["list"].Tools, fs["list"].Bytes)
 	b.Logf("tools/list through client.listTools() (p50, p99 ms): floor %.3f, %.3f; ramabana %.3f, %.3f; server-filesystem %.3f, %.3f",
 		fl["list"].P50, fl["list"].P99, rb["list"].P50, rb["list"].P99, fs["list"].P50, fs["list"].P99)
 	b.Logf("read small.py (p50, p99 µs): floor echo %.0f, %.0f; ramabana view_file %.0f, %.0f; server-filesystem read_text_file %.0f, %.0f",

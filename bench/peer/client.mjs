@@ -37,7 +37,9 @@
 //	{"server":"ramabana","measure":"read","unit":"ms","n":500,"p50":0.41,"p99":1.2,"max":3.1,
 //	 "rounds":[[...samples of round 1...],...]}
 //
-// then {"done":true}. Any failure (a server that does not start, a tool
+// The list and list-req lines also hold "tools", how many tools the server
+// lists, and "bytes", the size of its tools/list result as JSON. Then
+// {"done":true}. Any failure (a server that does not start, a tool
 // result with isError, a read without the expected text, a tools/list missing
 // a wanted tool) ends the script with exit status 1 and the reason, with the
 // tail of that server's stderr, on stderr. Every server it started is closed
@@ -188,12 +190,15 @@ async function main() {
 
   // The long-lived sessions, all open at once.
   const live = [];
+  const listed = new Map();
   for (const server of spec.servers) {
     const s = new Session(server);
     open.add(s);
     try {
       await s.connect();
-      await s.listTools();
+      const res = await s.listTools();
+      // Size of what a tools/list carries, measured outside the timers.
+      listed.set(server.name, { tools: res.tools.length, bytes: Buffer.byteLength(JSON.stringify(res)) });
       for (let i = 0; i < spec.warmup; i++) {
         await s.listTools();
         await s.listRaw();
@@ -232,6 +237,7 @@ async function main() {
       const round3 = (x) => Math.round(x * 1000) / 1000;
       console.log(JSON.stringify({
         server: name, measure: m, unit: 'ms', n: all.length,
+        ...(m.startsWith('list') ? listed.get(name) : {}),
         p50: round3(quantile(all, 0.5)), p99: round3(quantile(all, 0.99)), max: round3(all[all.length - 1]),
         rounds: rounds.map((d) => d.map(round3)),
       }));
