@@ -69,9 +69,19 @@ fuzz:
 security-long:
 	RAMABANA_RACE_SECONDS=10 $(GO) test -race -count=1 -run 'Race|Swap' ./sdk/... ./plugins/... ./cmd/ramabana-mcp/
 
-# Benchmarks: the Go benchmarks, then the side-by-side harness in bench/.
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+# Benchmarks: the Go benchmarks, then the side-by-side harness in bench/
+# (bench-go), then the plugin hop against its floors (bench-hop).
+bench: bench-go bench-hop
+
+.PHONY: bench-go bench-hop
+bench-go:
+	$(GO) test -run '^$$' -bench . -skip 'HopInterleaved|PureHop' -benchmem ./...
+
+# The plugin hop side by side with its floors, 10,000 calls per variant in
+# $RAMABANA_BENCH_REPS interleaved rounds (5), with the summary tables (-v);
+# bench/README.md, "The plugin hop", says how to read them.
+bench-hop:
+	$(GO) test -run '^$$' -bench 'HopInterleaved|PureHop' -benchtime 10000x -v ./bench/
 
 # The HTTP load benchmark alone, 2,000 calls a sub-benchmark, with its
 # summary against the floor (-v); more clients with
