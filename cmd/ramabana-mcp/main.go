@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
+	"github.com/ramabana/ramabana-mcp/internal/gctune"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 )
@@ -33,6 +34,9 @@ func main() {
 	if err := sandbox.NonDumpable(); err != nil {
 		fmt.Fprintln(os.Stderr, "ramabana-mcp: warning: cannot make the server non-dumpable:", err)
 	}
+	// The server's collector gets room to work in (the plugins keep Go's
+	// default): see package gctune.
+	gctune.Start(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
