@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,4 +104,40 @@ func TestCancelCallsEndsTheCallsInFlight(t *testing.T) {
 	if _, err := callText(t, h, "echo", map[string]any{"text": "x"}); err == nil {
 		t.Error("a call after CancelCalls ran")
 	}
+}
+
+// TestPluginsRunOnOneCPU: a Go plugin runs on one CPU (the call hop is
+// cheaper so), one served WithAllCPUs on every CPU, and a GOMAXPROCS the
+// user set reaches every plugin and wins.
+func TestPluginsRunOnOneCPU(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: every setting reads 1")
+	}
+	gomaxprocs := func(t *testing.T, h *Host, tool string) string {
+		t.Helper()
+		res, err := callText(t, h, tool, map[string]any{})
+		if err != nil || res.IsError {
+			t.Fatalf("%s = %v, %v", tool, res, err)
+		}
+		return res.Text()
+	}
+	dir := pluginDir(t, "procs", "procsall")
+	t.Run("default", func(t *testing.T) {
+		h, _ := startHost(t, Config{PluginDirs: []string{dir}})
+		if got := gomaxprocs(t, h, "procs_gomaxprocs"); got != "1" {
+			t.Errorf("GOMAXPROCS of a plugin = %s, want 1", got)
+		}
+		if got, want := gomaxprocs(t, h, "procsall_gomaxprocs"), strconv.Itoa(runtime.NumCPU()); got != want {
+			t.Errorf("GOMAXPROCS of a plugin served WithAllCPUs = %s, want %s", got, want)
+		}
+	})
+	t.Run("user's", func(t *testing.T) {
+		t.Setenv("GOMAXPROCS", "3")
+		h, _ := startHost(t, Config{PluginDirs: []string{dir}})
+		for _, tool := range []string{"procs_gomaxprocs", "procsall_gomaxprocs"} {
+			if got := gomaxprocs(t, h, tool); got != "3" {
+				t.Errorf("%s with GOMAXPROCS=3 set = %s, want 3", tool, got)
+			}
+		}
+	})
 }

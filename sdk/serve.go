@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -22,6 +23,14 @@ type ServeOpt func(*serveConfig)
 
 type serveConfig struct {
 	watchHost bool
+	allCPUs   bool
+}
+
+// WithAllCPUs keeps the plugin's Go runtime on every CPU, for a plugin
+// whose tools spread work over goroutines (a search over many files).
+// Without it Serve runs the plugin on one (see Serve).
+func WithAllCPUs() ServeOpt {
+	return func(c *serveConfig) { c.allCPUs = true }
 }
 
 // WithoutHostWatch keeps the plugin running when its parent goes away; for
@@ -43,6 +52,13 @@ func WithoutHostWatch() ServeOpt {
 // Every RPC must carry the token the host passed in the environment, when
 // it passed one.
 //
+// The plugin runs Go code on one CPU (GOMAXPROCS 1) unless it is served
+// WithAllCPUs or GOMAXPROCS is set in its environment (the host passes the
+// user's on): a call is one goroutine's work, and with one CPU the runtime
+// hands it from the gRPC reader to the handler and back without waking
+// other threads, which on a busy machine cost more than the call (measured
+// in bench/, "The plugin hop").
+//
 // First of all the plugin makes itself non-dumpable (sandbox.NonDumpable),
 // so that a program of the same user, such as a shell command, cannot read
 // its memory or /proc/<pid>/environ.
@@ -53,6 +69,9 @@ func Serve(g Group, opts ...ServeOpt) {
 	cfg := serveConfig{watchHost: true}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if !cfg.allCPUs && os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
 	}
 	stderr := os.Stderr
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevelFromEnv()})))

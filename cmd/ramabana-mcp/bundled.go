@@ -24,3 +24,8 @@ var bundled = map[string]func() sdk.Group{
 	"shell":    func() sdk.Group { return shell.New() },
 	"web":      func() sdk.Group { return web.New() },
 }
+
+// allCPUs are the bundled groups served on every CPU (sdk.WithAllCPUs): the
+// code group searches and outlines files on a worker per CPU. The others
+// serve one call on one goroutine and run on one.
+var allCPUs = map[string]bool{"code": true}

@@ -77,7 +77,11 @@ func runPlugin(ctx context.Context, args []string) error {
 		if !ok {
 			return cliflag.Usage(fmt.Errorf("plugin serve: no bundled group %q (have %s)", args[1], strings.Join(bundledNames(), ", ")), plugincli.Help)
 		}
-		sdk.Serve(newGroup())
+		var opts []sdk.ServeOpt
+		if allCPUs[args[1]] {
+			opts = append(opts, sdk.WithAllCPUs())
+		}
+		sdk.Serve(newGroup(), opts...)
 		return nil
 	}
 	self, err := os.Executable()

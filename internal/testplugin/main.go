@@ -17,6 +17,8 @@
 //	eofexit      a healthy group "eofexit" (tool eof_echo) that exits as soon as its stdin reaches EOF,
 //	             whatever stdin is, as a plugin in another language following the README does
 //	trace        a group "trace" whose tool trace_context reports the trace context its handler got
+//	procs        a group "procs" whose tool procs_gomaxprocs reports the plugin's GOMAXPROCS
+//	procsall     the same as a group "procsall", served with sdk.WithAllCPUs
 package main
 
 import (
@@ -26,6 +28,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -83,6 +86,10 @@ func main() {
 		sdk.Serve(traceGroup())
 	case "optin":
 		sdk.Serve(single("optin", "optin_echo", sdk.GroupSpec{Name: "optin", Mode: sdk.ModeOptIn}))
+	case "procs":
+		sdk.Serve(procsGroup("procs"))
+	case "procsall":
+		sdk.Serve(procsGroup("procsall"), sdk.WithAllCPUs())
 	default:
 		sdk.Serve(newEcho("echo", "echo"))
 	}
@@ -156,6 +163,17 @@ type slowArgs struct {
 type noArgs struct{}
 
 // single is a plugin with one group holding one echo tool.
+// procsGroup has one tool, <name>_gomaxprocs, which reports the plugin's
+// GOMAXPROCS.
+func procsGroup(name string) *sdk.Toolbox {
+	box := sdk.NewToolbox(name, sdk.WithVersion("0.0.1"), sdk.WithDescription("test tools"))
+	box.AddGroup(sdk.GroupSpec{Name: name}, sdk.TypedTool(sdk.ToolSpec{Name: name + "_gomaxprocs", Description: "Report GOMAXPROCS.", Kind: sdk.KindRead},
+		func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+			return sdk.TextResult(strconv.Itoa(runtime.GOMAXPROCS(0))), nil
+		}))
+	return box
+}
+
 func single(plugin, tool string, g sdk.GroupSpec) *sdk.Toolbox {
 	box := sdk.NewToolbox(plugin, sdk.WithVersion("0.0.1"), sdk.WithDescription("test tools"))
 	box.AddGroup(g, sdk.TypedTool(sdk.ToolSpec{Name: tool, Description: "Echo the text.", Kind: sdk.KindRead},
