@@ -10,6 +10,12 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
-// processEnded is false where it cannot be asked without reaping: the
+// procWatch cannot ask whether a child ended without reaping it here: the
 // host learns of the exit from Wait.
-func processEnded(int) bool { return false }
+type procWatch struct{}
+
+func newProcWatch(int) *procWatch { return &procWatch{} }
+
+func (*procWatch) ended() bool { return false }
+
+func (*procWatch) close() {}

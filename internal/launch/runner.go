@@ -47,6 +47,7 @@ type procRunner struct {
 
 	mu     sync.Mutex
 	pid    int
+	watch  *procWatch // asks the kernel whether pid ended; nil before Start
 	waited bool
 	ended  chan struct{} // closed once the process is reaped
 }
@@ -80,8 +81,9 @@ func (r *procRunner) Start(context.Context) error {
 		closeAll(stdinW, stdoutR, stderrR)
 		return err
 	}
+	watch := newProcWatch(r.cmd.Process.Pid)
 	r.mu.Lock()
-	r.pid = r.cmd.Process.Pid
+	r.pid, r.watch = r.cmd.Process.Pid, watch
 	r.mu.Unlock()
 	r.lifeline, r.stdoutR, r.stderrR = stdinW, stdoutR, stderrR
 
@@ -197,9 +199,9 @@ func (r *procRunner) Pid() int {
 // to a dead socket.
 func (r *procRunner) Ended() bool {
 	r.mu.Lock()
-	pid, waited := r.pid, r.waited
+	watch, waited := r.watch, r.waited
 	r.mu.Unlock()
-	return waited || (pid > 0 && processEnded(pid))
+	return waited || (watch != nil && watch.ended())
 }
 
 func (r *procRunner) Diagnose(context.Context) string {
@@ -222,6 +224,9 @@ func (r *procRunner) Wait(context.Context) error {
 	r.mu.Unlock()
 	if first {
 		close(r.ended)
+		if r.watch != nil {
+			r.watch.close()
+		}
 	}
 	killGroup(pid)
 	r.closeLifeline()
