@@ -111,7 +111,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := encodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
