@@ -231,6 +231,9 @@ func FuzzStdioFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`,
 		"{\"jsonrpc\":\"2.0\",\x00\"id\":1}",
 		`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a\"b","method":"p\u0069ng","params":null}`,
+		`{"params":{"x": [1, 2]},"method":"tools/call","id":-9007199254740991,"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":1},"params":{"b":2}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"ping","params":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`,
 		`not json`,
 	} {
@@ -261,6 +264,14 @@ func FuzzStdioFrame(f *testing.F) {
 			}
 			if string(r.ID) != want {
 				t.Fatalf("reply id %s, want %s, for %q", r.ID, want, line)
+			}
+		}
+		if req, ok := v.msg.(*jsonrpc.Request); ok {
+			// Built from the envelope: what the SDK's decoder builds.
+			sdk, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+			want, _ := sdk.(*jsonrpc.Request)
+			if err != nil || want == nil || req.ID != want.ID || req.Method != want.Method || !bytes.Equal(req.Params, want.Params) {
+				t.Fatalf("%q: passed on as %#v, the SDK decodes %#v (%v)", line, req, sdk, err)
 			}
 		}
 		if v.msg != nil {
