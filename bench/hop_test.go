@@ -421,7 +421,9 @@ func settleTree(pid int) {
 // rounds (5); in each, every server answers a block of b.N/rounds calls in
 // turn, so the load of a shared machine falls on all three alike. Two
 // sub-benchmarks: serial (one call at a time) and callers=8 (8 goroutines
-// calling at once over the one session).
+// calling at once over the one session). With $RAMABANA_BENCH_BASELINE
+// naming another ramabana-mcp binary (an older commit's), its echo and
+// view_file take turns too, as baseline-echo and baseline-view-small.
 //
 // Figures per server, as <server>-<unit> metrics (medians over the
 // rounds): p50-µs, p99-µs, calls/s, and the CPU time per call of the
@@ -447,6 +449,22 @@ func BenchmarkHopInterleaved(b *testing.B) {
 		{name: "ramabana-echo", call: mcpCall(echoCS, "echo", echo, "hello"), peer: echoCmd.Process.Pid, children: true},
 		{name: "ramabana-view-small", call: mcpCall(viewCS, "view_file", view, page), peer: viewCmd.Process.Pid, children: true},
 	}
+	names := []string{"floor", "ramabana-echo", "ramabana-view-small"}
+	if base := os.Getenv("RAMABANA_BENCH_BASELINE"); base != "" {
+		// Another build of ramabana-mcp (an older commit's, to compare
+		// before and after a change in the same run), with the same flags.
+		// Its echo plugin is this tree's test plugin.
+		baseEcho := command(ramabana, root, b.TempDir(), "--plugins", pluginDir(b))
+		baseEcho.Path, baseEcho.Args[0] = base, base
+		baseEchoCS := start(b, baseEcho)
+		baseView := command(ramabana, root, b.TempDir())
+		baseView.Path, baseView.Args[0] = base, base
+		baseViewCS := start(b, baseView)
+		variants = append(variants,
+			hopVariant{name: "baseline-echo", call: mcpCall(baseEchoCS, "echo", echo, "hello"), peer: baseEcho.Process.Pid, children: true},
+			hopVariant{name: "baseline-view-small", call: mcpCall(baseViewCS, "view_file", view, page), peer: baseView.Process.Pid, children: true})
+		names = append(names, "baseline-echo", "baseline-view-small")
+	}
 	for _, v := range variants {
 		settleTree(v.peer)
 		for range warmup {
@@ -455,7 +473,6 @@ func BenchmarkHopInterleaved(b *testing.B) {
 			}
 		}
 	}
-	names := []string{"floor", "ramabana-echo", "ramabana-view-small"}
 	rounds := hopRounds(b)
 	modes := []struct {
 		name, what string
