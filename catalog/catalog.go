@@ -40,7 +40,16 @@ type Entry struct {
 	Upstream *Upstream
 
 	caller Caller
-	input  *sdk.InputValidator // nil: the source validates its arguments
+	// input compiles the input schema at the tool's first call, not when
+	// it is listed: a host starts with dozens of tools, or thousands from
+	// upstream servers, and a model calls a few. Nil: the source validates
+	// its arguments.
+	input func() (*sdk.InputValidator, error)
+}
+
+// lazyValidator compiles spec's input schema once, when first asked.
+func lazyValidator(spec sdk.ToolSpec) func() (*sdk.InputValidator, error) {
+	return sync.OnceValues(func() (*sdk.InputValidator, error) { return sdk.NewInputValidator(spec) })
 }
 
 // Upstream is what an upstream MCP server's tool keeps of its listing, to
@@ -63,13 +72,17 @@ type Upstream struct {
 // ({"$ref": "#/properties/a"} at properties/a) would make the validator
 // recurse until the host's stack overflows, which no recover catches.
 func NewUpstreamEntry(spec sdk.ToolSpec, group, source string, up *Upstream, caller Caller) *Entry {
-	var input *sdk.InputValidator
+	e := &Entry{Spec: spec, Group: group, Plugin: source, Upstream: up, caller: caller}
 	if !bytes.Contains(spec.InputSchema, []byte(`"$ref"`)) && !bytes.Contains(spec.InputSchema, []byte(`Ref"`)) {
-		if v, err := sdk.NewInputValidator(spec); err == nil {
-			input = v
+		compile := lazyValidator(spec)
+		e.input = func() (*sdk.InputValidator, error) {
+			if v, err := compile(); err == nil {
+				return v, nil
+			}
+			return nil, nil // a schema that does not compile: the server checks its arguments
 		}
 	}
-	return &Entry{Spec: spec, Group: group, Plugin: source, Upstream: up, caller: caller, input: input}
+	return e
 }
 
 // Hints are the entry's resolved annotations.
@@ -88,7 +101,11 @@ func (e *Entry) Validate(args json.RawMessage) error {
 	if e.input == nil {
 		return nil
 	}
-	return e.input.Validate(args)
+	v, err := e.input()
+	if err != nil || v == nil {
+		return err
+	}
+	return v.Validate(args)
 }
 
 // Catalog holds every described tool, mounted or not, by name. It is safe
@@ -153,13 +170,10 @@ func entriesOf(plugin string, desc *sdk.Description, caller Caller) ([]*Entry, e
 	var batch []*Entry
 	for _, g := range desc.Groups {
 		for _, t := range g.Tools {
-			input, err := sdk.NewInputValidator(t)
-			if err != nil {
-				return nil, err
-			}
+			// desc.Validate compiled every input schema once already.
 			batch = append(batch, &Entry{
 				Spec: t, Group: g.Name, GroupMode: g.Mode, GroupDescription: g.Description, ReplacedBy: g.ReplacedBy,
-				Plugin: plugin, caller: caller, input: input,
+				Plugin: plugin, caller: caller, input: lazyValidator(t),
 			})
 		}
 	}

@@ -138,11 +138,22 @@ func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
 	for _, t := range tools {
 		g.Tools = append(g.Tools, t.Spec)
 	}
-	next := b.desc
-	next.Groups = append(slices.Clone(b.desc.Groups), g)
-	if err := next.Validate(); err != nil {
+	// The groups added before were checked then: only the new one is
+	// (its tools compiled once, not every group's again at every add).
+	if !ValidName(b.desc.Name) {
+		panic(fmt.Sprintf("sdk: plugin name %q: use lower-case letters, digits and '-'", b.desc.Name))
+	}
+	seen := map[string]string{}
+	for _, earlier := range b.desc.Groups {
+		for _, t := range earlier.Tools {
+			seen[t.Name] = earlier.Name
+		}
+	}
+	if err := g.validate(seen); err != nil {
 		panic("sdk: " + err.Error())
 	}
+	next := b.desc
+	next.Groups = append(slices.Clone(b.desc.Groups), g)
 	for _, t := range tools {
 		if err := t.Spec.ValidateTask(); err != nil {
 			panic("sdk: " + err.Error())

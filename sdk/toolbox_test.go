@@ -60,6 +60,7 @@ func TestAddGroupRefusesWhatTheHostRefuses(t *testing.T) {
 		"unknown task":                         {"g", sdk.ToolSpec{Name: "r", Kind: sdk.KindRead, InputSchema: obj, Task: "router"}, `tool "r": unknown task "router"`},
 		"array schema":                         {"g", sdk.ToolSpec{Name: "a", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"array"}`)}, `tool "a": input schema: the root must have "type": "object"`},
 		"bad group name":                       {"Bad Group", sdk.ToolSpec{Name: "ok", Kind: sdk.KindRead, InputSchema: obj}, `group name "Bad Group"`},
+		"a tool of an earlier group":           {"g", sdk.ToolSpec{Name: "dup", Kind: sdk.KindRead, InputSchema: obj}, `tool "dup" is declared twice (groups "first" and "g")`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

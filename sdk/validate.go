@@ -58,17 +58,26 @@ func (d *Description) Validate() error {
 	}
 	seen := map[string]string{}
 	for _, g := range d.Groups {
-		if !ValidName(g.Name) {
-			return fmt.Errorf("group name %q: use lower-case letters, digits and '-'", g.Name)
+		if err := g.validate(seen); err != nil {
+			return err
 		}
-		for _, t := range g.Tools {
-			if other, dup := seen[t.Name]; dup {
-				return fmt.Errorf("tool %q is declared twice (groups %q and %q)", t.Name, other, g.Name)
-			}
-			seen[t.Name] = g.Name
-			if err := t.Validate(); err != nil {
-				return fmt.Errorf("group %q: %w", g.Name, err)
-			}
+	}
+	return nil
+}
+
+// validate checks one group of a description, its tools' names against
+// seen (tool name → group, of the groups before it), which it extends.
+func (g GroupSpec) validate(seen map[string]string) error {
+	if !ValidName(g.Name) {
+		return fmt.Errorf("group name %q: use lower-case letters, digits and '-'", g.Name)
+	}
+	for _, t := range g.Tools {
+		if other, dup := seen[t.Name]; dup {
+			return fmt.Errorf("tool %q is declared twice (groups %q and %q)", t.Name, other, g.Name)
+		}
+		seen[t.Name] = g.Name
+		if err := t.Validate(); err != nil {
+			return fmt.Errorf("group %q: %w", g.Name, err)
 		}
 	}
 	return nil
