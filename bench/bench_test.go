@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,20 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanup()
 	os.Exit(code)
+}
+
+// benchReps is how many rounds or repetitions a side-by-side benchmark
+// runs: $RAMABANA_BENCH_REPS, or def.
+func benchReps(b *testing.B, def int) int {
+	spec := os.Getenv("RAMABANA_BENCH_REPS")
+	if spec == "" {
+		return def
+	}
+	n, err := strconv.Atoi(spec)
+	if err != nil || n < 1 {
+		b.Fatalf("RAMABANA_BENCH_REPS=%q: want a count such as %d", spec, def)
+	}
+	return n
 }
 
 // warmup calls made on a long-lived server before timing starts.

@@ -89,19 +89,6 @@ type blockResult struct {
 	cpuSelf, cpuPeer, cpuCh float64
 }
 
-// hopRounds is how many rounds a run has: $RAMABANA_BENCH_REPS, or 5.
-func hopRounds(b *testing.B) int {
-	spec := os.Getenv("RAMABANA_BENCH_REPS")
-	if spec == "" {
-		return 5
-	}
-	n, err := strconv.Atoi(spec)
-	if err != nil || n < 1 {
-		b.Fatalf("RAMABANA_BENCH_REPS=%q: want a count such as 5", spec)
-	}
-	return n
-}
-
 // interleave runs rounds rounds; in each, every variant runs a block of
 // calls in turn (callers goroutines pulling calls from the block), the
 // first variant of a round rotating so that none always follows the same
@@ -473,7 +460,7 @@ func BenchmarkHopInterleaved(b *testing.B) {
 			}
 		}
 	}
-	rounds := hopRounds(b)
+	rounds := benchReps(b, 5)
 	modes := []struct {
 		name, what string
 		callers    int
@@ -537,7 +524,7 @@ func BenchmarkPureHop(b *testing.B) {
 		}
 	}
 	var results map[string][]blockResult
-	rounds := hopRounds(b)
+	rounds := benchReps(b, 5)
 	b.Run("serial", func(b *testing.B) {
 		results = interleave(b, variants, rounds, 1)
 		reportMedians(b, results, map[string]hopFigure{"p50-µs": figP50, "p99-µs": figP99, "caller-µs/call": figSelf, "peer-µs/call": figPeer})

@@ -279,7 +279,7 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	results := map[string][]loadResult{}
 	ns := httpClients(b)
 	for _, n := range ns {
-		for range httpReps(b) {
+		for range benchReps(b, 3) {
 			for _, t := range targets {
 				name := fmt.Sprintf("N=%d/%s", n, t.name)
 				b.Run(name, func(b *testing.B) {
@@ -361,20 +361,6 @@ func summarize(b *testing.B, ns []int, results map[string][]loadResult) {
 			b.Logf("%s: median p99 above 100 ms already at N=%d", name, ns[0])
 		}
 	}
-}
-
-// httpReps is how many times each N's sub-benchmarks run, alternating
-// between the servers: $RAMABANA_BENCH_REPS, or 3.
-func httpReps(b *testing.B) int {
-	spec := os.Getenv("RAMABANA_BENCH_REPS")
-	if spec == "" {
-		return 3
-	}
-	n, err := strconv.Atoi(spec)
-	if err != nil || n < 1 {
-		b.Fatalf("RAMABANA_BENCH_REPS=%q: want a count such as 3", spec)
-	}
-	return n
 }
 
 // settle waits until the server's plugins have started: its /readyz says

@@ -116,7 +116,7 @@ func BenchmarkNodeClient(b *testing.B) {
 	}
 	calls := benchCalls(100)
 	spec, err := json.Marshal(map[string]any{
-		"rounds": nodeRounds(b), "spawns": min(4, calls), "calls": calls, "warmup": warmup, "servers": servers,
+		"rounds": benchReps(b, 5), "spawns": min(4, calls), "calls": calls, "warmup": warmup, "servers": servers,
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -166,19 +166,6 @@ func benchCalls(def int) int {
 	n, err := strconv.Atoi(strings.TrimSuffix(f.Value.String(), "x"))
 	if !strings.HasSuffix(f.Value.String(), "x") || err != nil || n < 1 {
 		return def
-	}
-	return n
-}
-
-// nodeRounds is $RAMABANA_BENCH_REPS, or 5.
-func nodeRounds(b *testing.B) int {
-	spec := os.Getenv("RAMABANA_BENCH_REPS")
-	if spec == "" {
-		return 5
-	}
-	n, err := strconv.Atoi(spec)
-	if err != nil || n < 1 {
-		b.Fatalf("RAMABANA_BENCH_REPS=%q: want a count such as 5", spec)
 	}
 	return n
 }
