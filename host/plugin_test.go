@@ -131,6 +131,13 @@ func TestPluginsRunOnOneCPU(t *testing.T) {
 			t.Errorf("GOMAXPROCS of a plugin served WithAllCPUs = %s, want %s", got, want)
 		}
 	})
+	t.Run("invalid", func(t *testing.T) {
+		t.Setenv("GOMAXPROCS", "many") // the runtime ignores it: so does the SDK
+		h, _ := startHost(t, Config{PluginDirs: []string{dir}})
+		if got := gomaxprocs(t, h, "procs_gomaxprocs"); got != "1" {
+			t.Errorf("GOMAXPROCS of a plugin with GOMAXPROCS=many = %s, want 1", got)
+		}
+	})
 	t.Run("user's", func(t *testing.T) {
 		t.Setenv("GOMAXPROCS", "3")
 		h, _ := startHost(t, Config{PluginDirs: []string{dir}})

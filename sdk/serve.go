@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -53,8 +54,8 @@ func WithoutHostWatch() ServeOpt {
 // it passed one.
 //
 // The plugin runs Go code on one CPU (GOMAXPROCS 1) unless it is served
-// WithAllCPUs or GOMAXPROCS is set in its environment (the host passes the
-// user's on): a call is one goroutine's work, and with one CPU the runtime
+// WithAllCPUs or GOMAXPROCS is set to a count in its environment (the host
+// passes the user's on): a call is one goroutine's work, and with one CPU the runtime
 // hands it from the gRPC reader to the handler and back without waking
 // other threads, which on a busy machine cost more than the call (measured
 // in bench/, "The plugin hop").
@@ -70,8 +71,8 @@ func Serve(g Group, opts ...ServeOpt) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if !cfg.allCPUs && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
+	if n, err := strconv.Atoi(os.Getenv("GOMAXPROCS")); !cfg.allCPUs && (err != nil || n < 1) {
+		runtime.GOMAXPROCS(1) // not set, or set to what the runtime ignores
 	}
 	stderr := os.Stderr
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevelFromEnv()})))

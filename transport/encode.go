@@ -15,10 +15,11 @@ import (
 // again: a third of the server's CPU for a tools/list of 20 tools (19 KB),
 // and a whole pass over every large file view_file returns. Here a
 // response's envelope is written around the result as it is. Everything
-// else, and a result that is not one line, goes through EncodeMessage.
+// else, and a result that is not one line (a CR or LF in it), goes
+// through EncodeMessage.
 func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || bytes.ContainsAny(resp.Result, "\r\n") {
 		return jsonrpc.EncodeMessage(msg)
 	}
 	var id []byte

@@ -381,6 +381,7 @@ type envelope struct {
 	dupID                       bool   // "id" appears twice: which one the SDK reads is not ours to guess
 	dup                         string // "jsonrpc" or "method" appears twice
 	dupParams                   bool   // "params" appears twice
+	hasError                    bool   // an "error" member, which the SDK decodes (and may refuse) even in a request
 }
 
 // readEnvelope reads the top level of a JSON object (already valid) with
@@ -411,6 +412,9 @@ func readEnvelope(line []byte) (envelope, error) {
 			slot = &env.method
 		case "params":
 			slot = &env.params
+		case "error":
+			env.hasError = true
+			continue
 		default:
 			continue
 		}
@@ -435,8 +439,8 @@ func readEnvelope(line []byte) (envelope, error) {
 // again, through a decoder that copies it into a 32 KiB buffer of its own
 // first: a twentieth of the server's CPU for a small call. A method or
 // string id with escapes or bytes that are not UTF-8 (which the SDK
-// replaces), params that are null or given twice, and responses are left
-// to it.
+// replaces), params that are null or given twice, a request with an
+// "error" member, and responses are left to it.
 func (env envelope) request() *jsonrpc.Request {
 	unquoted := func(raw json.RawMessage) (string, bool) {
 		if len(raw) < 2 || raw[0] != '"' || bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
@@ -445,7 +449,7 @@ func (env envelope) request() *jsonrpc.Request {
 		return string(raw[1 : len(raw)-1]), true
 	}
 	method, ok := unquoted(env.method)
-	if !ok || env.dupParams || string(env.params) == "null" {
+	if !ok || env.dupParams || env.hasError || string(env.params) == "null" {
 		return nil
 	}
 	var id jsonrpc.ID

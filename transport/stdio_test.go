@@ -234,6 +234,8 @@ func FuzzStdioFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"a\"b","method":"p\u0069ng","params":null}`,
 		`{"params":{"x": [1, 2]},"method":"tools/call","id":-9007199254740991,"jsonrpc":"2.0"}`,
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"a":1},"params":{"b":2}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","error":5}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"m"},"result":{}}`,
 		`{"jsonrpc":"2.0","id":7,"method":"ping","params":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`,
 		`not json`,
 	} {

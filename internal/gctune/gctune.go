@@ -42,7 +42,6 @@ type Tuner struct {
 	oldGC   int
 	oldLim  int64
 	limit   int64 // the limit set last
-	cycles  int
 }
 
 // Start tunes the collector of this process with the given headroom
@@ -80,21 +79,26 @@ func start(headroom uint64) *Tuner {
 }
 
 // sentinel is an object the next collection finds unreachable; its
-// finalizer retunes and arms the next one.
-type sentinel struct{ _ [16]byte }
+// cleanup retunes and arms the next one. (32 bytes: the tiny allocator,
+// which may keep a small object alive with its neighbours, takes objects
+// under 16.)
+type sentinel struct{ _ [32]byte }
 
+// arm makes the next cycle's sentinel. Its cleanup runs after the cycle
+// on the runtime's cleanup goroutine, not the finalizers' one, which any
+// package's slow finalizer could hold up; were it held up anyway, the
+// limit would stay where it was: memory stays bounded by it, and the
+// collector runs more often than it needs to until the cleanup runs.
 func (t *Tuner) arm() {
-	s := new(sentinel)
-	runtime.SetFinalizer(s, func(*sentinel) {
+	runtime.AddCleanup(new(sentinel), func(t *Tuner) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.stopped {
 			return
 		}
-		t.cycles++
 		t.retuneLocked()
 		t.arm()
-	})
+	}, t)
 }
 
 // retuneLocked sets the limit to what the runtime's non-heap memory needs
