@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // The binaries under test, built once without -race by TestMain.
@@ -131,6 +133,19 @@ func reap(cmd *exec.Cmd) {
 	if cmd.Process != nil && cmd.ProcessState == nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+	}
+}
+
+// waitOrKill waits for cmd to exit, and kills it if it has not within
+// proctest.Patience.
+func waitOrKill(cmd *exec.Cmd) {
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(proctest.Patience):
+		_ = cmd.Process.Kill()
+		<-done
 	}
 }
 

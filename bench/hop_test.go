@@ -626,14 +626,7 @@ func pingPong(b *testing.B) (func(context.Context) error, int) {
 		if conn != nil {
 			_ = conn.Close()
 		}
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(proctest.Patience):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		waitOrKill(cmd)
 	})
 	_ = ln.SetDeadline(time.Now().Add(proctest.Patience))
 	if conn, err = ln.Accept(); err != nil {

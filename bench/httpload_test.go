@@ -48,14 +48,7 @@ func startHTTP(b *testing.B, cmd *exec.Cmd, token string) *httpServer {
 	}
 	b.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(proctest.Patience):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		waitOrKill(cmd)
 	})
 	found := make(chan string, 1)
 	var head strings.Builder // what it said before listening, for the error
