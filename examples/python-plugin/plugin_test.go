@@ -725,11 +725,11 @@ func TestHostEndTakesThePluginWithIt(t *testing.T) {
 			if res := s.call(t, "count_words", map[string]any{"text": "x"}, nil); res.IsError {
 				t.Fatalf("count_words: %q", resultText(res))
 			}
-			pid := s.pluginPid(t)
+			plugin := proctest.Find(s.pluginPid(t)) // its start time too: the pid may be reused once it ends
 			end(s)
 			s.wait(proctest.Patience)
-			if !proctest.Await(func() bool { return !proctest.Alive(pid) }) {
-				t.Errorf("python plugin %d outlived its host", pid)
+			if !proctest.Await(func() bool { return !plugin.Alive() }) {
+				t.Errorf("python plugin %d outlived its host", plugin.Pid)
 			}
 		})
 	}

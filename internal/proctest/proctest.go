@@ -49,6 +49,32 @@ func Alive(pid int) bool {
 	return len(f) > 0 && f[0] != "Z"
 }
 
+// Proc is one process: its pid and its start time, so that a process the
+// kernel has since given the same pid does not pass for it (pids wrap at
+// 32768 on many machines, and a busy test run makes thousands of
+// processes and threads).
+type Proc struct {
+	Pid   int
+	start string // /proc/<pid>/stat field 22, in clock ticks since boot
+}
+
+// Find is the process running as pid now; its zero start time matches no
+// process when pid runs nothing.
+func Find(pid int) Proc {
+	p := Proc{Pid: pid}
+	if f := stat(fmt.Sprintf("/proc/%d/stat", pid)); len(f) > 19 {
+		p.start = f[19] // field 22 of the line; f starts at field 3
+	}
+	return p
+}
+
+// Alive reports whether the process runs: its pid runs a process started
+// when it was, and not a zombie.
+func (p Proc) Alive() bool {
+	f := stat(fmt.Sprintf("/proc/%d/stat", p.Pid))
+	return p.start != "" && len(f) > 19 && f[19] == p.start && f[0] != "Z"
+}
+
 // Children lists the live direct children of pid. It reads every process's
 // stat: a per-thread children file would miss those started by other threads.
 func Children(pid int) []int {
