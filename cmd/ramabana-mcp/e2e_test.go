@@ -558,14 +558,17 @@ func TestHostKilledTakesPluginsWithIt(t *testing.T) {
 	tools(t, s.session)
 	// Bundled groups are served at once and their processes start in the
 	// background: wait for every one.
-	kids := s.awaitPlugins(t, "echo")
+	var kids []proctest.Proc // with their start times: a pid may be reused once it ends
+	for _, pid := range s.awaitPlugins(t, "echo") {
+		kids = append(kids, proctest.Find(pid))
+	}
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	alive := func() []int {
 		var out []int
 		for _, p := range kids {
-			if proctest.Alive(p) {
-				out = append(out, p)
+			if p.Alive() {
+				out = append(out, p.Pid)
 			}
 		}
 		return out

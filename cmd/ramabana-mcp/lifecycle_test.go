@@ -63,12 +63,13 @@ func TestSignalMidCallStopsTheServerAndItsCommand(t *testing.T) {
 				defer close(callDone)
 				_, _ = call(t, s.session, "run_command", map[string]any{"command": "sleep " + marker})
 			}()
-			var sleeps []int
-			for start := time.Now(); len(sleeps) == 0 && time.Since(start) < 30*time.Second; time.Sleep(20 * time.Millisecond) {
-				sleeps = findCmdline("sleep " + marker)
-			}
-			if len(sleeps) == 0 {
+			var pids []int
+			if !proctest.Await(func() bool { pids = findCmdline("sleep " + marker); return len(pids) > 0 }) {
 				t.Fatalf("the command never started; stderr:\n%s", s.stderr)
+			}
+			var sleeps []proctest.Proc // with their start times: a pid may be reused once it ends
+			for _, pid := range pids {
+				sleeps = append(sleeps, proctest.Find(pid))
 			}
 			waited := make(chan error, 1)
 			start := time.Now()
@@ -94,13 +95,10 @@ func TestSignalMidCallStopsTheServerAndItsCommand(t *testing.T) {
 			if elapsed > 5*time.Second {
 				t.Errorf("exit took %s, promised within 2 s; stderr:\n%s", elapsed, s.stderr)
 			}
-			for _, pid := range sleeps {
-				for deadline := time.Now().Add(10 * time.Second); proctest.Alive(pid) && time.Now().Before(deadline); {
-					time.Sleep(20 * time.Millisecond)
-				}
-				if proctest.Alive(pid) {
-					t.Errorf("the command (pid %d) outlived the server", pid)
-					_ = proctest.Kill(pid)
+			for _, cmd := range sleeps {
+				if !proctest.Await(func() bool { return !cmd.Alive() }) {
+					t.Errorf("the command (pid %d) outlived the server", cmd.Pid)
+					_ = proctest.Kill(cmd.Pid)
 				}
 			}
 			<-callDone

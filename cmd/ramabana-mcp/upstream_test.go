@@ -439,12 +439,13 @@ func TestStuckUpstreamAndPluginDoNotHoldTheClient(t *testing.T) {
 	if !proctest.Await(func() bool { pids = findCmdline(marker); return len(pids) == 1 }) {
 		t.Fatalf("the stuck upstream is not running: %v", pids)
 	}
+	upstream := proctest.Find(pids[0]) // its start time too: the pid may be reused once it ends
 	if err := s.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = s.cmd.Wait()
-	if !proctest.Await(func() bool { return !proctest.Alive(pids[0]) }) {
-		_ = proctest.Kill(pids[0])
+	if !proctest.Await(func() bool { return !upstream.Alive() }) {
+		_ = proctest.Kill(upstream.Pid)
 		t.Error("the upstream server outlived the host killed mid-connect")
 	}
 }
