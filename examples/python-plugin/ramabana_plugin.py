@@ -310,18 +310,35 @@ class _Server:
         sys.stdout.flush()
         sys.stdout = sys.stderr  # stray prints must not reach the host's stdout pipe
 
+        # A signal handler only notes the signal; the main thread acts on it
+        # below. Python runs a handler in the main thread between two of its
+        # steps, possibly while that thread holds a lock: a handler that
+        # stopped the server itself took locks (an Event's, logging's, the
+        # server's) and, when a second signal came during the first one's
+        # handler, waited for ever on a lock its own thread held: the plugin
+        # outlived its host.
+        self.signalled = None
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda signum, _frame: self.stop("signal %d" % signum))
+            signal.signal(sig, self._note_signal)
         threading.Thread(target=self._watch_lifeline, name="lifeline", daemon=True).start()
         threading.Thread(target=self._watch_parent, args=(os.getppid(),), name="parent", daemon=True).start()
         log.debug("serving %s on %s", self.plugin.name, self.socket_path)
 
-        self.server.wait_for_termination()
+        # True while the wait times out: the server still serves.
+        while self.server.wait_for_termination(timeout=0.25):
+            if self.signalled is not None:
+                self.stop("signal %d" % self.signalled)
         self._cleanup()
-        logging.shutdown()
-        sys.stderr.flush()
+        try:
+            logging.shutdown()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass  # the host that read our stderr may be gone: exit all the same
         # Exit now: a handler thread still running must not hold the process.
         os._exit(0)
+
+    def _note_signal(self, signum, _frame):
+        self.signalled = signum  # nothing more: see serve
 
     def stop(self, reason, grace=1.0):
         """Stops the server, letting calls in flight finish for grace
