@@ -3,22 +3,18 @@ package telemetry_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	metricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ramabana/ramabana-mcp/telemetry"
+	"github.com/ramabana/ramabana-mcp/telemetry/otlptest"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -138,89 +134,6 @@ func TestPrometheus(t *testing.T) {
 	}
 }
 
-// receiver is an OTLP collector that keeps what it is sent, over HTTP
-// and gRPC.
-type receiver struct {
-	tracepb.UnimplementedTraceServiceServer
-	mu      sync.Mutex
-	spans   []string // span names, with their resource's service.name: "ramabana-mcp: tools/call echo"
-	metrics []string // metric names
-}
-
-func (r *receiver) Export(_ context.Context, req *tracepb.ExportTraceServiceRequest) (*tracepb.ExportTraceServiceResponse, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, rs := range req.GetResourceSpans() {
-		var service string
-		for _, a := range rs.GetResource().GetAttributes() {
-			if a.GetKey() == "service.name" {
-				service = a.GetValue().GetStringValue()
-			}
-		}
-		for _, ss := range rs.GetScopeSpans() {
-			for _, s := range ss.GetSpans() {
-				r.spans = append(r.spans, service+": "+s.GetName())
-			}
-		}
-	}
-	return &tracepb.ExportTraceServiceResponse{}, nil
-}
-
-func (r *receiver) exportMetrics(req *metricpb.ExportMetricsServiceRequest) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, rm := range req.GetResourceMetrics() {
-		for _, sm := range rm.GetScopeMetrics() {
-			for _, m := range sm.GetMetrics() {
-				r.metrics = append(r.metrics, m.GetName())
-			}
-		}
-	}
-}
-
-type metricsServer struct {
-	metricpb.UnimplementedMetricsServiceServer
-	r *receiver
-}
-
-func (m metricsServer) Export(_ context.Context, req *metricpb.ExportMetricsServiceRequest) (*metricpb.ExportMetricsServiceResponse, error) {
-	m.r.exportMetrics(req)
-	return &metricpb.ExportMetricsServiceResponse{}, nil
-}
-
-// ServeHTTP is OTLP/HTTP with protobuf bodies.
-func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	b, err := io.ReadAll(req.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	var resp proto.Message
-	switch req.URL.Path {
-	case "/v1/traces":
-		var m tracepb.ExportTraceServiceRequest
-		err = proto.Unmarshal(b, &m)
-		if err == nil {
-			resp, err = r.Export(req.Context(), &m)
-		}
-	case "/v1/metrics":
-		var m metricpb.ExportMetricsServiceRequest
-		err = proto.Unmarshal(b, &m)
-		r.exportMetrics(&m)
-		resp = &metricpb.ExportMetricsServiceResponse{}
-	default:
-		http.NotFound(w, req)
-		return
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	out, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
-}
-
 // TestOTLP sends a request's and a call's spans and metrics to a real
 // OTLP receiver, over each protocol, where the standard variables say;
 // Shutdown flushes them. The environment is the process's: the exporters
@@ -228,7 +141,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 func TestOTLP(t *testing.T) {
 	for _, protocol := range []string{"http/protobuf", "grpc"} {
 		t.Run(protocol, func(t *testing.T) {
-			r := &receiver{}
+			r := &otlptest.Receiver{}
 			var endpoint string
 			if protocol == "grpc" {
 				ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -236,8 +149,7 @@ func TestOTLP(t *testing.T) {
 					t.Fatal(err)
 				}
 				srv := grpc.NewServer()
-				tracepb.RegisterTraceServiceServer(srv, r)
-				metricpb.RegisterMetricsServiceServer(srv, metricsServer{r: r})
+				r.Register(srv)
 				go func() { _ = srv.Serve(ln) }()
 				t.Cleanup(srv.Stop)
 				endpoint = "http://" + ln.Addr().String()
@@ -259,13 +171,15 @@ func TestOTLP(t *testing.T) {
 			if err := tel.Shutdown(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			if diff := cmp.Diff([]string{"ramabana-mcp: execute_tool echo", "ramabana-mcp: tools/call echo"}, r.spans); diff != "" {
+			var spans []string // with their resource's service.name: "ramabana-mcp: tools/call echo"
+			for _, sp := range r.Spans() {
+				spans = append(spans, sp.Service+": "+sp.GetName())
+			}
+			if diff := cmp.Diff([]string{"ramabana-mcp: execute_tool echo", "ramabana-mcp: tools/call echo"}, spans); diff != "" {
 				t.Errorf("spans received (-want +got):\n%s", diff)
 			}
-			if !slices.Contains(r.metrics, "ramabana.tool.calls") || !slices.Contains(r.metrics, "ramabana.tool.duration") {
-				t.Errorf("metrics received: %q", r.metrics)
+			if metrics := r.Metrics(); !slices.Contains(metrics, "ramabana.tool.calls") || !slices.Contains(metrics, "ramabana.tool.duration") {
+				t.Errorf("metrics received: %q", metrics)
 			}
 		})
 	}

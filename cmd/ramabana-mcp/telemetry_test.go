@@ -2,76 +2,19 @@ package main
 
 import (
 	"encoding/hex"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	metricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	otlptrace "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/telemetry/otlptest"
 )
-
-// otlpReceiver is an OTLP/HTTP collector that keeps the spans and metric
-// names it is sent.
-type otlpReceiver struct {
-	mu      sync.Mutex
-	spans   []*otlptrace.Span
-	metrics []string
-}
-
-func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	b, err := io.ReadAll(req.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var resp proto.Message
-	switch req.URL.Path {
-	case "/v1/traces":
-		var m tracepb.ExportTraceServiceRequest
-		err = proto.Unmarshal(b, &m)
-		for _, rs := range m.GetResourceSpans() {
-			for _, ss := range rs.GetScopeSpans() {
-				r.spans = append(r.spans, ss.GetSpans()...)
-			}
-		}
-		resp = &tracepb.ExportTraceServiceResponse{}
-	case "/v1/metrics":
-		var m metricpb.ExportMetricsServiceRequest
-		err = proto.Unmarshal(b, &m)
-		for _, rm := range m.GetResourceMetrics() {
-			for _, sm := range rm.GetScopeMetrics() {
-				for _, md := range sm.GetMetrics() {
-					r.metrics = append(r.metrics, md.GetName())
-				}
-			}
-		}
-		resp = &metricpb.ExportMetricsServiceResponse{}
-	default:
-		http.NotFound(w, req)
-		return
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	out, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
-}
 
 // TestOTLPFromTheBinary: with OTEL_EXPORTER_OTLP_ENDPOINT set, a
 // view_file call over stdio is a request span whose child is the hop to
@@ -79,7 +22,7 @@ func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // flushed when the server exits.
 func TestOTLPFromTheBinary(t *testing.T) {
 	t.Parallel()
-	r := &otlpReceiver{}
+	r := &otlptest.Receiver{}
 	ts := httptest.NewServer(r)
 	t.Cleanup(ts.Close)
 	s := startStdioEnv(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + ts.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"}, project(t))
@@ -97,16 +40,14 @@ func TestOTLPFromTheBinary(t *testing.T) {
 		t.Fatalf("the server did not exit when its stdin closed; stderr:\n%s", s.stderr)
 	}
 
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	byName := map[string]*otlptrace.Span{}
+	byName := map[string]otlptest.Span{}
 	var names []string
-	for _, sp := range r.spans {
+	for _, sp := range r.Spans() {
 		byName[sp.GetName()] = sp
 		names = append(names, sp.GetName())
 	}
 	request, hop := byName["tools/call view_file"], byName["execute_tool view_file"]
-	if request == nil || hop == nil {
+	if request.Span == nil || hop.Span == nil {
 		t.Fatalf("spans received: %q; stderr:\n%s", names, s.stderr)
 	}
 	if string(hop.GetParentSpanId()) != string(request.GetSpanId()) || string(hop.GetTraceId()) != string(request.GetTraceId()) {
@@ -125,9 +66,10 @@ func TestOTLPFromTheBinary(t *testing.T) {
 			t.Errorf("the hop span holds the argument: %s", a)
 		}
 	}
+	metrics := r.Metrics()
 	for _, want := range []string{"ramabana.tool.calls", "ramabana.tool.duration", "ramabana.plugin.up", "ramabana.plugin.restarts"} {
-		if !slices.Contains(r.metrics, want) {
-			t.Errorf("no %s among the metrics received: %q", want, r.metrics)
+		if !slices.Contains(metrics, want) {
+			t.Errorf("no %s among the metrics received: %q", want, metrics)
 		}
 	}
 }
