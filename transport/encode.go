@@ -19,7 +19,7 @@ import (
 // through EncodeMessage.
 func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || bytes.ContainsAny(resp.Result, "\r\n") {
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || hasLineBreak(resp.Result) {
 		return jsonrpc.EncodeMessage(msg)
 	}
 	var id []byte
@@ -43,4 +43,11 @@ func encodeMessage(msg jsonrpc.Message) ([]byte, error) {
 	out = append(out, `,"result":`...)
 	out = append(out, resp.Result...)
 	return append(out, '}'), nil
+}
+
+// hasLineBreak reports whether b holds a CR or LF: two vectorised scans,
+// where bytes.ContainsAny with two bytes goes byte by byte (a twentieth
+// of the server's CPU for a tools/list of 20 tools).
+func hasLineBreak(b []byte) bool {
+	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
 }

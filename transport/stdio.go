@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,9 +252,21 @@ type frameVerdict struct {
 	why   string
 }
 
-// integerID is the form of an integer id the SDK echoes exactly: it reads
-// ids as float64, exact up to 2^53.
-var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,15})$`)
+// isIntegerID reports whether raw has the form of an integer id the SDK
+// echoes exactly (it reads ids as float64, exact up to 2^53): an optional
+// minus and at most 16 digits, without leading zeros; not "-0".
+func isIntegerID(raw []byte) bool {
+	digits := bytes.TrimPrefix(raw, []byte("-"))
+	if len(digits) == 0 || len(digits) > 16 || (digits[0] == '0' && (len(digits) > 1 || len(raw) > 1)) {
+		return false
+	}
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 const maxExactInt = 1<<53 - 1
 
@@ -308,7 +319,7 @@ func checkFrame(line []byte) frameVerdict {
 		return invalid(nil, `duplicate "id" member`)
 	case idErr != nil:
 		return invalid(nil, idErr.Error())
-	case maxDepth(line) > MaxFrameDepth:
+	case env.depth > MaxFrameDepth:
 		return invalid(id, fmt.Sprintf("nesting deeper than %d", MaxFrameDepth))
 	case env.dup != "":
 		return invalid(id, fmt.Sprintf("duplicate %q member", env.dup))
@@ -342,7 +353,7 @@ func badResponse(line []byte, env envelope, idErr error) string {
 		return "malformed response: " + idErr.Error()
 	case string(env.version) != `"2.0"`:
 		return `malformed response: "jsonrpc" must be "2.0"`
-	case maxDepth(line) > MaxFrameDepth:
+	case env.depth > MaxFrameDepth:
 		return fmt.Sprintf("malformed response: nesting deeper than %d", MaxFrameDepth)
 	}
 	return ""
@@ -356,6 +367,12 @@ func checkID(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	switch raw[0] {
 	case '"':
+		if bytes.IndexByte(raw, '\\') < 0 { // no escapes: the id is the bytes between the quotes
+			if !utf8.Valid(raw) || bytes.ContainsRune(raw, utf8.RuneError) {
+				return nil, errors.New("id must be a string of valid Unicode or an integer")
+			}
+			return raw, nil
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil || !utf8.Valid(raw) || strings.ContainsRune(s, utf8.RuneError) {
 			return nil, errors.New("id must be a string of valid Unicode or an integer")
@@ -364,8 +381,8 @@ func checkID(raw json.RawMessage) (json.RawMessage, error) {
 	case 'n':
 		return nil, errors.New("id must not be null")
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		var n int64
-		if !integerID.Match(raw) || string(raw) == "-0" || json.Unmarshal(raw, &n) != nil || n > maxExactInt || n < -maxExactInt {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if !isIntegerID(raw) || err != nil || n > maxExactInt || n < -maxExactInt {
 			return nil, fmt.Errorf("id %s must be an integer of at most 53 bits, or a string", raw)
 		}
 		return raw, nil
@@ -382,26 +399,36 @@ type envelope struct {
 	dup                         string // "jsonrpc" or "method" appears twice
 	dupParams                   bool   // "params" appears twice
 	hasError                    bool   // an "error" member, which the SDK decodes (and may refuse) even in a request
+	depth                       int    // the deepest nesting of objects and arrays in the frame
 }
 
-// readEnvelope reads the top level of a JSON object (already valid) with
-// case-sensitive member names, as the SDK's decoder does.
+// readEnvelope reads the top level of a JSON object that json.Valid
+// accepted (nothing else), in one pass over it: the members that decide
+// how it is read, compared by their decoded names (case-sensitive, as
+// the SDK's decoder does), and the frame's deepest nesting. The raw
+// members are slices of line.
 func readEnvelope(line []byte) (envelope, error) {
 	var env envelope
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if _, err := dec.Token(); err != nil { // {
-		return env, err
+	if len(line) == 0 || line[0] != '{' {
+		return env, errors.New("not a JSON object")
 	}
-	for dec.More() {
-		tok, err := dec.Token()
+	env.depth = 1
+	i := skipSpace(line, 1)
+	for i < len(line) && line[i] != '}' {
+		if line[i] == ',' {
+			i = skipSpace(line, i+1)
+		}
+		keyEnd := stringEnd(line, i)
+		key, err := memberName(line[i:keyEnd])
 		if err != nil {
 			return env, err
 		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return env, err
-		}
+		i = skipSpace(line, keyEnd)
+		i = skipSpace(line, i+1) // the colon
+		valueEnd, depth := valueEnd(line, i)
+		env.depth = max(env.depth, 1+depth)
+		raw := json.RawMessage(line[i:valueEnd])
+		i = skipSpace(line, valueEnd)
 		var slot *json.RawMessage
 		switch key {
 		case "jsonrpc":
@@ -431,6 +458,77 @@ func readEnvelope(line []byte) (envelope, error) {
 		*slot = raw
 	}
 	return env, nil
+}
+
+// memberName is the name a member's quoted key stands for: the bytes
+// between the quotes, or, when it has escapes, what they decode to.
+func memberName(quoted []byte) (string, error) {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]), nil
+	}
+	var name string
+	err := json.Unmarshal(quoted, &name)
+	return name, err
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index just past the string that starts (with its
+// quote) at b[i], in valid JSON.
+func stringEnd(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd is the index just past the value that starts at b[i], in
+// valid JSON, and the deepest nesting of objects and arrays in it.
+func valueEnd(b []byte, i int) (end, deepest int) {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = stringEnd(b, i) - 1
+			if depth == 0 {
+				return i + 1, deepest
+			}
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			if depth == 0 { // the end of the enclosing object
+				return trimSpaceEnd(b, i), deepest
+			}
+			depth--
+			if depth == 0 {
+				return i + 1, deepest
+			}
+		case ',':
+			if depth == 0 {
+				return trimSpaceEnd(b, i), deepest
+			}
+		}
+	}
+	return trimSpaceEnd(b, len(b)), deepest
+}
+
+// trimSpaceEnd moves end back over the white space before it.
+func trimSpaceEnd(b []byte, end int) int {
+	for end > 0 && (b[end-1] == ' ' || b[end-1] == '\t' || b[end-1] == '\n' || b[end-1] == '\r') {
+		end--
+	}
+	return end
 }
 
 // request is the request a checked envelope holds, built from the
@@ -469,35 +567,6 @@ func (env envelope) request() *jsonrpc.Request {
 		id, _ = jsonrpc.MakeID(float64(n)) // as the SDK reads a number
 	}
 	return &jsonrpc.Request{ID: id, Method: method, Params: env.params}
-}
-
-// maxDepth is the deepest nesting of objects and arrays in valid JSON.
-func maxDepth(data []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, b := range data {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-			continue
-		}
-		switch b {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-			deepest = max(deepest, depth)
-		case '}', ']':
-			depth--
-		}
-	}
-	return deepest
 }
 
 // errorReply is a JSON-RPC error response; a nil id is null.

@@ -310,7 +310,7 @@ func validInputID(line []byte) (json.RawMessage, bool) {
 	if !json.Valid(line) || len(line) == 0 || line[0] != '{' {
 		return nil, false
 	}
-	env, err := readEnvelope(line)
+	env, err := readEnvelopeByDecoder(line)
 	if err != nil || env.dupID {
 		return nil, false
 	}
@@ -329,4 +329,129 @@ func sameJSON(a, b []byte) bool {
 		return v
 	}
 	return fmt.Sprint(dec(a)) == fmt.Sprint(dec(b)) && fmt.Sprintf("%T", dec(a)) == fmt.Sprintf("%T", dec(b))
+}
+
+// FuzzReadEnvelope holds readEnvelope's one pass to encoding/json's
+// decoder reading the same object member by member, and to a count of
+// the nesting: the same members, duplicates and depth for every valid
+// JSON object.
+func FuzzReadEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{}`,
+		` { "jsonrpc" : "2.0" , "id" : 1 , "method" : "ping" } `,
+		`{"jsonrpc":"2.0","id":"a\"b,}","method":"p\u0069ng","params":{"a":[1,{"b":"]}"}]}}`,
+		`{"\u0069d":1,"id":2,"par\u0061ms":null,"params":[],"error":5,"method":"a","method":"b"}`,
+		`{"x":{"y":{"z":[[[]]]}},"id":-0,"jsonrpc":"2.0\\"}`,
+		`{"id":true,"id":false,"jsonrpc":null,"method":1e5,"params":"\\"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		line = bytes.TrimSpace(line)
+		if !json.Valid(line) || len(line) == 0 || line[0] != '{' {
+			return
+		}
+		got, err := readEnvelope(line)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		want, err := readEnvelopeByDecoder(line)
+		if err != nil {
+			t.Fatalf("%q: the decoder: %v", line, err)
+		}
+		want.depth = depthOf(line)
+		same := func(a, b json.RawMessage) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+		if !same(got.version, want.version) || !same(got.id, want.id) || !same(got.method, want.method) || !same(got.params, want.params) ||
+			got.dupID != want.dupID || got.dup != want.dup || got.dupParams != want.dupParams || got.hasError != want.hasError || got.depth != want.depth {
+			t.Fatalf("%q:\nread    %+v\ndecoder %+v", line, got, want)
+		}
+	})
+}
+
+// readEnvelopeByDecoder is readEnvelope written with encoding/json's
+// decoder, token by token: the oracle the one pass is held to.
+func readEnvelopeByDecoder(line []byte) (envelope, error) {
+	var env envelope
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil { // {
+		return env, err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return env, err
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return env, err
+		}
+		var slot *json.RawMessage
+		switch key {
+		case "jsonrpc":
+			slot = &env.version
+		case "id":
+			slot = &env.id
+		case "method":
+			slot = &env.method
+		case "params":
+			slot = &env.params
+		case "error":
+			env.hasError = true
+			continue
+		default:
+			continue
+		}
+		if *slot != nil {
+			switch key {
+			case "id":
+				env.dupID = true
+			case "params":
+				env.dupParams = true
+			default:
+				env.dup = key
+			}
+		}
+		*slot = raw
+	}
+	return env, nil
+}
+
+// depthOf is the deepest nesting of objects and arrays in valid JSON,
+// counted by decoding it.
+func depthOf(data []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	depth, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return deepest
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			deepest = max(deepest, depth)
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+}
+
+// BenchmarkCheckFrame: what reading a request costs the server before the
+// SDK sees it, for a call as the go-sdk client frames it (the _meta triple
+// of 2026-07-28) and as the TypeScript client does.
+func BenchmarkCheckFrame(b *testing.B) {
+	for _, c := range []struct{ name, frame string }{
+		{"go-sdk", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"drv","version":"0"},"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":3},"name":"echo","arguments":{"text":"hello"}}}`},
+		{"typescript", `{"method":"tools/call","params":{"name":"view_file","arguments":{"path":"small.py"}},"jsonrpc":"2.0","id":7}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if v := checkFrame([]byte(c.frame)); v.msg == nil {
+					b.Fatalf("refused: %s", v.reply)
+				}
+			}
+		})
+	}
 }
