@@ -128,6 +128,13 @@ func startStdioEnvOpts(t *testing.T, env []string, opts *mcp.ClientOptions, root
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
+	return startStdioCmd(t, cmd, opts)
+}
+
+// startStdioCmd starts cmd, a command line of the binary serving stdio,
+// and connects a client with opts to it.
+func startStdioCmd(t *testing.T, cmd *exec.Cmd, opts *mcp.ClientOptions) *server {
+	t.Helper()
 	s := &server{cmd: cmd, stderr: &proctest.Output{}, stdout: &proctest.Output{}, progress: make(chan *mcp.ProgressNotificationParams, 100)}
 	cmd.Stderr = s.stderr
 	stdin, err := cmd.StdinPipe()

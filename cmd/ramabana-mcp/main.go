@@ -24,6 +24,11 @@ import (
 const stopDeadline = 1800 * time.Millisecond
 
 func main() {
+	// Before anything starts a process: a descriptor the server inherited
+	// by accident reaches no plugin and no command.
+	if err := launch.CloseInheritedOnExec(); err != nil {
+		fmt.Fprintln(os.Stderr, "ramabana-mcp: warning: cannot keep inherited file descriptors from the plugins:", err)
+	}
 	// A bundled plugin handles its own signals (sdk.Serve): it must not
 	// inherit the server's, which would swallow SIGTERM.
 	if len(os.Args) > 2 && os.Args[1] == "plugin" && os.Args[2] == "serve" {

@@ -1,0 +1,37 @@
+//go:build unix
+
+package launch
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// CloseInheritedOnExec marks every file descriptor above stderr that the
+// process holds close-on-exec. A process inherits whatever its parent left
+// open without that flag (a make jobserver's pipe, a socket of the client
+// that started it). Go opens its own descriptors close-on-exec and gives a
+// child only the ones it names (stdin, stdout, stderr, ExtraFiles), but an
+// inherited one would pass on to every plugin and to every command a
+// plugin runs, which could then write to it. Call it first thing, before
+// anything starts a process.
+func CloseInheritedOnExec() error {
+	dir, err := os.Open("/proc/self/fd")
+	if err != nil {
+		if dir, err = os.Open("/dev/fd"); err != nil {
+			return err
+		}
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if fd, err := strconv.Atoi(name); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+	return nil
+}
