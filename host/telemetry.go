@@ -33,12 +33,15 @@ func (h *Host) telemetryCall(ctx context.Context, e *catalog.Entry, id string) t
 }
 
 // observeTelemetry has the telemetry's gauges read the plugins' and the
-// eager upstream servers' states when metrics are collected.
+// eager upstream servers' states when metrics are collected, until Close
+// (h.stopObserving): a closed host is not read again, nor kept alive by
+// the meter.
 func (h *Host) observeTelemetry() error {
+	h.stopObserving = func() {}
 	if h.cfg.Telemetry == nil {
 		return nil
 	}
-	_, err := h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
+	stop, err := h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
 		var out []telemetry.PluginState
 		for name, p := range h.Plugins() {
 			hl := p.Health()
@@ -54,5 +57,9 @@ func (h *Host) observeTelemetry() error {
 		}
 		return out
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	h.stopObserving = stop
+	return nil
 }
