@@ -57,6 +57,7 @@ FUZZ := \
 	./plugins/files:FuzzHashlineEdit \
 	./plugins/notebook:FuzzNotebookRoundTrip \
 	./transport:FuzzStdioFrame \
+	./transport:FuzzReadEnvelope \
 	./sdk:FuzzValidateArgs
 fuzz:
 	@set -e; for t in $(FUZZ); do \

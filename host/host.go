@@ -198,6 +198,7 @@ func New(cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
+		h.stopObserving() // nothing can Close a host New did not return
 		return nil, fmt.Errorf("session group: %w", err)
 	}
 	if w := h.vaultWarning(); w != "" {

@@ -16,7 +16,20 @@ import (
 // inherited one would pass on to every plugin and to every command a
 // plugin runs, which could then write to it. Call it first thing, before
 // anything starts a process.
+//
+// On Linux 5.11 and later one close_range call does it; elsewhere, and on
+// older kernels, the descriptors listed in /proc/self/fd (or /dev/fd) are
+// marked one by one.
 func CloseInheritedOnExec() error {
+	if closeRangeOnExec() {
+		return nil
+	}
+	return markListedOnExec()
+}
+
+// markListedOnExec marks close-on-exec each descriptor above stderr that
+// /proc/self/fd, or else /dev/fd, lists.
+func markListedOnExec() error {
 	dir, err := os.Open("/proc/self/fd")
 	if err != nil {
 		if dir, err = os.Open("/dev/fd"); err != nil {

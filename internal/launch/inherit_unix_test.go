@@ -11,8 +11,15 @@ import (
 
 // TestCloseInheritedOnExec: a descriptor without close-on-exec (as a
 // parent leaves one) has it afterwards; stdin, stdout and stderr keep
-// theirs.
+// theirs. Both ways: close_range where the kernel has it, and the listing
+// of the process's descriptors it falls back to.
 func TestCloseInheritedOnExec(t *testing.T) {
+	for name, mark := range map[string]func() error{"CloseInheritedOnExec": CloseInheritedOnExec, "listed": markListedOnExec} {
+		t.Run(name, func(t *testing.T) { testMarksOnExec(t, mark) })
+	}
+}
+
+func testMarksOnExec(t *testing.T, mark func() error) {
 	f, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +33,7 @@ func TestCloseInheritedOnExec(t *testing.T) {
 	for i := range 3 {
 		std[i], _ = unix.FcntlInt(uintptr(i), unix.F_GETFD, 0)
 	}
-	if err := CloseInheritedOnExec(); err != nil {
+	if err := mark(); err != nil {
 		t.Fatal(err)
 	}
 	if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
