@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -170,6 +172,7 @@ func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, prog
 		defer done()
 		params.SetProgressToken(token)
 	}
+	injectTrace(ctx, params)
 	res, err := c.session.CallTool(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", name, err)
@@ -190,4 +193,22 @@ func argsObject(args json.RawMessage) (json.RawMessage, error) {
 		return nil, fmt.Errorf("arguments must be a JSON object, got %.40s", trimmed)
 	}
 	return json.RawMessage(trimmed), nil
+}
+
+// injectTrace puts ctx's span context, when it has one (telemetry on: the
+// host's span of the call), in the request's _meta as W3C traceparent and
+// tracestate, where an MCP server that traces finds its parent, as
+// ramabana finds its own clients'. Without a span it adds nothing.
+func injectTrace(ctx context.Context, params *mcp.CallToolParams) {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return
+	}
+	c := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, c)
+	if params.Meta == nil {
+		params.Meta = mcp.Meta{}
+	}
+	for k, v := range c {
+		params.Meta[k] = v
+	}
 }
