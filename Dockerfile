@@ -27,7 +27,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 
 FROM debian:${DEBIAN}-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates git python3 bash \
+ && apt-get install -y --no-install-recommends ca-certificates git python3 bash tini \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --uid 10001 --user-group --create-home --home-dir /home/ramabana --shell /bin/bash ramabana \
  && mkdir -p /workspace \
@@ -40,7 +40,11 @@ USER 10001:10001
 WORKDIR /workspace
 VOLUME /workspace
 EXPOSE 8765
-ENTRYPOINT ["ramabana-mcp"]
+# tini is PID 1: it passes signals on to the server and reaps the processes
+# orphaned to it (a killed plugin's children, what a git or python3 left
+# behind), which the server, waiting only for its own children, would
+# leave as zombies.
+ENTRYPOINT ["tini", "--", "ramabana-mcp"]
 # A non-loopback address needs a token: without $RAMABANA_TOKEN (or
 # --token) the server refuses to start and says so.
 CMD ["--transport", "http", "--addr", "0.0.0.0:8765", "--root", "/workspace"]
