@@ -110,8 +110,6 @@ type Host struct {
 	warned      map[string]bool // skill warnings already logged
 	agentStatus func() any      // nil without an agent
 
-	stopObserving func() // unregisters the telemetry gauges' callback (observeTelemetry)
-
 	mu       sync.Mutex
 	plugins  map[string]*supervise.Plugin
 	skipped  map[string]string                // plugin name → why it is not served
@@ -328,7 +326,6 @@ func (h *Host) Close() error {
 		close(h.closing)
 	}
 	h.closed = true
-	h.stopObserving()
 	h.closeUpstreams()
 	h.mu.Lock()
 	plugins := make([]*supervise.Plugin, 0, len(h.plugins))

@@ -33,15 +33,12 @@ func (h *Host) telemetryCall(ctx context.Context, e *catalog.Entry, id string) t
 }
 
 // observeTelemetry has the telemetry's gauges read the plugins' and the
-// eager upstream servers' states when metrics are collected, until Close
-// (h.stopObserving): a closed host is not read again, nor kept alive by
-// the meter.
+// eager upstream servers' states when metrics are collected.
 func (h *Host) observeTelemetry() error {
-	h.stopObserving = func() {}
 	if h.cfg.Telemetry == nil {
 		return nil
 	}
-	stop, err := h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
+	_, err := h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
 		var out []telemetry.PluginState
 		for name, p := range h.Plugins() {
 			hl := p.Health()
@@ -57,9 +54,5 @@ func (h *Host) observeTelemetry() error {
 		}
 		return out
 	})
-	if err != nil {
-		return err
-	}
-	h.stopObserving = stop
-	return nil
+	return err
 }
