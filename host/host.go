@@ -192,11 +192,12 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
-	if err := h.observeTelemetry(); err != nil {
+	stopObserving, err := h.observeTelemetry()
+	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
-		h.stopObserving() // nothing can Close a host New did not return
+		stopObserving() // a host New does not return is observed no more
 		return nil, fmt.Errorf("session group: %w", err)
 	}
 	if w := h.vaultWarning(); w != "" {

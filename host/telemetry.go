@@ -33,12 +33,15 @@ func (h *Host) telemetryCall(ctx context.Context, e *catalog.Entry, id string) t
 }
 
 // observeTelemetry has the telemetry's gauges read the plugins' and the
-// eager upstream servers' states when metrics are collected.
-func (h *Host) observeTelemetry() error {
+// eager upstream servers' states when metrics are collected; stop ends
+// that. Close does not call it: the server's last export, made at exit
+// while the host closes, must still hold the gauges (with the default
+// 60 s interval it is a short session's only export).
+func (h *Host) observeTelemetry() (stop func(), err error) {
 	if h.cfg.Telemetry == nil {
-		return nil
+		return func() {}, nil
 	}
-	_, err := h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
+	return h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
 		var out []telemetry.PluginState
 		for name, p := range h.Plugins() {
 			hl := p.Health()
@@ -54,5 +57,4 @@ func (h *Host) observeTelemetry() error {
 		}
 		return out
 	})
-	return err
 }
