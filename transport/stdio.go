@@ -427,37 +427,43 @@ func readEnvelope(line []byte) (envelope, error) {
 		i = skipSpace(line, i+1) // the colon
 		valueEnd, depth := valueEnd(line, i)
 		env.depth = max(env.depth, 1+depth)
-		raw := json.RawMessage(line[i:valueEnd])
+		env.keep(key, json.RawMessage(line[i:valueEnd]))
 		i = skipSpace(line, valueEnd)
-		var slot *json.RawMessage
-		switch key {
-		case "jsonrpc":
-			slot = &env.version
-		case "id":
-			slot = &env.id
-		case "method":
-			slot = &env.method
-		case "params":
-			slot = &env.params
-		case "error":
-			env.hasError = true
-			continue
-		default:
-			continue
-		}
-		if *slot != nil {
-			switch key {
-			case "id":
-				env.dupID = true
-			case "params":
-				env.dupParams = true
-			default:
-				env.dup = key
-			}
-		}
-		*slot = raw
 	}
 	return env, nil
+}
+
+// keep records a top-level member of the frame, named key (decoded),
+// whose value is raw: the members that decide how the frame is read, and
+// their duplicates.
+func (env *envelope) keep(key string, raw json.RawMessage) {
+	var slot *json.RawMessage
+	switch key {
+	case "jsonrpc":
+		slot = &env.version
+	case "id":
+		slot = &env.id
+	case "method":
+		slot = &env.method
+	case "params":
+		slot = &env.params
+	case "error":
+		env.hasError = true
+		return
+	default:
+		return
+	}
+	if *slot != nil {
+		switch key {
+		case "id":
+			env.dupID = true
+		case "params":
+			env.dupParams = true
+		default:
+			env.dup = key
+		}
+	}
+	*slot = raw
 }
 
 // memberName is the name a member's quoted key stands for: the bytes

@@ -369,7 +369,8 @@ func FuzzReadEnvelope(f *testing.F) {
 }
 
 // readEnvelopeByDecoder is readEnvelope written with encoding/json's
-// decoder, token by token: the oracle the one pass is held to.
+// decoder, token by token: the oracle the one pass is held to (how each
+// member is kept, envelope.keep, is the same).
 func readEnvelopeByDecoder(line []byte) (envelope, error) {
 	var env envelope
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -386,33 +387,7 @@ func readEnvelopeByDecoder(line []byte) (envelope, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return env, err
 		}
-		var slot *json.RawMessage
-		switch key {
-		case "jsonrpc":
-			slot = &env.version
-		case "id":
-			slot = &env.id
-		case "method":
-			slot = &env.method
-		case "params":
-			slot = &env.params
-		case "error":
-			env.hasError = true
-			continue
-		default:
-			continue
-		}
-		if *slot != nil {
-			switch key {
-			case "id":
-				env.dupID = true
-			case "params":
-				env.dupParams = true
-			default:
-				env.dup = key
-			}
-		}
-		*slot = raw
+		env.keep(key, raw)
 	}
 	return env, nil
 }
