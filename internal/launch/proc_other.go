@@ -12,16 +12,6 @@ import (
 // pipe and the SDK's parent watch end the plugin when the host dies.
 func procAttr() *syscall.SysProcAttr { return nil }
 
-// procWatch cannot ask whether a child ended without reaping it here: the
-// host learns of the exit from Wait.
-type procWatch struct{}
-
-func newProcWatch(int) *procWatch { return &procWatch{} }
-
-func (*procWatch) ended() bool { return false }
-
-func (*procWatch) close() {}
-
 // killGroup kills the plugin process alone (see procAttr).
 func killGroup(pid int) {
 	if pid <= 0 {
