@@ -140,8 +140,8 @@ func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
 	}
 	// The groups added before were checked then: only the new one is
 	// (its tools compiled once, not every group's again at every add).
-	if !ValidName(b.desc.Name) {
-		panic(fmt.Sprintf("sdk: plugin name %q: use lower-case letters, digits and '-'", b.desc.Name))
+	if err := validatePluginName(b.desc.Name); err != nil {
+		panic("sdk: " + err.Error())
 	}
 	seen := map[string]string{}
 	for _, earlier := range b.desc.Groups {

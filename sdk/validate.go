@@ -50,8 +50,8 @@ func ValidToolName(name string) bool {
 // or group name, no groups, a tool declared twice, or a tool that fails
 // ToolSpec.Validate. The error names the group and tool.
 func (d *Description) Validate() error {
-	if !ValidName(d.Name) {
-		return fmt.Errorf("plugin name %q: use lower-case letters, digits and '-'", d.Name)
+	if err := validatePluginName(d.Name); err != nil {
+		return err
 	}
 	if len(d.Groups) == 0 {
 		return errors.New("it describes no tool groups")
@@ -61,6 +61,14 @@ func (d *Description) Validate() error {
 		if err := g.validate(seen); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validatePluginName says what is wrong with a plugin's name, if anything.
+func validatePluginName(name string) error {
+	if !ValidName(name) {
+		return fmt.Errorf("plugin name %q: use lower-case letters, digits and '-'", name)
 	}
 	return nil
 }
