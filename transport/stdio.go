@@ -477,8 +477,11 @@ func memberName(quoted []byte) (string, error) {
 	return name, err
 }
 
+// isSpace reports whether c is JSON white space.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
 	return i
@@ -531,7 +534,7 @@ func valueEnd(b []byte, i int) (end, deepest int) {
 
 // trimSpaceEnd moves end back over the white space before it.
 func trimSpaceEnd(b []byte, end int) int {
-	for end > 0 && (b[end-1] == ' ' || b[end-1] == '\t' || b[end-1] == '\n' || b[end-1] == '\r') {
+	for end > 0 && isSpace(b[end-1]) {
 		end--
 	}
 	return end
