@@ -162,7 +162,6 @@ type slowArgs struct {
 
 type noArgs struct{}
 
-// single is a plugin with one group holding one echo tool.
 // procsGroup has one tool, <name>_gomaxprocs, which reports the plugin's
 // GOMAXPROCS.
 func procsGroup(name string) *sdk.Toolbox {
@@ -174,6 +173,7 @@ func procsGroup(name string) *sdk.Toolbox {
 	return box
 }
 
+// single is a plugin with one group holding one echo tool.
 func single(plugin, tool string, g sdk.GroupSpec) *sdk.Toolbox {
 	box := sdk.NewToolbox(plugin, sdk.WithVersion("0.0.1"), sdk.WithDescription("test tools"))
 	box.AddGroup(g, sdk.TypedTool(sdk.ToolSpec{Name: tool, Description: "Echo the text.", Kind: sdk.KindRead},
