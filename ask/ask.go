@@ -111,7 +111,12 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 		}
 		return nil, sdk.Failf("the ask agent could not finish: %v", err)
 	}
-	text := out.Answer
+	// The answer is the agent's model's own words, with the placeholders
+	// it was shown: they are turned back into values, as everything inside
+	// the server is, and the gate shows them as the same placeholders to
+	// the client. The summary is the evaluation tools' data, not the
+	// model's: it stays as it is.
+	text := m.cfg.Host.Gate().Inward(out.Answer)
 	if sum := out.EvaluationSummary(); sum != "" {
 		text += "\n\n" + sum
 	}
@@ -159,7 +164,7 @@ func (l library) List() []agent.Skill {
 	for i, s := range list {
 		e := tools[s.Name]
 		alwaysOn := s.Source == skills.Plugin && e != nil && e.TaskInfo().Mode == tasks.AlwaysOn
-		out[i] = agent.Skill{Name: s.Name, Description: l.h.PIIFilter().Text(s.Description), AlwaysOn: alwaysOn}
+		out[i] = agent.Skill{Name: s.Name, Description: s.Description, AlwaysOn: alwaysOn}
 	}
 	return out
 }

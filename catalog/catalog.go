@@ -38,6 +38,12 @@ type Entry struct {
 	Plugin string
 	// Upstream is set for an upstream MCP server's tool.
 	Upstream *Upstream
+	// From is where the tool runs, which decides its privileges.
+	From Provenance
+	// LocalData is the group's own claim that its tools keep data on this
+	// machine (sdk.GroupSpec.LocalData): a privilege only when From is
+	// Bundled (see Trusted).
+	LocalData bool
 
 	caller Caller
 	// input compiles the input schema at the tool's first call, not when
@@ -45,6 +51,46 @@ type Entry struct {
 	// upstream servers, and a model calls a few. Nil: the source validates
 	// its arguments.
 	input func() (*sdk.InputValidator, error)
+}
+
+// Provenance is where a tool runs. Privileges follow from it, never from
+// the name a plugin gives itself or its groups: a third party's plugin that
+// calls itself "files" is a third party.
+type Provenance int
+
+const (
+	// ThirdParty is the zero value, with no privilege: a plugin binary
+	// from a plugin dir (one that shadows a bundled group included) or an
+	// upstream MCP server.
+	ThirdParty Provenance = iota
+	// Bundled is a group the server's own binary serves, re-executed as
+	// `plugin serve <group>`.
+	Bundled
+	// InProcess is the host's own code: its session, search and agent
+	// groups.
+	InProcess
+)
+
+func (p Provenance) String() string {
+	switch p {
+	case Bundled:
+		return "bundled"
+	case InProcess:
+		return "in-process"
+	}
+	return "third-party"
+}
+
+// Trusted says whether the entry's claims about itself are to be believed:
+// it is the server's own code, in-process or as a bundled group.
+func (e *Entry) Trusted() bool { return e.From == Bundled || e.From == InProcess }
+
+// KeepsDataLocal says whether the tool may be handed the values behind
+// vault placeholders: a read or write tool (an act tool could send them
+// anywhere) of a group that says it keeps data on this machine and is
+// trusted to say so.
+func (e *Entry) KeepsDataLocal() bool {
+	return e.From == Bundled && e.LocalData && e.Upstream == nil && e.Spec.Kind != sdk.KindAct
 }
 
 // lazyValidator compiles spec's input schema once, when first asked.
@@ -122,20 +168,22 @@ func New() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
 // that fails sdk.Description.Validate or still has a misdeclared tool (the
 // launcher drops those from a plugin's description first), or a tool whose
 // name another plugin serves already, rejects the whole plugin.
-func (c *Catalog) Add(plugin string, desc *sdk.Description, caller Caller) error {
-	return c.put(plugin, desc, caller, false)
+// from is where the plugin runs; a group's claims (sdk.GroupSpec.LocalData)
+// count only as far as from allows (see Entry.KeepsDataLocal).
+func (c *Catalog) Add(plugin string, from Provenance, desc *sdk.Description, caller Caller) error {
+	return c.put(plugin, from, desc, caller, false)
 }
 
 // Swap is Add for a source already in the catalog: its tools become
 // those of desc in one step (an in-process group whose description
 // changes). A tool another source serves leaves the whole swap undone.
-func (c *Catalog) Swap(plugin string, desc *sdk.Description, caller Caller) error {
-	return c.put(plugin, desc, caller, true)
+func (c *Catalog) Swap(plugin string, from Provenance, desc *sdk.Description, caller Caller) error {
+	return c.put(plugin, from, desc, caller, true)
 }
 
 // put is Add, or with replace Swap.
-func (c *Catalog) put(plugin string, desc *sdk.Description, caller Caller, replace bool) error {
-	batch, err := entriesOf(plugin, desc, caller)
+func (c *Catalog) put(plugin string, from Provenance, desc *sdk.Description, caller Caller, replace bool) error {
+	batch, err := entriesOf(plugin, from, desc, caller)
 	if err != nil {
 		return err
 	}
@@ -160,7 +208,7 @@ func (c *Catalog) put(plugin string, desc *sdk.Description, caller Caller, repla
 }
 
 // entriesOf checks a description and makes its entries.
-func entriesOf(plugin string, desc *sdk.Description, caller Caller) ([]*Entry, error) {
+func entriesOf(plugin string, from Provenance, desc *sdk.Description, caller Caller) ([]*Entry, error) {
 	if err := desc.Validate(); err != nil {
 		return nil, err
 	}
@@ -173,7 +221,7 @@ func entriesOf(plugin string, desc *sdk.Description, caller Caller) ([]*Entry, e
 			// desc.Validate compiled every input schema once already.
 			batch = append(batch, &Entry{
 				Spec: t, Group: g.Name, GroupMode: g.Mode, GroupDescription: g.Description, ReplacedBy: g.ReplacedBy,
-				Plugin: plugin, caller: caller, input: lazyValidator(t),
+				Plugin: plugin, From: from, LocalData: g.LocalData, caller: caller, input: lazyValidator(t),
 			})
 		}
 	}

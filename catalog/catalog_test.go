@@ -41,10 +41,10 @@ func TestAddIsAllOrNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := New()
-			if err := c.Add("a", desc("a", read("a_tool")), nopCaller{}); err != nil {
+			if err := c.Add("a", ThirdParty, desc("a", read("a_tool")), nopCaller{}); err != nil {
 				t.Fatal(err)
 			}
-			err := c.Add("b", tc.desc, nopCaller{})
+			err := c.Add("b", ThirdParty, tc.desc, nopCaller{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Add = %v, want an error containing %q", err, tc.want)
 			}
@@ -62,10 +62,10 @@ func TestRemoveCallerAndValidate(t *testing.T) {
 	t.Parallel()
 	c := New()
 	a, b := &nopCaller{}, &struct{ nopCaller }{}
-	if err := c.Add("a", desc("a", read("a_tool")), a); err != nil {
+	if err := c.Add("a", ThirdParty, desc("a", read("a_tool")), a); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Add("b", desc("b", read("b_tool")), b); err != nil {
+	if err := c.Add("b", ThirdParty, desc("b", read("b_tool")), b); err != nil {
 		t.Fatal(err)
 	}
 	e, _ := c.Get("a_tool")

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/gate"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/telemetry"
@@ -77,7 +80,7 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 	if err != nil {
 		return fmt.Errorf("describe %s: %w", name, err)
 	}
-	if err := h.catalog.Add(name, d, g); err != nil {
+	if err := h.catalog.Add(name, catalog.InProcess, d, g); err != nil {
 		return err
 	}
 	h.toolsChanged()
@@ -90,9 +93,12 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 // saying why (UnknownTool); a plugin that dies mid-call is an error
 // wrapping supervise.ErrPluginDied.
 //
-// Under --pii what a call returns is filtered (filterOut); under --vault
-// the placeholders in a call's arguments are first turned back into their
-// values where that is safe (revealPlaceholders).
+// What a call returns is the data as it is: it leaves the server through
+// the outbound gate (Config.Gate), which filters it for --pii. The call
+// path takes the gate's one decision that needs the tool, withholding a
+// result under --pii refuse (gate.Gate.Withhold), and under --vault first
+// turns the placeholders in a call's arguments back into values where that
+// is safe (revealPlaceholders).
 func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
 	e, ok := h.catalog.Get(name)
 	if !ok || !h.callable(e, false) {
@@ -102,8 +108,9 @@ func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, even
 }
 
 // call is the one call path behind Call and AgentCall. The activity feed
-// and the log get the arguments as the model wrote them and the result as
-// the model gets it.
+// and the log get the arguments as the model wrote them (its placeholders
+// turned back into values, as everything inside the server is) and the
+// result as the model gets it but for the gate's filtering.
 //
 // With telemetry, the call is a span (the hop to its plugin or upstream
 // server, whose context goes with the call) and a measurement of the tool
@@ -121,11 +128,11 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	if ce, ok := events.(interface{ SetCallID(string) }); ok {
 		ce.SetCallID(id) // its log lines name the call
 	}
-	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), args)
-	if h.cfg.Vault != nil {
+	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), h.cfg.Gate.InwardJSON(args))
+	if h.cfg.Gate.Vault() != nil {
 		revealed, err := h.revealPlaceholders(e, args)
 		if err != nil {
-			res, _ := h.filterOut(e, toolError("%v", err), nil)
+			res := toolError("%v", err)
 			rec.Finish(res, nil)
 			h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "arguments refused: placeholders")
 			return res, nil
@@ -133,13 +140,15 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		args = revealed
 	}
 	if err := e.Validate(args); err != nil {
-		res, _ := h.filterOut(e, toolError("%v", err), nil)
+		res := toolError("%v", err)
 		rec.Finish(res, nil)
 		h.logger.Debug("call", "call_id", id, "tool", name, "group", e.Group, "outcome", "invalid arguments")
 		return res, nil
 	}
 	res, err = e.Call(ctx, &sdk.Call{Tool: name, Arguments: sdk.Arguments(args), ID: id}, events)
-	res, err = h.filterOut(e, res, err)
+	if withheld := h.cfg.Gate.Withhold(name, withholdable(e), res); withheld != nil {
+		res = withheld
+	}
 	if e.Upstream != nil && err != nil && ctx.Err() == nil {
 		// The upstream server failed to answer: a JSON-RPC or transport
 		// error, or its timeout.
@@ -155,84 +164,60 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	return res, nil
 }
 
-// localPlugins are the bundled plugins whose read and write tools work on
-// this machine's files and stores only: under --vault, the placeholders in
-// their arguments are turned back into values. Their act tools, and the
-// shell, web and image groups, could send a value elsewhere (a command
-// line can reach the network; a URL or prompt leaves the machine), and so
-// could a third party's plugin or an upstream server, whatever its hints
-// say: they refuse placeholders instead of getting them as text they
-// would not understand.
-var localPlugins = map[string]bool{"files": true, "code": true, "git": true, "notebook": true, "memory": true}
-
-// inProcessGroups are the host's own groups: they take placeholders as
-// written (ask hands them to its agent, which works with them as the
-// client's model does).
-var inProcessGroups = map[string]bool{AgentGroup: true, SearchGroup: true, SessionGroup: true}
+// withholdable says whether --pii refuse withholds the tool's result when
+// it holds a finding: a read tool's, and anything an upstream server
+// answers (most upstream tools are write tools only for want of a hint).
+// A local write or act tool has already done its work, so its result
+// (which quotes what it changed) is redacted, not withheld.
+func withholdable(e *catalog.Entry) bool {
+	return e.Spec.Kind == sdk.KindRead || e.Upstream != nil
+}
 
 // revealPlaceholders returns a call's arguments with the vault's
-// placeholders turned back into values, for a tool of localPlugins; as they
-// are for the host's own tools. Any other tool given a placeholder, or a
-// placeholder the vault never gave out, is an error to show the model.
+// placeholders turned back into values, for a tool that keeps data on this
+// machine (catalog.Entry.KeepsDataLocal: a bundled group's read or write
+// tool that says so of itself), and for the host's own tools, whose
+// answers leave through the gate again (ask hands the task to its agent,
+// whose model is shown the same placeholders). Any other tool (an act
+// tool, which could send a value elsewhere: a command line can reach the
+// network, a URL or a prompt leaves the machine; a third party's plugin or
+// an upstream server, whatever it says of itself) given a placeholder, or
+// a placeholder the vault never gave out, is an error to show the model.
 func (h *Host) revealPlaceholders(e *catalog.Entry, args json.RawMessage) (json.RawMessage, error) {
+	v := h.cfg.Gate.Vault()
 	switch {
-	case e.Upstream == nil && inProcessGroups[e.Group]:
-		return args, nil
-	case e.Upstream == nil && localPlugins[e.Plugin] && e.Spec.Kind != sdk.KindAct:
-		return h.cfg.Vault.RevealJSON(args)
+	case e.From == catalog.InProcess:
+		return v.RevealKnownJSON(args)
+	case e.KeepsDataLocal():
+		return v.RevealJSON(args)
 	}
 	if refs := pii.FindPlaceholders(string(args)); len(refs) > 0 {
-		return nil, fmt.Errorf("%s does not take vault placeholders such as %s:%d: it could send the values off this machine. Only the file, code, git, notebook and memory tools turn placeholders back into values", e.Spec.Name, refs[0].Kind, refs[0].N)
+		return nil, fmt.Errorf("%s does not take vault placeholders such as %s:%d: it could send the values off this machine. Only %s turn placeholders back into values", e.Spec.Name, refs[0].Kind, refs[0].N, h.localDataGroups())
 	}
 	return args, nil
 }
 
-// PIIFilter is the --pii filter as configured: mode, names and vault.
-func (h *Host) PIIFilter() pii.Filter {
-	f := pii.Filter{Mode: h.cfg.PII, Names: h.cfg.PIINames}
-	if h.cfg.Vault != nil {
-		f.Vault = h.cfg.Vault
-	}
-	return f
-}
-
-// filterOut applies --pii to what a call returns, its error's text
-// included. A read tool's result, and anything an upstream server answers
-// (most upstream tools are write tools only for want of a hint), is
-// redacted or withheld as the mode says; a local write or act tool has
-// already done its work, so its result (which quotes what it changed) is
-// redacted in either mode, not withheld. With a vault, placeholders
-// everywhere, and nothing is withheld.
-func (h *Host) filterOut(e *catalog.Entry, res *sdk.Result, err error) (*sdk.Result, error) {
-	f := h.PIIFilter()
-	if f.Mode == pii.ModeOff {
-		return res, err
-	}
-	if err != nil {
-		if msg, found := f.Redact(err.Error()); len(found) > 0 {
-			err = &redactedError{msg: msg, err: err}
+// localDataGroups names, for a message, the groups whose tools turn
+// placeholders back into values.
+func (h *Host) localDataGroups() string {
+	var names []string
+	for _, e := range h.catalog.All() {
+		if e.KeepsDataLocal() && !slices.Contains(names, e.Group) {
+			names = append(names, e.Group)
 		}
 	}
-	if e.Spec.Kind != sdk.KindRead && e.Upstream == nil {
-		f.Mode = pii.ModeRedact
+	slices.Sort(names)
+	switch len(names) {
+	case 0:
+		return "the server's own file tools"
+	case 1:
+		return "the " + names[0] + " tools"
 	}
-	if e.Upstream == nil && e.Group == AgentGroup {
-		// The agent's answer: its model saw placeholders only, and the
-		// client's model must get them as they are to edit with them.
-		f.KeepPlaceholders = true
-	}
-	return f.Result(e.Spec.Name, res), err
+	return "the " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " tools (their read and write tools)"
 }
 
-// redactedError is an error whose text went through the --pii filter; it
-// still matches what it wraps (errors.Is, errors.As).
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
+// Gate is the outbound gate (nil: none).
+func (h *Host) Gate() *gate.Gate { return h.cfg.Gate }
 
 // toolError is a result the host answers for a plugin, with a failure the
 // client's model can act on: IsError, and the message as its one text block.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/gate"
 	"github.com/ramabana/ramabana-mcp/search"
 )
 
@@ -48,6 +49,9 @@ type embeddings struct {
 	dense  *search.Dense
 	logger *slog.Logger
 	kick   chan struct{} // 1-buffered: the worker has work
+	// out is the outbound gate: the texts and queries the embeddings
+	// server is sent leave through it, as everything the server sends.
+	out *gate.Gate
 
 	now      func() time.Time
 	cooldown time.Duration // embedRetry, unless a test says otherwise
@@ -83,7 +87,7 @@ func (h *Host) startEmbeddings() *embeddings {
 		path = embed.CachePath(h.cfg.ConfigDir, h.cfg.Embed.Model())
 	}
 	e := &embeddings{
-		client: h.cfg.Embed, cache: embed.NewCache(path), dense: search.NewDense(), logger: h.logger,
+		client: h.cfg.Embed, cache: embed.NewCache(path), dense: search.NewDense(), logger: h.logger, out: h.cfg.Gate,
 		kick: make(chan struct{}, 1), wanted: map[string][]embedDoc{}, kicks: 1,
 		now: time.Now, cooldown: embedRetry, indexMu: &h.search.mu, settled: h.ready,
 	}
@@ -107,7 +111,7 @@ func (h *Host) startEmbeddings() *embeddings {
 func (e *embeddings) set(source string, docs []search.Doc) {
 	eds := make([]embedDoc, len(docs))
 	for i, d := range docs {
-		text := d.Text()
+		text := e.out.Text(d.Text())
 		eds[i] = embedDoc{doc: d, text: text, key: embed.KeyOf(e.client.Model(), text)}
 	}
 	e.mu.Lock()
@@ -281,7 +285,7 @@ func (e *embeddings) query(ctx context.Context, q string) []float32 {
 	}
 	qctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	vecs, err := e.client.Embed(qctx, []string{q})
+	vecs, err := e.client.Embed(qctx, []string{e.out.Text(q)})
 	switch {
 	case ctx.Err() != nil:
 		return nil

@@ -16,12 +16,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/gate"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/upstream"
-	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 // Config is everything the host is started with; cmd/ramabana-mcp builds it
@@ -41,15 +40,12 @@ type Config struct {
 	Agent bool
 	// NoSandbox runs commands without the Landlock sandbox (--sandbox=off).
 	NoSandbox bool
-	// PII filters what calls return: off, redact or refuse (see
-	// Host.Call).
-	PII pii.Mode
-	// PIINames adds personal names to what PII filters (--pii-ner).
-	PIINames bool
-	// Vault, with PII, hands out placeholders for what PII finds and turns
-	// them back into the values in the arguments of calls to plugins
-	// (--vault). nil: none.
-	Vault *vault.Vault
+	// Gate is the outbound filter of --pii and --vault, built once: the
+	// MCP server and the ask agent send through it, the call path takes
+	// its one decision (withhold a result under --pii refuse) and turns a
+	// model's placeholders back into values for the tools that may have
+	// them. nil: none.
+	Gate *gate.Gate
 	// Transport is how the server is reached, for the status resource.
 	Transport string
 	// HomeDir holds the user's skills (~/.agents/skills); empty means the
@@ -257,7 +253,7 @@ func (h *Host) commandsAllowed() bool {
 // commands read what the user can, the vault's key included, and can
 // print a value in a shape --pii does not know.
 func (h *Host) vaultWarning() string {
-	if h.cfg.Vault == nil || !h.commandsAllowed() {
+	if h.cfg.Gate.Vault() == nil || !h.commandsAllowed() {
 		return ""
 	}
 	return "--vault with the shell group mounted: a command can read any file this user can, the vault's key included, and print a value in a form --pii does not recognise; opt the shell out (--groups -shell) to keep values from the model"

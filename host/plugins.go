@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -134,7 +135,7 @@ func (h *Host) register(p *supervise.Plugin, err error) bool {
 		return false
 	}
 	if err == nil {
-		err = h.catalog.Add(p.Name(), p.Description(), p)
+		err = h.catalog.Add(p.Name(), provenance(p.Source()), p.Description(), p)
 	}
 	if err != nil {
 		p.Stop()
@@ -177,4 +178,14 @@ func (h *Host) Skipped() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// provenance is where a plugin's tools run: a bundled group is the
+// server's own binary; any binary from a plugin dir is a third party's,
+// whatever name it gives itself (one that shadows a bundled group too).
+func provenance(src supervise.Source) catalog.Provenance {
+	if src.Bundled {
+		return catalog.Bundled
+	}
+	return catalog.ThirdParty
 }

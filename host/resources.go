@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
@@ -141,9 +140,10 @@ func (h *Host) ReadSkill(ctx context.Context, name string) (text string, ok bool
 		return "", false, nil
 	}
 	if sk.Source != skills.Plugin {
-		// A skill file is data like any other in the served folders (a
-		// skill tool's text is filtered on the call path).
-		return h.PIIFilter().Text(sk.Content), true, nil
+		// A skill file is data like any other in the served folders: it
+		// leaves through the outbound gate, as a resource or in the ask
+		// agent's prompt.
+		return sk.Content, true, nil
 	}
 	e := tools[name]
 	res, err := h.Call(ctx, e.Spec.Name, nil, nil)
@@ -308,10 +308,10 @@ func (h *Host) Status() Status {
 	st.Sandbox = h.sandboxStatus()
 	st.Upstreams = h.UpstreamStatus()
 	st.Embeddings = h.EmbeddingStatus()
-	if h.cfg.PII != pii.ModeOff {
-		st.PII = &PIIStatus{Mode: h.cfg.PII.String(), Names: h.cfg.PIINames}
-		if h.cfg.Vault != nil {
-			st.PII.Vault = h.cfg.Vault.Path()
+	if g := h.cfg.Gate; g.On() {
+		st.PII = &PIIStatus{Mode: g.Mode().String(), Names: g.Names()}
+		if v := g.Vault(); v != nil {
+			st.PII.Vault = v.Path()
 			st.PII.Warning = h.vaultWarning()
 		}
 	}

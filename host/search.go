@@ -464,7 +464,7 @@ func (h *Host) syncSearch() {
 	d, err := box.Describe(context.Background(), sdk.Host{})
 	if err == nil {
 		h.search.box.Store(box)
-		err = h.catalog.Swap(SearchGroup, d, c)
+		err = h.catalog.Swap(SearchGroup, catalog.InProcess, d, c)
 	}
 	if err != nil {
 		h.logger.Warn("search_capabilities not updated", "error", fmt.Sprint(err))

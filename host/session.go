@@ -147,7 +147,7 @@ func (s *sessionGroup) register(c *catalog.Catalog) error {
 	if err != nil {
 		return err
 	}
-	return c.Add(SessionGroup, d, s)
+	return c.Add(SessionGroup, catalog.InProcess, d, s)
 }
 
 var _ catalog.Caller = (*sessionGroup)(nil)

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -66,7 +67,7 @@ func (r *resources) add() {
 		Description: "Every skill this server knows, one line each: its name and when it applies. Read skill://{name} for one in full.",
 		MIMEType:    "text/markdown",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return textResource(req.Params.URI, "text/markdown", h.PIIFilter().Text(h.Skills().Markdown())), nil
+		return textResource(req.Params.URI, "text/markdown", h.Skills().Markdown()), nil
 	})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: SkillURI, Name: "skill", Title: "A skill",
@@ -101,8 +102,18 @@ func (r *resources) readSkill(ctx context.Context, req *mcp.ReadResourceRequest)
 	return textResource(req.Params.URI, "text/markdown", text), nil
 }
 
+// statusJSON is the status as JSON, without HTML escapes: the outbound
+// gate reads the text as the client will, and "\u003cjane@acme.io\u003e"
+// would hide an address's start from it.
 func (r *resources) statusJSON() ([]byte, error) {
-	return json.MarshalIndent(r.host.Status(), "", "  ")
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.host.Status()); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // syncSkills lists every skill the host has now as a resource, and takes
@@ -119,7 +130,7 @@ func (r *resources) syncSkills() (changed []string, index string) {
 				fp += "\x00" + e.Plugin + "\x00" + e.Spec.Name
 			}
 		}
-		want[s.Name] = listedSkill{description: r.host.PIIFilter().Text(s.Description), fingerprint: fp}
+		want[s.Name] = listedSkill{description: s.Description, fingerprint: fp}
 	}
 	var gone []string
 	for name := range r.listed {

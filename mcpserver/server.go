@@ -121,8 +121,14 @@ func New(h *host.Host, opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
 	}
 	if opts.Telemetry != nil {
-		// Added last, so outermost: the span covers the wait for the host.
+		// The span covers the wait for the host.
 		s.AddReceivingMiddleware(traceRequests(opts.Telemetry))
+	}
+	if g := h.Gate(); g.On() {
+		// Added last, so outermost: every answer leaves through the gate,
+		// whatever made it, and so does every notification.
+		s.AddReceivingMiddleware(g.Receiving())
+		s.AddSendingMiddleware(g.Sending())
 	}
 	switch {
 	case t.searchOnly:

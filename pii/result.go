@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // FilterResult applies the --pii mode to a read tool's result: redact each
-// finding in its text, or withhold the whole result (with a Filter.Vault,
-// placeholders in both modes). Structured content with findings is
+// finding in its text (and in an embedded resource's blob that reads as
+// text), or withhold the whole result (with a Filter.Vault, placeholders
+// in both modes). Structured content with findings is
 // redacted in its strings (dropped if it is not JSON) and counts like text
 // when refusing. An error result is redacted in both modes.
 func FilterResult(mode Mode, tool string, r *sdk.Result) *sdk.Result {
@@ -39,6 +41,9 @@ func (f Filter) Result(tool string, r *sdk.Result) *sdk.Result {
 			res.URI = f.redact(res.URI, counts) // mailto:, ?email=
 			if res.Text != "" {
 				res.Text = f.redact(res.Text, counts)
+			}
+			if len(res.Blob) > 0 && IsText(res.Blob) {
+				res.Blob = []byte(f.redact(string(res.Blob), counts))
 			}
 			c.Resource = &res
 		default:
@@ -103,6 +108,26 @@ func describeCounts(counts map[Kind]int) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// IsText says whether b reads as text: valid UTF-8 without NUL bytes. A
+// blob that does is searched and redacted like text; one that does not
+// (an image, an archive) is left as it is.
+func IsText(b []byte) bool {
+	return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
+}
+
+// JSON returns doc, a JSON document, with every string value and object
+// key redacted, and every number that holds a finding made the string
+// that stands for it; found counts the findings. ok is false when doc is
+// not JSON.
+func (f Filter) JSON(doc []byte) (out []byte, found int, ok bool) {
+	counts := map[Kind]int{}
+	out, ok = f.redactJSON(doc, counts)
+	for _, n := range counts {
+		found += n
+	}
+	return out, found, ok
 }
 
 // redactJSON redacts every string value (and object key) in a JSON

@@ -30,6 +30,7 @@ func descriptionToProto(d *Description) *pluginv1.DescribeResponse {
 			Description: g.Description,
 			Mode:        groupModeToProto[g.Mode],
 			ReplacedBy:  g.ReplacedBy,
+			LocalData:   g.LocalData,
 		}
 		for _, t := range g.Tools {
 			pg.Tools = append(pg.Tools, toolToProto(t))

@@ -64,6 +64,13 @@ type GroupSpec struct {
 	// ReplacedBy names what replaces a legacy group.
 	ReplacedBy string
 	Tools      []ToolSpec
+	// LocalData says the group's read and write tools keep what they are
+	// given on this machine (files, repositories, local stores) and send
+	// none of it elsewhere: under --vault the host may then hand them the
+	// values behind placeholders. It is a privilege, which the host grants
+	// only to the groups its own binary serves (catalog.Bundled); from any
+	// other plugin it is ignored.
+	LocalData bool
 }
 
 // Kind classifies a tool for policy: read and act tools are always mounted,

@@ -416,12 +416,22 @@ func isAre(n int) string {
 // Reveal returns text with each placeholder replaced by its value. A
 // placeholder the vault does not hold is an *UnknownError naming it.
 func (v *Vault) Reveal(text string) (string, error) {
-	return v.reveal(text, func(value string) string { return value })
+	return v.reveal(text, false, func(value string) string { return value })
+}
+
+// RevealKnown is Reveal that leaves a placeholder the vault does not hold
+// as the text it is: for a model's own words (the ask agent's answer),
+// which leave the server through the outbound gate again, where such text
+// is hidden behind a placeholder of its own and each value is shown as its
+// placeholder. Its error is the vault's failing, never an *UnknownError.
+func (v *Vault) RevealKnown(text string) (string, error) {
+	return v.reveal(text, true, func(value string) string { return value })
 }
 
 // reveal returns text with each placeholder replaced by write(its value),
-// or an *UnknownError naming the placeholders the vault does not hold.
-func (v *Vault) reveal(text string, write func(value string) string) (string, error) {
+// or an *UnknownError naming the placeholders the vault does not hold;
+// with keepUnknown, those stay as they are.
+func (v *Vault) reveal(text string, keepUnknown bool, write func(value string) string) (string, error) {
 	refs := pii.FindPlaceholders(text)
 	if len(refs) == 0 {
 		return text, nil
@@ -434,6 +444,9 @@ func (v *Vault) reveal(text string, write func(value string) string) (string, er
 		value, ok, err := v.value(holder, r)
 		if err != nil {
 			return "", err
+		}
+		if !ok && keepUnknown {
+			continue
 		}
 		if !ok {
 			if !slices.Contains(unknown, holder) {
@@ -488,10 +501,21 @@ func (v *Vault) value(holder string, r pii.PlaceholderRef) (string, bool, error)
 // would smuggle one past the filter that hides placeholder-shaped text.
 // Errors as Reveal's.
 func (v *Vault) RevealJSON(args json.RawMessage) (json.RawMessage, error) {
+	return v.revealJSON(args, false)
+}
+
+// RevealKnownJSON is RevealJSON that leaves a placeholder the vault does
+// not hold as the text it is (see RevealKnown). Its error is the vault's
+// failing, never an *UnknownError.
+func (v *Vault) RevealKnownJSON(args json.RawMessage) (json.RawMessage, error) {
+	return v.revealJSON(args, true)
+}
+
+func (v *Vault) revealJSON(args json.RawMessage, keepUnknown bool) (json.RawMessage, error) {
 	if !bytes.Contains(args, []byte("⟦")) {
 		return args, nil
 	}
-	out, err := v.reveal(string(args), func(value string) string {
+	out, err := v.reveal(string(args), keepUnknown, func(value string) string {
 		quoted, _ := json.Marshal(value) // a string always marshals
 		return string(quoted[1 : len(quoted)-1])
 	})

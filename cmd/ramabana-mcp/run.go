@@ -24,6 +24,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/gate"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
@@ -295,17 +296,16 @@ func serve(ctx context.Context, args []string) error {
 		}
 		defer vlt.Close()
 	}
-	filter := pii.Filter{Mode: o.pii, Names: o.piiNER}
-	if vlt != nil {
-		filter.Vault = vlt
-	}
+	// The one outbound gate: the MCP server, the ask agent's model and the
+	// log all send through it.
+	outbound := gate.New(o.pii, o.piiNER, vlt)
 	var logHandler slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.logLevel})
 	var upstreamStderr io.Writer = os.Stderr
-	if o.pii != pii.ModeOff {
+	if outbound.On() {
 		// What the host, its plugins and upstream servers log leaves no
 		// more than the tools' results do.
-		logHandler = filter.Handler(logHandler)
-		w := filter.Writer(os.Stderr)
+		logHandler = outbound.Filter().Handler(logHandler)
+		w := outbound.Filter().Writer(os.Stderr)
 		defer w.Close()
 		upstreamStderr = w
 	}
@@ -359,9 +359,7 @@ func serve(ctx context.Context, args []string) error {
 		Logger:       logger,
 		Verify:       pluginstore.VerifyInstalled,
 		Describe:     describeBundled,
-		PII:          o.pii,
-		PIINames:     o.piiNER,
-		Vault:        vlt,
+		Gate:         outbound,
 		Agent:        o.model != "",
 		Transport:    o.transport,
 		Upstream:     upstreams,
@@ -573,9 +571,10 @@ func loopback(addr string) bool {
 func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
 	_, err := ask.Mount(ask.Config{
 		Host: h,
-		Backend: agent.NewOpenAI(agent.OpenAIConfig{
+		// Every request to the model leaves through the gate.
+		Backend: h.Gate().Backend(agent.NewOpenAI(agent.OpenAIConfig{
 			BaseURL: o.modelURL, APIKey: os.Getenv(o.modelKeyEnv), KeyEnv: o.modelKeyEnv, Model: o.model, Logger: logger,
-		}),
+		})),
 		Model:         o.model,
 		MaxSteps:      o.maxSteps,
 		ContextBudget: o.contextBudget,

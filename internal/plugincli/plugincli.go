@@ -236,10 +236,22 @@ func (p *pluginCmd) list(ctx context.Context) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, r := range rows {
+		if !r.src.Bundled && slices.Contains(p.env.Bundled, r.src.Name) {
+			fmt.Fprintf(p.stdout, "note: %s %s\n", r.src.Name, shadowNote(r.src.Name))
+		}
+	}
 	for _, err := range errs {
 		fmt.Fprintf(p.stdout, "skipped: %v\n", err)
 	}
 	return nil
+}
+
+// shadowNote says what a plugin binary named after a bundled group does:
+// it is served instead of that group, and as what it is, a third party's
+// plugin, whatever it says of itself.
+func shadowNote(name string) string {
+	return fmt.Sprintf("shadows the bundled group %s: the server runs it instead, as a third-party plugin, without the bundled group's privileges (it is never handed the values behind --vault placeholders)", name)
 }
 
 // inspect hashes and checks a binary against its dir's lock file, then
@@ -307,7 +319,7 @@ func (p *pluginCmd) install(ctx context.Context, path string) error {
 	fmt.Fprintf(p.stdout, "%s %s %s (protocol %d)\n  sha256  %s\n  file    %s\n  source  %s\n",
 		verb, e.Name, e.Version, e.Protocol, e.SHA256, store.Path(e.Name), e.Source)
 	if slices.Contains(p.env.Bundled, e.Name) {
-		fmt.Fprintf(p.stdout, "  it overrides the bundled group %s\n", e.Name)
+		fmt.Fprintf(p.stdout, "  it %s\n", shadowNote(e.Name))
 	}
 	sources, _ := supervise.Discover(p.env.Self, nil, p.dirs())
 	for _, s := range sources {

@@ -61,6 +61,7 @@ func descriptionFromProto(p *pluginv1.DescribeResponse) *sdk.Description {
 			Description: pg.GetDescription(),
 			Mode:        groupModeFromProto[pg.GetMode()],
 			ReplacedBy:  pg.GetReplacedBy(),
+			LocalData:   pg.GetLocalData(),
 		}
 		if g.Name == "" {
 			g.Name = d.Name

@@ -31,6 +31,7 @@ func newToolbox(inspectTimeout time.Duration) *sdk.Toolbox {
 		Name:        "code",
 		Description: "Gitignore-aware regex search over the served folders; symbol outlines and lookups from a real parser (tree-sitter) for Go, Python, JavaScript and TypeScript; live introspection of Python objects.",
 		Mode:        sdk.ModeDefault,
+		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, searchSpec, searchSchema, s.searchCode),
 		tool(s, outlineSpec, outlineSchema, s.outline),

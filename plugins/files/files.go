@@ -21,6 +21,7 @@ func New() *sdk.Toolbox {
 		Name:        "files",
 		Description: "View files as numbered, hashed lines; list folders (gitignore-aware); create files; replace unique text.",
 		Mode:        sdk.ModeDefault,
+		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, viewSpec, viewSchema, s.viewFile),
 		tool(s, listSpec, listSchema, s.listFiles),
@@ -31,6 +32,7 @@ func New() *sdk.Toolbox {
 		Name:        "exhash",
 		Description: "Edit files by line hash: edit_file anchors each edit on a line number and the 4-hex-digit hash view_file shows, and rejects the whole batch if any line changed.",
 		Mode:        sdk.ModeOptIn,
+		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, editSpec, editSchema, s.editFile),
 	)

@@ -25,6 +25,7 @@ func New() *sdk.Toolbox {
 		Name:        "git",
 		Description: "git status, diff, log, show and blame; add, commit, branch and checkout. Paths are confined to the repository and the served folders; no argument can become a git option.",
 		Mode:        sdk.ModeDefault,
+		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, statusSpec, statusSchema, s.status),
 		tool(s, diffSpec, diffSchema, s.diff),

@@ -25,6 +25,7 @@ func New() *sdk.Toolbox {
 		Name:        "memory",
 		Description: "Remember notes per project or globally, recall them ranked by relevance (SQLite FTS5, bm25), list and forget them.",
 		Mode:        sdk.ModeDefault,
+		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, rememberSpec, rememberSchema, s.remember),
 		tool(s, forgetSpec, forgetSchema, s.forget),

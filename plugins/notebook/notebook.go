@@ -27,6 +27,7 @@ func New() *sdk.Toolbox {
 		Name:        "notebook",
 		Description: "View a notebook's cells with compact output summaries; insert, edit, delete and move cells, keeping the file in Jupyter's own format.",
 		Mode:        sdk.ModeDefault,
+		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, viewSpec, viewSchema, s.viewNotebook),
 		tool(s, insertSpec, insertSchema, s.insertCell),

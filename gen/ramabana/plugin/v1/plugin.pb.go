@@ -577,8 +577,14 @@ type Group struct {
 	Description string    `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
 	Mode        GroupMode `protobuf:"varint,3,opt,name=mode,proto3,enum=ramabana.plugin.v1.GroupMode" json:"mode,omitempty"`
 	// For legacy groups: what replaces them (a group or tool name).
-	ReplacedBy    string      `protobuf:"bytes,4,opt,name=replaced_by,json=replacedBy,proto3" json:"replaced_by,omitempty"`
-	Tools         []*ToolSpec `protobuf:"bytes,5,rep,name=tools,proto3" json:"tools,omitempty"`
+	ReplacedBy string      `protobuf:"bytes,4,opt,name=replaced_by,json=replacedBy,proto3" json:"replaced_by,omitempty"`
+	Tools      []*ToolSpec `protobuf:"bytes,5,rep,name=tools,proto3" json:"tools,omitempty"`
+	// The group's read and write tools keep what they are given on this
+	// machine (files, repositories, local stores) and send none of it
+	// elsewhere, so that under --vault the host may hand them the values
+	// behind placeholders. A privilege: the host honours it only for the
+	// groups its own binary serves, and ignores it from any other plugin.
+	LocalData     bool `protobuf:"varint,6,opt,name=local_data,json=localData,proto3" json:"local_data,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -646,6 +652,13 @@ func (x *Group) GetTools() []*ToolSpec {
 		return x.Tools
 	}
 	return nil
+}
+
+func (x *Group) GetLocalData() bool {
+	if x != nil {
+		return x.LocalData
+	}
+	return false
 }
 
 // Annotations override the hints that the host derives from the kind.
@@ -1516,14 +1529,16 @@ const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12 \n" +
 	"\vdescription\x18\x03 \x01(\tR\vdescription\x121\n" +
-	"\x06groups\x18\x04 \x03(\v2\x19.ramabana.plugin.v1.GroupR\x06groups\"\xc5\x01\n" +
+	"\x06groups\x18\x04 \x03(\v2\x19.ramabana.plugin.v1.GroupR\x06groups\"\xe4\x01\n" +
 	"\x05Group\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x121\n" +
 	"\x04mode\x18\x03 \x01(\x0e2\x1d.ramabana.plugin.v1.GroupModeR\x04mode\x12\x1f\n" +
 	"\vreplaced_by\x18\x04 \x01(\tR\n" +
 	"replacedBy\x122\n" +
-	"\x05tools\x18\x05 \x03(\v2\x1c.ramabana.plugin.v1.ToolSpecR\x05tools\"\xdb\x01\n" +
+	"\x05tools\x18\x05 \x03(\v2\x1c.ramabana.plugin.v1.ToolSpecR\x05tools\x12\x1d\n" +
+	"\n" +
+	"local_data\x18\x06 \x01(\bR\tlocalData\"\xdb\x01\n" +
 	"\vAnnotations\x12 \n" +
 	"\tread_only\x18\x01 \x01(\bH\x00R\breadOnly\x88\x01\x01\x12%\n" +
 	"\vdestructive\x18\x02 \x01(\bH\x01R\vdestructive\x88\x01\x01\x12#\n" +
