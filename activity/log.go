@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,6 +108,11 @@ func (f Filter) match(r *Record) bool {
 // Log is a session's activity feed and changes ledger. It is safe for
 // concurrent use.
 type Log struct {
+	opts Options
+	// parent is the server's log, for a session's (Session): every
+	// record and change goes there too.
+	parent *Log
+
 	mu   sync.Mutex
 	max  int
 	ring []Record // ring[(head+i)%max] for i < n, oldest first
@@ -126,6 +132,7 @@ func New(opts Options) *Log {
 		opts.MaxLedgerBytes = DefaultMaxLedgerBytes
 	}
 	return &Log{
+		opts:   opts,
 		max:    opts.MaxRecords,
 		ledger: newLedger(opts.MaxLedgerBytes),
 	}
@@ -208,7 +215,23 @@ func (l *Log) Note(event, group string, caller Caller, message string) {
 	l.add(&Record{Time: time.Now(), Event: event, Group: group, Caller: caller, Outcome: OK, Message: cutRunes(strings.TrimSpace(message), MaxMessage)}, nil)
 }
 
+// Session returns a log of one client session's own, with l's bounds: its
+// feed and ledger hold what that session did (its client's calls and its
+// ask turns), and every record and change goes to l too, the whole
+// server's. Its Recent also holds l's records of the server's own
+// (caller Server: upstream servers registering), which concern every
+// session.
+func (l *Log) Session() *Log {
+	s := New(l.opts)
+	s.parent = l
+	return s
+}
+
 func (l *Log) add(rec *Record, changes []preparedChange) {
+	if l.parent != nil {
+		r := *rec
+		l.parent.add(&r, changes)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
@@ -229,8 +252,25 @@ func (l *Log) add(rec *Record, changes []preparedChange) {
 }
 
 // Recent returns up to n records that match the filter, newest first; all
-// of them when n <= 0.
+// of them when n <= 0. A session's log (Session) merges in, by time, the
+// server's own records (caller Server) of its parent, unless filter.Since
+// is set (Seq numbers are each log's own).
 func (l *Log) Recent(n int, filter Filter) []Record {
+	own := l.recent(n, filter)
+	if l.parent == nil || filter.Since > 0 || (filter.Caller != "" && filter.Caller != Server) {
+		return own
+	}
+	server := filter
+	server.Caller = Server
+	out := append(own, l.parent.recent(n, server)...)
+	slices.SortStableFunc(out, func(a, b Record) int { return b.Time.Compare(a.Time) })
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+func (l *Log) recent(n int, filter Filter) []Record {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Record

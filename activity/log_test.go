@@ -224,3 +224,50 @@ func BenchmarkStartFinish(b *testing.B) {
 func toolError(format string, args ...any) *sdk.Result {
 	return &sdk.Result{IsError: true, Content: []sdk.Content{{Text: fmt.Sprintf(format, args...)}}}
 }
+
+// TestSessionLogs: each session's log holds its own calls and changes,
+// and the server's own events; the server's log holds every session's.
+func TestSessionLogs(t *testing.T) {
+	t.Parallel()
+	server := New(Options{})
+	a, b := server.Session(), server.Session()
+	change := func(path string) *sdk.Result {
+		return &sdk.Result{Changes: []sdk.FileChange{{Path: path, AfterSHA256: "ab", After: []byte("x\n")}}}
+	}
+	a.Start("create_file", "files", Client, json.RawMessage(`{"path":"a.txt"}`)).Finish(change("/r/a.txt"), nil)
+	server.Note(EventUpstreamRegister, "everything", Server, "connected")
+	b.Start("view_file", "files", Client, nil).Finish(sdk.TextResult("x"), nil)
+	b.Start("create_file", "files", Agent("1"), nil).Finish(change("/r/b.txt"), nil)
+
+	tools := func(recs []Record) []string {
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.Tool+r.Event)
+		}
+		return out
+	}
+	for name, tc := range map[string]struct {
+		log         *Log
+		filter      Filter
+		want, files []string
+	}{
+		"session a":              {log: a, want: []string{"upstream_register", "create_file"}, files: []string{"/r/a.txt"}},
+		"session b":              {log: b, want: []string{"create_file", "view_file", "upstream_register"}, files: []string{"/r/b.txt"}},
+		"session b, agent only":  {log: b, filter: Filter{Caller: "agent"}, want: []string{"create_file"}, files: []string{"/r/b.txt"}},
+		"session b, server only": {log: b, filter: Filter{Caller: Server}, want: []string{"upstream_register"}, files: []string{"/r/b.txt"}},
+		"the server, every call": {log: server, want: []string{"create_file", "view_file", "upstream_register", "create_file"}, files: []string{"/r/a.txt", "/r/b.txt"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tools(tc.log.Recent(0, tc.filter))); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+			var files []string
+			for _, e := range tc.log.Changes() {
+				files = append(files, e.Path)
+			}
+			if diff := cmp.Diff(tc.files, files); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

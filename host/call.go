@@ -128,7 +128,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 	if ce, ok := events.(interface{ SetCallID(string) }); ok {
 		ce.SetCallID(id) // its log lines name the call
 	}
-	rec := h.activity.StartCall(id, name, e.Group, callerOf(ctx), h.cfg.Gate.InwardJSON(args))
+	rec := h.logOf(ctx).StartCall(id, name, e.Group, callerOf(ctx), h.cfg.Gate.InwardJSON(args))
 	if h.cfg.Gate.Vault() != nil {
 		revealed, err := h.revealPlaceholders(e, args)
 		if err != nil {

@@ -192,7 +192,7 @@ func New(cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	if err := newSessionGroup(h.activity, h.roots[0]).register(h.catalog); err != nil {
+	if err := newSessionGroup(h.logOf, h.roots[0]).register(h.catalog); err != nil {
 		stopObserving() // a host New does not return is observed no more
 		return nil, fmt.Errorf("session group: %w", err)
 	}
@@ -311,7 +311,8 @@ func (h *Host) uncallable(e *catalog.Entry, agent bool) string {
 // AgentGroup is the in-process group of the ask tool.
 const AgentGroup = "agent"
 
-// Activity is the session's activity feed and changes ledger.
+// Activity is the server's activity feed and changes ledger: every
+// session's calls (an MCP session has a log of its own too: WithActivity).
 func (h *Host) Activity() *activity.Log { return h.activity }
 
 // Close stops every plugin and its process group. It is safe to call more

@@ -191,6 +191,18 @@ type Status struct {
 	Embeddings *EmbeddingStatus `json:"embeddings,omitempty"`
 	// PII is the --pii filter, with --pii redact or refuse.
 	PII *PIIStatus `json:"pii,omitempty"`
+	// Activity is the whole server's, every session's calls together
+	// (each session's activity and changes tools show its own).
+	Activity ActivityStatus `json:"activity"`
+}
+
+// ActivityStatus counts what the server's sessions did.
+type ActivityStatus struct {
+	// Records is how many records the server's feed holds (calls and
+	// events; the oldest roll off).
+	Records int `json:"records"`
+	// FilesChanged is how many files the calls changed.
+	FilesChanged int `json:"files_changed"`
 }
 
 // PIIStatus is what --pii filters and where --vault keeps the originals.
@@ -308,6 +320,7 @@ func (h *Host) Status() Status {
 	st.Sandbox = h.sandboxStatus()
 	st.Upstreams = h.UpstreamStatus()
 	st.Embeddings = h.EmbeddingStatus()
+	st.Activity = ActivityStatus{Records: h.activity.Len(), FilesChanged: len(h.activity.Changes())}
 	if g := h.cfg.Gate; g.On() {
 		st.PII = &PIIStatus{Mode: g.Mode().String(), Names: g.Names()}
 		if v := g.Vault(); v != nil {

@@ -45,6 +45,30 @@ func upstreamSessionOf(ctx context.Context) *UpstreamSession {
 	return s
 }
 
+// activityKey carries the activity log of the MCP session a call is made
+// in.
+type activityKey struct{}
+
+// WithActivity records ctx's calls in log, an MCP session's own
+// (activity.Log.Session of Host.Activity), which the session's activity
+// and changes tools read: each HTTP session sees what it did, and the
+// server's log (the status) what every session did. Calls without one are
+// recorded in the server's log alone, and the session tools read that.
+func WithActivity(ctx context.Context, log *activity.Log) context.Context {
+	if log == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, activityKey{}, log)
+}
+
+// logOf is the activity log ctx's calls are recorded in.
+func (h *Host) logOf(ctx context.Context) *activity.Log {
+	if l, ok := ctx.Value(activityKey{}).(*activity.Log); ok {
+		return l
+	}
+	return h.activity
+}
+
 // SessionGroup names the in-process group of activity and changes.
 const SessionGroup = "session"
 
@@ -68,16 +92,18 @@ type changesArgs struct {
 	ContextLines int    `json:"context_lines,omitempty" jsonschema:"lines of context in diffs (default 3)"`
 }
 
-// newSessionGroup serves the session group over log; root is the first
-// served folder, which relative paths are relative to.
-func newSessionGroup(log *activity.Log, root string) *sessionGroup {
+// newSessionGroup serves the session group: each call reads the log of
+// its caller's session (logOf); root is the first served folder, which
+// relative paths are relative to.
+func newSessionGroup(logOf func(context.Context) *activity.Log, root string) *sessionGroup {
 	box := sdk.NewToolbox(SessionGroup, sdk.WithVersion("1"),
 		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: SessionGroup, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
 			Description: `List this session's recent tool calls, newest first, with caller, outcome, duration, arguments and the files each changed; also upstream servers' registrations and failures.`,
-		}, func(_ context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
+		}, func(ctx context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
+			log := logOf(ctx)
 			if a.Limit <= 0 {
 				a.Limit = 30
 			}
@@ -90,7 +116,8 @@ func newSessionGroup(log *activity.Log, root string) *sessionGroup {
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "changes", Title: "Files changed this session", Kind: sdk.KindRead,
 			Description: `List the files this session created, changed or deleted, each with a unified diff from before its first change to now.`,
-		}, func(_ context.Context, _ *sdk.Request, a changesArgs) (*sdk.Result, error) {
+		}, func(ctx context.Context, _ *sdk.Request, a changesArgs) (*sdk.Result, error) {
+			log := logOf(ctx)
 			entries := log.Changes()
 			if a.Path != "" {
 				path := a.Path

@@ -358,7 +358,7 @@ func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.En
 	if closed {
 		s.h.releaseSession(id, names)
 	}
-	s.h.activity.Note(activity.EventUpstreamRegister, id, callerOf(ctx), registerMessage(upstream.LinkStatus{
+	s.h.logOf(ctx).Note(activity.EventUpstreamRegister, id, callerOf(ctx), registerMessage(upstream.LinkStatus{
 		Transport: upstream.TransportLabel(server.Type), Tools: len(added), Instructions: s.pool.Instructions(id),
 	}))
 	return added, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -106,6 +107,12 @@ func New(h *host.Host, opts Options) *mcp.Server {
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
 		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res}
+	if !opts.Stateless {
+		// The session's own activity feed and changes ledger; a stateless
+		// server's requests are each a session of their own, and share the
+		// server's.
+		t.activity = h.Activity().Session()
+	}
 	// The tools now, without a subscription: a server no session ever
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
@@ -203,6 +210,7 @@ type tools struct {
 	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed
 	stateless  bool // one server for every request (Options.Stateless)
 	resources  *resources
+	activity   *activity.Log // the session's own; nil when stateless
 
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
@@ -375,6 +383,7 @@ func (t *tools) handle(name string, call func(context.Context, string, json.RawM
 		t.mu.Lock()
 		ctx = host.WithUpstreamSession(ctx, t.session)
 		t.mu.Unlock()
+		ctx = host.WithActivity(ctx, t.activity)
 		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, t.unknownTool(err)
