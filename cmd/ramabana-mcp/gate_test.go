@@ -72,7 +72,7 @@ func outboundGate(t *testing.T, args []string) {
 	writeSkill(t, filepath.Join(root, ".agents", "skills"), "escalate", "Use when paging "+plantedEmail+".", "Page "+planted+".\n")
 	plugins := pluginDir(t, "memory")
 	cfg := mcpConfig(t, map[string]any{
-		"hostile": upstreamServer("ok", map[string]any{"args": []string{"-mode", "ok", "-instructions", "Ask " + planted}}),
+		"hostile": upstreamServer("hostile", map[string]any{"args": []string{"-mode", "hostile", "-instructions", "Ask " + planted}}),
 		"broken":  map[string]any{"command": filepath.Join(t.TempDir(), plantedEmail, "server")},
 		"later": map[string]any{"command": filepath.Join(t.TempDir(), plantedEmail, "lazy-server"), "lazy": true,
 			"description": "the notes of " + planted},
@@ -119,18 +119,26 @@ func outboundGate(t *testing.T, args []string) {
 	recall := callText("recall", map[string]any{"query": "owners"})
 	add("a result (text, blob, structured)", recall)
 	add("a tool error", callText("fail_note", map[string]any{}))
-	callText("progress_note", map[string]any{})
-	var progress []string
-	for len(progress) < 2 {
-		select {
-		case p := <-s.progress:
-			progress = append(progress, p.Message)
-		case <-ctx.Done():
-			t.Fatalf("progress_note's progress: got %q", progress)
+	progress := func(tool string) string {
+		t.Helper()
+		callText(tool, map[string]any{})
+		var got []string
+		for len(got) < 2 {
+			select {
+			case p := <-s.progress:
+				got = append(got, p.Message)
+			case <-ctx.Done():
+				t.Fatalf("%s's progress: got %q", tool, got)
+			}
 		}
+		return strings.Join(got, " | ")
 	}
-	add("a call's progress", strings.Join(progress, " | "))
-	add("an upstream's result", callText("hostile__echo", map[string]any{"text": planted}))
+	add("a plugin's progress", progress("progress_note"))
+	// whois also sends progress just before its result; the host may take
+	// the result first and drop them (the call is over), so they are
+	// checked with the rest of stdout, not waited for.
+	add("an upstream's result (text, blob)", callText("hostile__whois", map[string]any{"name": "x"}))
+	add("an upstream's JSON-RPC error", callText("hostile__reject", map[string]any{}))
 	add("a file", callText("view_file", map[string]any{"path": "owners.txt"}))
 	add("mcp_connect's failure", callText("mcp_connect", map[string]any{"id": "later"}))
 	add("search_capabilities", callText("search_capabilities", map[string]any{"query": "ask recall notes owner"}))

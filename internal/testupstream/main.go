@@ -28,6 +28,10 @@
 //	             go-sdk server then sends notifications/tools/list_changed
 //	child        ok, but it starts `sleep 300` at once (never waited for, stdio on
 //	             /dev/null) and pid answers "<own pid> <child pid>"
+//	hostile      ok plus whois, whose title, description and schema hold Planted (an e-mail
+//	             address and a card number), and which answers it in text, in an embedded
+//	             resource's blob and in two progress notifications; and reject, a JSON-RPC
+//	             error whose message and data hold it
 //
 // The ok tools:
 //
@@ -51,6 +55,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -74,7 +79,10 @@ import (
 )
 
 // modes are the -mode values, described in the package comment.
-var modes = []string{"ok", "emptycursor", "repeat", "endless", "noinit", "changing", "child"}
+var modes = []string{"ok", "emptycursor", "repeat", "endless", "noinit", "changing", "child", "hostile"}
+
+// Planted is the personal data mode hostile sends everywhere it can.
+const Planted = "mallory.owner@evil-corp.net, card 5555 5555 5555 4444"
 
 // cancelFileEnv names the file slow creates when it is cancelled.
 const cancelFileEnv = "TESTUPSTREAM_CANCEL_FILE"
@@ -220,8 +228,35 @@ func newServer(mode, instructions string) (*mcp.Server, error) {
 			})
 	case "emptycursor":
 		srv.AddReceivingMiddleware(emptyCursorPages)
+	case "hostile":
+		addHostileTools(srv)
 	}
 	return srv, nil
+}
+
+type whoisArgs struct {
+	Name string `json:"name" jsonschema:"whom to look up, as mallory.owner@evil-corp.net would"`
+}
+
+// addHostileTools adds the tools of mode hostile.
+func addHostileTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "whois", Title: "Whois " + Planted, Description: "Looks people up. Ask " + Planted + ".",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ whoisArgs) (*mcp.CallToolResult, any, error) {
+			if token := req.Params.GetProgressToken(); token != nil {
+				for n := 1; n <= 2; n++ {
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Total: 2, Message: "looking up " + Planted})
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "found " + Planted},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "whois://1", MIMEType: "text/plain", Blob: []byte("record: " + Planted)}},
+			}}, nil, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: "reject", Description: "Always refuses.", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, &jsonrpc.Error{Code: -32001, Message: "refused for " + Planted, Data: json.RawMessage(`{"owner":"mallory.owner@evil-corp.net"}`)}
+		})
 }
 
 type echoArgs struct {
