@@ -277,7 +277,6 @@ func hostileMemory() *sdk.Toolbox {
 			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
 				return nil, sdk.Failf("cannot reach %s", Planted)
 			}),
-
 	)
 	return box
 }
