@@ -59,21 +59,61 @@ type HTTPOptions struct {
 	Metrics http.Handler
 	// Pprof serves net/http/pprof at /debug/pprof/, behind the token.
 	Pprof bool
+
+	// The limits below hold the listener against idle and slow clients.
+	// Zero takes the default; a negative value is no limit.
+
+	// MaxConns bounds the connections ServeHTTP holds open at once
+	// (DefaultMaxConns, or half the process's open-file limit when that
+	// is lower). At the bound a new connection takes the place of the
+	// one that has waited longest for a request, which is closed, so
+	// that idle connections never keep a client out; when every one is
+	// busy with a request or a stream, the new one is answered 503 with
+	// Retry-After: 1 and closed.
+	MaxConns int
+	// MaxSessions bounds the live sessions, streamable (from initialize
+	// to DELETE, or SessionIdle without a request) and SSE (while the
+	// stream is open) together (DefaultMaxSessions). A request that would
+	// start one more is answered 503, naming the limit, with a
+	// Retry-After. Stateless mode has no sessions: MaxConns bounds it.
+	MaxSessions int
+	// ReadTimeout bounds reading a request, header and body
+	// (DefaultReadTimeout); the header alone has at most 10 seconds.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of a response, not the response:
+	// a client that reads nothing for this long is cut off, while an
+	// event stream may wait for its next event as long as it likes
+	// (DefaultWriteTimeout).
+	WriteTimeout time.Duration
+	// IdleTimeout is how long a keep-alive connection may wait for its
+	// next request (DefaultIdleTimeout).
+	IdleTimeout time.Duration
 }
 
-// HTTPHandler serves streamable HTTP at /mcp and SSE at /sse, with the
-// SDK's localhost/DNS-rebinding protection on, behind the bearer token
-// (opts.Token) when one is set. A request a browser sends from another
-// origin is refused with 403 before anything else, whatever its method
-// (the SSE stream is a GET): its Origin header (or Sec-Fetch-Site) must
-// name the server itself, the same loopback port under another loopback
-// name (localhost for 127.0.0.1), or one of opts.AllowOrigins. A request
-// without either header is not a browser's, and passes. AllowOrigins must
-// be valid origins.
+// HTTPHandler serves streamable HTTP at /mcp and SSE at /sse, behind the
+// bearer token (opts.Token) when one is set.
+//
+// Two checks come before anything else, on every path (/mcp, /sse, the
+// probes, /metrics and /debug/pprof/ alike), token or not, and refuse with
+// 403. The Host check, against DNS rebinding: a request that reached a
+// loopback address must name a loopback host (localhost, 127.0.0.1,
+// [::1], with any port), since a page whose name an attacker rebound to
+// 127.0.0.1 sends its own. It is the SDK's localhost protection, done once
+// for every path (the SDK's own is off); a request that reached another
+// address (a container's, a pod's) is not checked, and an orchestrator
+// that probes a loopback listener names it 127.0.0.1 or localhost. The
+// Origin check: a request a browser sends from another origin is refused
+// whatever its method (the SSE stream is a GET): its Origin header (or
+// Sec-Fetch-Site) must name the server itself, the same loopback port
+// under another loopback name (localhost for 127.0.0.1), or one of
+// opts.AllowOrigins. A request without either header is not a browser's,
+// and passes. AllowOrigins must be valid origins.
 //
 // newServer is called for each new session: each has a server of its own
 // (its mcp_connect activations are its own). A streamable session idle
-// for SessionIdle ends.
+// for SessionIdle ends. At most opts.MaxSessions sessions live at once;
+// one more is refused with 503. Each write of a response must complete
+// within opts.WriteTimeout (see HTTPOptions).
 //
 // With opts.Stateless, /mcp is the SDK's stateless streamable HTTP: no
 // Mcp-Session-Id, every POST answered by a session of its own that ends
@@ -98,7 +138,8 @@ func HTTPHandler(newServer func() *mcp.Server, opts HTTPOptions) (http.Handler, 
 	if opts.Stateless {
 		server := sync.OnceValue(newServer)
 		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server() }, &mcp.StreamableHTTPOptions{
-			Stateless: true,
+			Stateless:                  true,
+			DisableLocalhostProtection: true, // hostCheck, for every path
 			// A client of protocol 2026-07-28 or later that drops a
 			// request ends the call: no notifications/cancelled can
 			// reach it, since that comes in another request.
@@ -111,19 +152,34 @@ func HTTPHandler(newServer func() *mcp.Server, opts HTTPOptions) (http.Handler, 
 		// The SDK asks for a server on every request, to check the
 		// protocol version; a request of a session it knows is served by
 		// that session's server, so one shared server answers the version
-		// check.
+		// check. A request that starts a session (a POST without a
+		// session id) carries a slot (sessions.streamable), and its
+		// session's server is made once, there.
 		versions := sync.OnceValue(newServer)
 		getServer := func(r *http.Request) *mcp.Server {
-			if r.Header.Get("Mcp-Session-Id") != "" {
+			slot, ok := r.Context().Value(sessionSlotKey{}).(*sessionSlot)
+			if !ok {
 				return versions()
 			}
-			return newServer()
+			if slot.server == nil {
+				slot.server = newServer()
+			}
+			return slot.server
 		}
-		mux.Handle("/mcp", withRetry(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-			SessionTimeout: SessionIdle,
-			EventStore:     NewEventStore(opts.EventBytesPerSession, opts.EventBytesTotal),
+		sessions := &sessionLimit{max: opts.MaxSessions}
+		if sessions.max == 0 {
+			sessions.max = DefaultMaxSessions
+		}
+		mux.Handle("/mcp", sessions.streamable(withRetry(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+			SessionTimeout:             SessionIdle,
+			EventStore:                 NewEventStore(opts.EventBytesPerSession, opts.EventBytesTotal),
+			DisableLocalhostProtection: true, // hostCheck, for every path
+		}))))
+		// The SDK asks an SSE handler for a server only for the GET that
+		// starts a session.
+		mux.Handle("/sse", sessions.sse(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return newServer() }, &mcp.SSEOptions{
+			DisableLocalhostProtection: true, // hostCheck, for every path
 		})))
-		mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))
 	}
 	if opts.Metrics != nil {
 		mux.Handle("/metrics", opts.Metrics)
@@ -152,7 +208,11 @@ func HTTPHandler(newServer func() *mcp.Server, opts HTTPOptions) (http.Handler, 
 		outer.Handle("/readyz", probe(opts.Readiness))
 	}
 	outer.Handle("/", h)
-	return originCheck(outer, opts.AllowOrigins)
+	checked, err := originCheck(outer, opts.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
+	return withWriteTimeout(refuseOverLimit(hostCheck(checked)), orDefault(opts.WriteTimeout, DefaultWriteTimeout)), nil
 }
 
 // probe answers GET and HEAD with answer's body as JSON: 200 when it says
@@ -222,7 +282,7 @@ func loopbackAlias(r *http.Request) bool {
 }
 
 func isLoopbackName(h string) bool {
-	if h == "localhost" {
+	if strings.EqualFold(h, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(strings.Trim(h, "[]"))
@@ -234,7 +294,9 @@ func isLoopbackName(h string) bool {
 const SessionIdle = time.Hour
 
 // ServeHTTP serves HTTPHandler on opts.Addr until ctx ends, then shuts down
-// within half a second.
+// within half a second. It holds at most opts.MaxConns connections, closes
+// one idle for opts.IdleTimeout, and cuts off a request that takes longer
+// than opts.ReadTimeout to arrive (see HTTPOptions).
 func ServeHTTP(ctx context.Context, newServer func() *mcp.Server, opts HTTPOptions) error {
 	handler, err := HTTPHandler(newServer, opts)
 	if err != nil {
@@ -244,7 +306,26 @@ func ServeHTTP(ctx context.Context, newServer func() *mcp.Server, opts HTTPOptio
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	read := orDefault(opts.ReadTimeout, DefaultReadTimeout)
+	srv := &http.Server{
+		Handler: handler,
+		// ReadTimeout ends with the request's body: net/http reads on
+		// (to see the client go) without a deadline once the body is
+		// read, so that a call or stream may last beyond it.
+		ReadTimeout:       read,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       orDefault(opts.IdleTimeout, DefaultIdleTimeout),
+		// No WriteTimeout: it would end every response, event streams
+		// too, that long after it started; HTTPHandler bounds each write
+		// instead.
+	}
+	if read > 0 && read < readHeaderTimeout {
+		srv.ReadHeaderTimeout = read
+	}
+	if n := maxConns(opts.MaxConns); n > 0 {
+		l := newConnLimiter(ln, n)
+		ln, srv.ConnState, srv.ConnContext = l, l.connState, l.connContext
+	}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr())
 	}
