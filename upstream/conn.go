@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/launch"
 )
 
 // ConnectOptions configure [Connect]. The zero value works.
@@ -243,17 +245,19 @@ func closeTimeout(opts ConnectOptions) time.Duration {
 	return 5 * time.Second
 }
 
-// command builds the stdio server's process: the host environment (less
-// ramabana's own RAMABANA_* variables, which hold its bearer token and
-// plugin secrets) plus the configured env, which may set any variable.
+// command builds the stdio server's process. Its environment is not the
+// host's, which may hold ramabana's keys and tokens (the bearer token, the
+// model's and the embeddings' API keys) and the user's: it is the base
+// allow-list every program ramabana starts gets (launch.BaseEnviron: PATH,
+// HOME, the locale, the temporary and XDG folders, certificates, proxies),
+// plus the configured env, which may set any variable, one of the host's
+// passed on purpose with "NAME": "${NAME}" included.
 func command(s Server, opts ConnectOptions) *exec.Cmd {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Cwd
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RAMABANA_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd.Env = launch.BaseEnviron(os.Environ())
+	// Appended last, the configured values win: of a repeated name,
+	// exec.Cmd uses the last.
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
 	}

@@ -208,15 +208,30 @@ func TestConnEnvAndCwd(t *testing.T) {
 	}
 }
 
-// ramabana's own RAMABANA_* variables (its bearer token, plugin secrets)
-// stay out of a stdio server's environment unless its config sets them.
-func TestConnLeavesOutRamabanaVariables(t *testing.T) {
-	t.Setenv("RAMABANA_TOKEN", "host secret")
-	t.Setenv("RAMABANA_MODEL_KEY", "model secret")
+// A stdio server gets the base allow-list of the host environment (PATH,
+// HOME, the locale, ...) and what its config sets, a host variable passed
+// on purpose with ${NAME} included: never the rest, where ramabana's
+// bearer token and model and embedding keys are, nor the user's other
+// secrets, nor ramabana's Go runtime settings.
+func TestConnGetsOnlyTheBaseEnvironmentAndItsConfig(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("LC_ALL", "C")
+	for k, v := range map[string]string{
+		"OPENAI_API_KEY": "sk-host-secret", "RAMABANA_TOKEN": "host secret", "RAMABANA_MODEL_KEY": "model secret",
+		"RAMABANA_EMBED_KEY": "embed secret", "SECRET_X": "made-up secret", "GITHUB_TOKEN": "ghp-passed-on-purpose",
+		"GOMAXPROCS": "1",
+	} {
+		t.Setenv(k, v)
+	}
 	s := stdioServer(t, "envy", "ok")
+	s.Env["GITHUB_TOKEN"] = "${GITHUB_TOKEN}"
 	s.Env["RAMABANA_MODEL_KEY"] = "given on purpose"
 	c := connect(t, s, ConnectOptions{})
-	for name, want := range map[string]string{"RAMABANA_TOKEN": "", "RAMABANA_MODEL_KEY": "given on purpose", "PATH": os.Getenv("PATH")} {
+	for name, want := range map[string]string{
+		"OPENAI_API_KEY": "", "RAMABANA_TOKEN": "", "RAMABANA_EMBED_KEY": "", "SECRET_X": "", "GOMAXPROCS": "",
+		"GITHUB_TOKEN": "ghp-passed-on-purpose", "RAMABANA_MODEL_KEY": "given on purpose",
+		"PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME"), "LC_ALL": "C",
+	} {
 		res, err := c.Call(t.Context(), "env", json.RawMessage(`{"name":"`+name+`"}`), nil)
 		if err != nil || res.Content[0].Text != want {
 			t.Errorf("%s = %+v, %v; want %q", name, res, err, want)

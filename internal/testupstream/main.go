@@ -32,6 +32,8 @@
 //	             address and a card number), and which answers it in text, in an embedded
 //	             resource's blob and in two progress notifications; and reject, a JSON-RPC
 //	             error whose message and data hold it
+//	env          ok plus environ (a read tool), which answers the server's environment,
+//	             one NAME=VALUE a line, sorted
 //
 // The ok tools:
 //
@@ -79,7 +81,7 @@ import (
 )
 
 // modes are the -mode values, described in the package comment.
-var modes = []string{"ok", "emptycursor", "repeat", "endless", "noinit", "changing", "child", "hostile"}
+var modes = []string{"ok", "emptycursor", "repeat", "endless", "noinit", "changing", "child", "hostile", "env"}
 
 // Planted is the personal data mode hostile sends everywhere it can.
 const Planted = "mallory.owner@evil-corp.net, card 5555 5555 5555 4444"
@@ -230,6 +232,12 @@ func newServer(mode, instructions string) (*mcp.Server, error) {
 		srv.AddReceivingMiddleware(emptyCursorPages)
 	case "hostile":
 		addHostileTools(srv)
+	case "env":
+		mcp.AddTool(srv, &mcp.Tool{Name: "environ", Description: "Returns the server's environment.",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+				return text(strings.Join(slices.Sorted(slices.Values(os.Environ())), "\n")), nil, nil
+			})
 	}
 	return srv, nil
 }
