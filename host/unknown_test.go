@@ -8,8 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
+	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // An ask turn's tool calls take the host's one call path: its unknown
@@ -59,5 +61,79 @@ func TestAgentCallSaysWhy(t *testing.T) {
 	if _, err := h.Call(ctx, "create_file", json.RawMessage(`{"path":"a"}`), nil); err == nil ||
 		err.Error() != "Unknown tool: create_file (a write tool: this server runs read-only; start it with --write)" {
 		t.Errorf("client call of a write tool: %v", err)
+	}
+}
+
+// A lazy server's tool the client lacks is explained by what reaches it:
+// mcp_connect when the client is offered it; when it is not (--tools
+// search), the config without "lazy", the server without --tools search,
+// or ask; and once a conversation connected the server and was listed the
+// tool, the serving policy's reason (a write tool without --write, a
+// network tool under --web=false), which connecting again would not lift.
+func TestUnknownLazyToolSaysWhatReachesIt(t *testing.T) {
+	t.Parallel()
+	newHost := func(t *testing.T, web, ask bool) *Host {
+		h, err := New(Config{Roots: []string{t.TempDir()}, Web: web, Upstream: upstream.NewConfig(
+			upstream.Server{ID: "later", Type: upstream.TypeStdio, Command: "false", Lazy: true},
+			upstream.Server{ID: "ro", Type: upstream.TypeStdio, Command: "false", Lazy: true, ReadOnly: true},
+		)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Close() })
+		if ask {
+			closed := false
+			box := sdk.NewToolbox(AgentGroup, sdk.WithVersion("1"))
+			box.AddGroup(sdk.GroupSpec{Name: AgentGroup}, sdk.Tool{Spec: sdk.ToolSpec{Name: "ask", Kind: sdk.KindRead,
+				InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: sdk.Annotations{OpenWorld: &closed}},
+				Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil }})
+			client, desc := sdktest.Connect(t, box, sdk.Host{})
+			if err := h.AddGroup(desc.Name, client); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// A live conversation's mcp_connect listed these.
+		for id, tools := range map[string][]string{"later": {"write_note"}, "ro": {"write_note"}} {
+			var entries []*catalog.Entry
+			for _, name := range tools {
+				entries = append(entries, UpstreamEntry(upstream.Server{ID: id}, upstream.Tool{Namespaced: id + "__" + name}, nil))
+			}
+			h.indexSession(id, entries)
+		}
+		return h
+	}
+	web, webAsk, noWeb := newHost(t, true, false), newHost(t, true, true), newHost(t, false, false)
+	const (
+		connectFirst = `MCP server "later" is not connected: call mcp_connect with {"id": "later"} first`
+		noConnect    = `MCP server "later" is lazy, and lazy servers are out of reach under --tools search, which offers no mcp_connect; ` +
+			`serve its tools by removing "lazy": true from its entry in the MCP config, or start the server without --tools search and connect it with mcp_connect`
+		writeTool = "a write tool: this server runs read-only; start it with --write"
+	)
+	for name, tc := range map[string]struct {
+		h         *Host
+		tool      string
+		agent     bool
+		noConnect bool // capability mode: UnknownToolNoConnect
+		want      string
+	}{
+		"not connected":            {h: web, tool: "later__echo", want: connectFirst},
+		"not connected, agent":     {h: web, tool: "later__echo", agent: true, want: connectFirst},
+		"capability mode":          {h: web, tool: "later__echo", noConnect: true, want: noConnect},
+		"capability mode, listed":  {h: web, tool: "later__write_note", noConnect: true, want: noConnect},
+		"capability mode with ask": {h: webAsk, tool: "later__echo", noConnect: true, want: noConnect + "; or leave the task to ask, whose agent connects lazy servers for its own turn"},
+		"connected write tool":     {h: web, tool: "later__write_note", want: writeTool},
+		"connected, agent writes":  {h: web, tool: "later__write_note", agent: true, want: connectFirst},
+		"connected, readonly":      {h: web, tool: "ro__write_note", want: `MCP server "ro" is not connected: call mcp_connect with {"id": "ro"} first`},
+		"connected, --web=false":   {h: noWeb, tool: "later__write_note", want: writeTool + ", or a network tool: this server runs with --web=false; start it without that"},
+		"connected, agent, no web": {h: noWeb, tool: "later__write_note", agent: true, want: "a network tool: this server runs with --web=false; start it without that"},
+		"capability mode, no such": {h: web, tool: "nope__x", noConnect: true, want: "no tool has that name"},
+	} {
+		err := tc.h.UnknownTool(tc.tool, tc.agent)
+		if tc.noConnect {
+			err = tc.h.UnknownToolNoConnect(tc.tool)
+		}
+		if want := "Unknown tool: " + tc.tool + " (" + tc.want + ")"; err == nil || err.Error() != want || !errors.Is(err, sdk.ErrUnknownTool) {
+			t.Errorf("%s:\n got %v\nwant %s", name, err, want)
+		}
 	}
 }
