@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 	"github.com/ramabana/ramabana-mcp/upstream"
@@ -67,16 +67,15 @@ func TestAgentCallSaysWhy(t *testing.T) {
 // A lazy server's tool the client lacks is explained by what reaches it:
 // mcp_connect when the client is offered it; when it is not (--tools
 // search), the config without "lazy", the server without --tools search,
-// or ask; and once a conversation connected the server and was listed the
-// tool, the serving policy's reason (a write tool without --write, a
-// network tool under --web=false), which connecting again would not lift.
+// or ask; and once the conversation connected the server, the serving
+// policy's reason for the tool it was listed (a write tool without
+// --write, a network tool under --web=false), which connecting again
+// would not lift.
 func TestUnknownLazyToolSaysWhatReachesIt(t *testing.T) {
 	t.Parallel()
+	later := upstream.Server{ID: "later", Type: upstream.TypeStdio, Command: "false", Lazy: true}
 	newHost := func(t *testing.T, web, ask bool) *Host {
-		h, err := New(Config{Roots: []string{t.TempDir()}, Web: web, Upstream: upstream.NewConfig(
-			upstream.Server{ID: "later", Type: upstream.TypeStdio, Command: "false", Lazy: true},
-			upstream.Server{ID: "ro", Type: upstream.TypeStdio, Command: "false", Lazy: true, ReadOnly: true},
-		)})
+		h, err := New(Config{Roots: []string{t.TempDir()}, Web: web, Upstream: upstream.NewConfig(later)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,15 +91,26 @@ func TestUnknownLazyToolSaysWhatReachesIt(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// A live conversation's mcp_connect listed these.
-		for id, tools := range map[string][]string{"later": {"write_note"}, "ro": {"write_note"}} {
-			var entries []*catalog.Entry
-			for _, name := range tools {
-				entries = append(entries, UpstreamEntry(upstream.Server{ID: id}, upstream.Tool{Namespaced: id + "__" + name}, nil))
-			}
-			h.indexSession(id, entries)
-		}
 		return h
+	}
+	// connected is a conversation whose mcp_connect listed later's tools:
+	// write_note without hints (a write tool that may reach the network),
+	// echo read-only and closed.
+	connected := func(h *Host, agent bool) *UpstreamSession {
+		s := h.NewUpstreamSession(agent)
+		t.Cleanup(func() { _ = s.Close() })
+		closed := false
+		for _, tool := range []upstream.Tool{
+			{Namespaced: "later__write_note"},
+			{Namespaced: "later__echo", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &closed}},
+		} {
+			e := UpstreamEntry(later, tool, nil)
+			s.served[e.Spec.Name] = e
+			if h.callable(e, agent) {
+				s.entries[e.Spec.Name] = e
+			}
+		}
+		return s
 	}
 	web, webAsk, noWeb := newHost(t, true, false), newHost(t, true, true), newHost(t, false, false)
 	const (
@@ -108,32 +118,26 @@ func TestUnknownLazyToolSaysWhatReachesIt(t *testing.T) {
 		noConnect    = `MCP server "later" is lazy, and lazy servers are out of reach under --tools search, which offers no mcp_connect; ` +
 			`serve its tools by removing "lazy": true from its entry in the MCP config, or start the server without --tools search and connect it with mcp_connect`
 		writeTool = "a write tool: this server runs read-only; start it with --write"
+		network   = "a network tool: this server runs with --web=false; start it without that"
 	)
 	for name, tc := range map[string]struct {
-		h         *Host
-		tool      string
-		agent     bool
-		noConnect bool // capability mode: UnknownToolNoConnect
-		want      string
+		err  error
+		tool string
+		want string
 	}{
-		"not connected":            {h: web, tool: "later__echo", want: connectFirst},
-		"not connected, agent":     {h: web, tool: "later__echo", agent: true, want: connectFirst},
-		"capability mode":          {h: web, tool: "later__echo", noConnect: true, want: noConnect},
-		"capability mode, listed":  {h: web, tool: "later__write_note", noConnect: true, want: noConnect},
-		"capability mode with ask": {h: webAsk, tool: "later__echo", noConnect: true, want: noConnect + "; or leave the task to ask, whose agent connects lazy servers for its own turn"},
-		"connected write tool":     {h: web, tool: "later__write_note", want: writeTool},
-		"connected, agent writes":  {h: web, tool: "later__write_note", agent: true, want: connectFirst},
-		"connected, readonly":      {h: web, tool: "ro__write_note", want: `MCP server "ro" is not connected: call mcp_connect with {"id": "ro"} first`},
-		"connected, --web=false":   {h: noWeb, tool: "later__write_note", want: writeTool + ", or a network tool: this server runs with --web=false; start it without that"},
-		"connected, agent, no web": {h: noWeb, tool: "later__write_note", agent: true, want: "a network tool: this server runs with --web=false; start it without that"},
-		"capability mode, no such": {h: web, tool: "nope__x", noConnect: true, want: "no tool has that name"},
+		"not connected":                     {err: web.UnknownTool("later__echo", false), tool: "later__echo", want: connectFirst},
+		"not connected, agent":              {err: web.UnknownTool("later__echo", true), tool: "later__echo", want: connectFirst},
+		"capability mode":                   {err: web.UnknownToolNoConnect("later__echo"), tool: "later__echo", want: noConnect},
+		"capability mode with ask":          {err: webAsk.UnknownToolNoConnect("later__echo"), tool: "later__echo", want: noConnect + "; or leave the task to ask, whose agent connects lazy servers for its own turn"},
+		"capability mode, no such":          {err: web.UnknownToolNoConnect("nope__x"), tool: "nope__x", want: "no tool has that name"},
+		"connected write tool":              {err: connected(web, false).UnknownTool("later__write_note"), tool: "later__write_note", want: writeTool},
+		"connected, not listed":             {err: connected(web, false).UnknownTool("later__nope"), tool: "later__nope", want: connectFirst},
+		"another conversation connected it": {err: web.UnknownTool("later__write_note", false), tool: "later__write_note", want: connectFirst},
+		"connected, --web=false":            {err: connected(noWeb, false).UnknownTool("later__write_note"), tool: "later__write_note", want: network},
+		"connected, agent, --web=false":     {err: connected(noWeb, true).UnknownTool("later__write_note"), tool: "later__write_note", want: network},
 	} {
-		err := tc.h.UnknownTool(tc.tool, tc.agent)
-		if tc.noConnect {
-			err = tc.h.UnknownToolNoConnect(tc.tool)
-		}
-		if want := "Unknown tool: " + tc.tool + " (" + tc.want + ")"; err == nil || err.Error() != want || !errors.Is(err, sdk.ErrUnknownTool) {
-			t.Errorf("%s:\n got %v\nwant %s", name, err, want)
+		if want := "Unknown tool: " + tc.tool + " (" + tc.want + ")"; tc.err == nil || tc.err.Error() != want || !errors.Is(tc.err, sdk.ErrUnknownTool) {
+			t.Errorf("%s:\n got %v\nwant %s", name, tc.err, want)
 		}
 	}
 }

@@ -282,8 +282,9 @@ type UpstreamSession struct {
 
 	mu      sync.Mutex
 	entries map[string]*catalog.Entry
-	order   []string            // tool names in activation order
-	indexed map[string][]string // server id → the tool names it put in the search index
+	served  map[string]*catalog.Entry // every tool of the servers it connected, callable or not
+	order   []string                  // tool names in activation order
+	indexed map[string][]string       // server id → the tool names it put in the search index
 	closed  bool
 }
 
@@ -303,7 +304,7 @@ func (h *Host) LazyUpstreams() []upstream.Server {
 // agent says it is an ask turn's. Close it when the conversation ends.
 func (h *Host) NewUpstreamSession(agent bool) *UpstreamSession {
 	return &UpstreamSession{
-		h: h, agent: agent, entries: map[string]*catalog.Entry{},
+		h: h, agent: agent, entries: map[string]*catalog.Entry{}, served: map[string]*catalog.Entry{},
 		pool: upstream.NewPool(upstream.NewConfig(h.LazyUpstreams()...), h.upstreamOptions()),
 	}
 }
@@ -330,6 +331,7 @@ func (s *UpstreamSession) Connect(ctx context.Context, id string) ([]*catalog.En
 			continue // the host serves a tool of that name
 		}
 		served = append(served, e)
+		s.served[e.Spec.Name] = e
 		if !s.h.callable(e, s.agent) {
 			continue
 		}
@@ -390,9 +392,25 @@ func (s *UpstreamSession) Call(ctx context.Context, name string, args json.RawMe
 	e := s.entries[name]
 	s.mu.Unlock()
 	if e == nil {
-		return nil, s.h.UnknownTool(name, s.agent)
+		return nil, s.UnknownTool(name)
 	}
 	return s.h.call(ctx, e, args, events)
+}
+
+// UnknownTool is why the conversation lacks the tool: for a tool of a
+// server it connected, the serving policy's reason (a write tool without
+// --write, a network tool under --web=false), which connecting again
+// would not lift; otherwise the host's (Host.UnknownTool).
+func (s *UpstreamSession) UnknownTool(name string) error {
+	s.mu.Lock()
+	e := s.served[name]
+	s.mu.Unlock()
+	if e != nil {
+		if why := s.h.uncallable(e, s.agent); why != "" {
+			return &sdk.UnknownToolError{Tool: name, Why: why}
+		}
+	}
+	return s.h.UnknownTool(name, s.agent)
 }
 
 // Close ends the session's connections and takes its tools out of the

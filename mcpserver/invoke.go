@@ -3,13 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
-	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
@@ -52,16 +50,5 @@ func (t *tools) invoke(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	params := *req.Params
 	params.Name, params.Arguments = args.Name, args.Arguments
 	inner.Params = &params
-	return t.handle(args.Name, t.invokeCall)(ctx, &inner)
-}
-
-// invokeCall is host.Call for invoke_tool. Capability mode offers no
-// mcp_connect, so a tool the client lacks is refused in the words of
-// host.UnknownToolNoConnect, which do not send it to mcp_connect.
-func (t *tools) invokeCall(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
-	res, err := t.host.Call(ctx, name, args, events)
-	if errors.Is(err, sdk.ErrUnknownTool) {
-		return nil, t.host.UnknownToolNoConnect(name)
-	}
-	return res, err
+	return t.handler(args.Name)(ctx, &inner)
 }

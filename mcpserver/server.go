@@ -386,7 +386,7 @@ func (t *tools) handle(name string, call func(context.Context, string, json.RawM
 		ctx = host.WithActivity(ctx, t.activity)
 		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
-			return nil, t.unknownTool(err)
+			return nil, t.unknownTool(name)
 		}
 		if err != nil {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil

@@ -21,7 +21,7 @@ func (t *tools) refuseUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if call, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && !t.has(call.Name) {
-				return nil, t.unknownTool(t.host.UnknownTool(call.Name, false))
+				return nil, t.unknownTool(call.Name)
 			}
 		}
 		return next(ctx, method, req)
@@ -35,10 +35,25 @@ func (t *tools) has(name string) bool {
 	return t.exported[name] != nil || t.own[name]
 }
 
-// unknownTool is the protocol error for an unknown-tool error of the
-// host's: invalid params, with the host's reason, or when the host would
-// let the client call the tool (capability mode lists it not), how to.
-func (t *tools) unknownTool(err error) error {
+// unknownTool is the protocol error for a tool the session lacks: invalid
+// params, with the reason in this session's terms: the host's
+// (Host.UnknownTool), its mcp_connect activations' for the servers it
+// connected (UpstreamSession.UnknownTool), capability mode's, which offers
+// no mcp_connect (Host.UnknownToolNoConnect); or when the host would let
+// the client call the tool (capability mode lists it not), how to.
+func (t *tools) unknownTool(name string) error {
+	t.mu.Lock()
+	session := t.session
+	t.mu.Unlock()
+	var err error
+	switch {
+	case t.searchOnly:
+		err = t.host.UnknownToolNoConnect(name)
+	case session != nil:
+		err = session.UnknownTool(name)
+	default:
+		err = t.host.UnknownTool(name, false)
+	}
 	var unknown *sdk.UnknownToolError
 	if errors.As(err, &unknown) && unknown.Why == "" && t.searchOnly {
 		unknown.Why = fmt.Sprintf("this server lists only %s, %s and ask: call it with %s", host.SearchTool, InvokeTool, InvokeTool)

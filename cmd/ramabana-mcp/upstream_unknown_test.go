@@ -53,5 +53,8 @@ func TestLazyUpstreamToolRefusalsSayWhatReachesIt(t *testing.T) {
 		if got := refusal(t, cs, "invoke_tool", map[string]any{"name": "later__echo", "arguments": map[string]any{"text": "hi"}}); got != want {
 			t.Errorf("invoke_tool later__echo:\n got %s\nwant %s", got, want)
 		}
+		if got := refusal(t, cs, "later__echo", map[string]any{"text": "hi"}); got != want {
+			t.Errorf("a direct call of later__echo:\n got %s\nwant %s", got, want)
+		}
 	})
 }
