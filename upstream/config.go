@@ -35,7 +35,9 @@ type Server struct {
 	// Stdio servers (Type "stdio").
 	Command string
 	Args    []string
-	// Env is added to the host environment of the command.
+	// Env is set on top of the base environment the command gets (the
+	// allow-list of launch.BaseEnviron, never the host's whole): it may set
+	// any variable, one of the host's passed on purpose with ${NAME}.
 	Env map[string]string
 	// Cwd is the working directory; a relative Cwd has been resolved against
 	// the config file's directory. Empty means the host's.
