@@ -29,21 +29,21 @@ release-snapshot:
 	$(GO) tool -modfile=tools/release/go.mod goreleaser release --snapshot --clean
 
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/')); \
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^internal/gen/')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(TOOL) staticcheck ./...
 	$(TOOL) buf lint
 
-# Regenerate gen/ from proto/ with the pinned buf and protoc plugins.
+# Regenerate internal/gen/ from proto/ with the pinned buf and protoc plugins.
 generate:
 	$(TOOL) buf generate
 
-# Fail when gen/ is not what the proto files generate.
+# Fail when internal/gen/ is not what the proto files generate.
 checkgenerate: generate
-	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
-	  echo "gen/ is out of date with proto/: run make generate and commit"; \
-	  git status --porcelain -- gen; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- internal/gen)" ]; then \
+	  echo "internal/gen/ is out of date with proto/: run make generate and commit"; \
+	  git status --porcelain -- internal/gen; exit 1; fi
 
 # Fuzz targets, each for FUZZTIME (CI runs them briefly; their seed
 # corpora in testdata/fuzz also run as plain tests under make test). A

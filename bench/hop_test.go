@@ -25,7 +25,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"

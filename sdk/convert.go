@@ -1,7 +1,7 @@
 package sdk
 
 import (
-	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 )
 
 // The plugin side's conversions between the generated protobuf types and

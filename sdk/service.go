@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 )
 

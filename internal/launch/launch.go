@@ -26,7 +26,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-plugin/runner"
 
-	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sdk"

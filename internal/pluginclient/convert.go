@@ -1,7 +1,7 @@
 package pluginclient
 
 import (
-	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

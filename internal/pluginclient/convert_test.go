@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	pluginv1 "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

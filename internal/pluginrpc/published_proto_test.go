@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	_ "github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1"
+	_ "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 )
 
 // published maps every .proto file under proto/ (relative to the

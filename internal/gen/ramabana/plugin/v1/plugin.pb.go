@@ -1637,8 +1637,8 @@ const file_ramabana_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x0fLOG_LEVEL_ERROR\x10\x042\xb6\x01\n" +
 	"\x10ToolGroupService\x12U\n" +
 	"\bDescribe\x12#.ramabana.plugin.v1.DescribeRequest\x1a$.ramabana.plugin.v1.DescribeResponse\x12K\n" +
-	"\x04Call\x12\x1f.ramabana.plugin.v1.CallRequest\x1a .ramabana.plugin.v1.CallResponse0\x01B\xd1\x01\n" +
-	"\x16com.ramabana.plugin.v1B\vPluginProtoP\x01Z@github.com/ramabana/ramabana-mcp/gen/ramabana/plugin/v1;pluginv1\xa2\x02\x03RPX\xaa\x02\x12Ramabana.Plugin.V1\xca\x02\x12Ramabana\\Plugin\\V1\xe2\x02\x1eRamabana\\Plugin\\V1\\GPBMetadata\xea\x02\x14Ramabana::Plugin::V1b\x06proto3"
+	"\x04Call\x12\x1f.ramabana.plugin.v1.CallRequest\x1a .ramabana.plugin.v1.CallResponse0\x01B\xda\x01\n" +
+	"\x16com.ramabana.plugin.v1B\vPluginProtoP\x01ZIgithub.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1;pluginv1\xa2\x02\x03RPX\xaa\x02\x12Ramabana.Plugin.V1\xca\x02\x12Ramabana\\Plugin\\V1\xe2\x02\x1eRamabana\\Plugin\\V1\\GPBMetadata\xea\x02\x14Ramabana::Plugin::V1b\x06proto3"
 
 var (
 	file_ramabana_plugin_v1_plugin_proto_rawDescOnce sync.Once
