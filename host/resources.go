@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/skills"
 	"github.com/ramabana/ramabana-mcp/tasks"

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // ServeOpt configures Serve.

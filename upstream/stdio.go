@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // stdioTransport runs a stdio server and speaks MCP over its stdin and

@@ -14,7 +14,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/gctune"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // stopDeadline bounds a shutdown: SIGTERM, SIGINT or SIGHUP cancels the

@@ -12,7 +12,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // holderEnv makes a re-executed test binary a secret holder.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // execPolicy is the sandbox git runs in when commands are not allowed: it

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // shellPath is the shell that runs every command line.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 // policy is how a command runs: without capabilities, as pid 1 of its own

@@ -18,7 +18,7 @@ import (
 	"testing"
 
 	"github.com/ramabana/ramabana-mcp/internal/secretholder"
-	"github.com/ramabana/ramabana-mcp/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
