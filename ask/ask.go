@@ -27,7 +27,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/internal/skills"
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/internal/skills"
 )
 
 // Change says what changed, for OnChange: a set of the Changed* bits.

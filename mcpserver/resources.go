@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host"
-	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/internal/skills"
 )
 
 // Resource URIs.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ramabana/ramabana-mcp/skills"
+	"github.com/ramabana/ramabana-mcp/internal/skills"
 )
 
 // The task helpers are the Go form of 001's decorators: each declares a
