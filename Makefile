@@ -52,7 +52,7 @@ checkgenerate: generate
 # slow input, which failed CI once.
 FUZZTIME ?= 10000x
 FUZZ := \
-	./skills:FuzzParse \
+	./internal/skills:FuzzParse \
 	./sdk/roots:FuzzResolve \
 	./plugins/files:FuzzHashlineEdit \
 	./plugins/notebook:FuzzNotebookRoundTrip \
