@@ -25,7 +25,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
 	"github.com/ramabana/ramabana-mcp/tasks"
@@ -33,7 +33,7 @@ import (
 
 // Config mounts the agent.
 type Config struct {
-	Host    *host.Host
+	Host    *hub.Host
 	Backend agent.Backend
 	Model   string
 	// MaxSteps and ContextBudget bound a turn (0: the agent's defaults).
@@ -55,9 +55,9 @@ func Mount(cfg Config) (*agent.Agent, error) {
 		MaxSteps: cfg.MaxSteps, ContextBudget: cfg.ContextBudget, MaxRetries: cfg.MaxRetries, Logger: cfg.Logger,
 	})
 	m := &mounted{cfg: cfg, agent: ag}
-	box := sdk.NewToolbox(host.AgentGroup, sdk.WithVersion("1"),
+	box := sdk.NewToolbox(hub.AgentGroup, sdk.WithVersion("1"),
 		sdk.WithDescription("the ask agent"))
-	box.AddGroup(sdk.GroupSpec{Name: host.AgentGroup, Description: "Delegate a whole task to ramabana's own agent."},
+	box.AddGroup(sdk.GroupSpec{Name: hub.AgentGroup, Description: "Delegate a whole task to ramabana's own agent."},
 		sdk.TypedTool(sdk.ToolSpec{
 			Name: "ask", Title: "Ask the agent",
 			Description: `Hand a whole task to ramabana's own agent, which runs it to the end with this server's tools (and may change files), then returns one answer. Use it for work that takes many tool calls; describe the task fully, as to a colleague who sees only this message.`,
@@ -66,7 +66,7 @@ func Mount(cfg Config) (*agent.Agent, error) {
 			// model server may be local, and --web=false must not hide ask.
 			Annotations: sdk.Annotations{Destructive: ptr(true)},
 		}, m.ask))
-	if err := cfg.Host.AddGroup(host.AgentGroup, box); err != nil {
+	if err := cfg.Host.AddGroup(hub.AgentGroup, box); err != nil {
 		return nil, err
 	}
 	cfg.Host.SetAgentStatus(func() any { return ag.Status() })
@@ -92,11 +92,11 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 		return nil, sdk.Failf("task is empty: say what the agent should do")
 	}
 	turn := strconv.FormatInt(m.turns.Add(1), 10)
-	ctx = host.WithCaller(ctx, activity.Agent(turn))
+	ctx = hub.WithCaller(ctx, activity.Agent(turn))
 	var conn agent.Connector
 	if len(m.cfg.Host.LazyUpstreams()) > 0 {
 		s := m.cfg.Host.NewUpstreamSession(true)
-		ctx = host.WithUpstreamSession(ctx, s) // the turn's searches find what it connects
+		ctx = hub.WithUpstreamSession(ctx, s) // the turn's searches find what it connects
 		conn = &connector{s}
 	}
 	out, err := m.agent.Run(ctx, a.Task, agent.RunOptions{
@@ -124,7 +124,7 @@ func (m *mounted) ask(ctx context.Context, req *sdk.Request, a askArgs) (*sdk.Re
 }
 
 // toolset is the host's catalog as the agent sees it.
-type toolset struct{ h *host.Host }
+type toolset struct{ h *hub.Host }
 
 var (
 	_ agent.Toolset   = toolset{}
@@ -153,9 +153,9 @@ func (t toolset) Call(ctx context.Context, name string, args json.RawMessage) (*
 
 // library is the host's skills as the agent's skill library: a skill
 // served by a skill tool is always-on when the tool serving that name says
-// so (host.SkillLibrary: not another tool whose name maps to the same
+// so (hub.SkillLibrary: not another tool whose name maps to the same
 // skill, nor one a skill file shadows).
-type library struct{ h *host.Host }
+type library struct{ h *hub.Host }
 
 func (l library) List() []agent.Skill {
 	ix, tools := l.h.SkillLibrary()
@@ -176,7 +176,7 @@ func (l library) Read(ctx context.Context, name string) (string, bool, error) {
 
 // connector is one turn's activation set of the host's lazy upstream
 // servers; its calls take the host's call path as the turn's.
-type connector struct{ s *host.UpstreamSession }
+type connector struct{ s *hub.UpstreamSession }
 
 func (c *connector) Available() []agent.Server {
 	var out []agent.Server

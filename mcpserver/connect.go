@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/tasks"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
@@ -55,7 +55,7 @@ func (t *tools) connect(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	session := t.session
 	t.mu.Unlock()
 
-	added, err := session.Connect(host.WithActivity(ctx, t.activity), args.ID)
+	added, err := session.Connect(hub.WithActivity(ctx, t.activity), args.ID)
 	var unknown *upstream.UnknownServerError
 	switch {
 	case errors.As(err, &unknown):

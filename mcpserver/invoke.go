@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
@@ -23,7 +23,7 @@ func addInvoke(s *mcp.Server, t *tools) {
 		Name:  InvokeTool,
 		Title: "Invoke a tool",
 		Description: fmt.Sprintf("Call a tool that %s found, by its name, with its arguments: a JSON object that matches the tool's input schema as the search gave it. "+
-			"The result is the tool's own.", host.SearchTool),
+			"The result is the tool's own.", hub.SearchTool),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 			`"name":{"type":"string","description":"the tool's name, exactly as search_capabilities gave it"},` +
 			`"arguments":{"type":"object","description":"the tool's arguments, matching its input schema"}},` +

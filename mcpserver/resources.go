@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
 )
 
@@ -32,12 +32,12 @@ const (
 // (complete.go).
 type resources struct {
 	server *mcp.Server
-	host   *host.Host
+	host   *hub.Host
 	logger *slog.Logger
 
 	mu      sync.Mutex
 	subs    map[string]map[*mcp.ServerSession]bool // subscribed URIs, by session
-	pending host.Change                            // told by the host, not yet handled
+	pending hub.Change                            // told by the host, not yet handled
 	timer   *time.Timer                            // runs flush; nil when nothing is pending
 	ended   bool                                   // the session ended: nothing more is sent
 
@@ -55,7 +55,7 @@ type listedSkill struct {
 	fingerprint string // changes when the skill's text may have
 }
 
-func newResources(h *host.Host, logger *slog.Logger) *resources {
+func newResources(h *hub.Host, logger *slog.Logger) *resources {
 	return &resources{host: h, logger: logger, subs: map[string]map[*mcp.ServerSession]bool{}, listed: map[string]listedSkill{}}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
@@ -44,20 +44,20 @@ const (
 // world is a host over a fresh served folder, with a plugin dir, config
 // dir and home of its own (no skill of the user's leaks in).
 type world struct {
-	h       *host.Host
+	h       *hub.Host
 	root    string
 	plugins string
 	cfg     string
 	logs    *proctest.Output
 }
 
-func newWorld(t *testing.T, cfg host.Config) *world {
+func newWorld(t *testing.T, cfg hub.Config) *world {
 	t.Helper()
 	w := &world{root: t.TempDir(), plugins: t.TempDir(), cfg: t.TempDir(), logs: &proctest.Output{}}
 	cfg.Roots, cfg.PluginDirs, cfg.ConfigDir, cfg.HomeDir = []string{w.root}, []string{w.plugins}, w.cfg, t.TempDir()
 	cfg.StartTimeout = time.Minute // only a broken plugin takes this long, however loaded the machine
 	cfg.Logger = slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h, err := host.New(cfg)
+	h, err := hub.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ type session struct {
 
 // client connects an MCP client speaking version to a server over h, in
 // memory, and counts its resource notifications.
-func client(t *testing.T, h *host.Host, version string) *session {
+func client(t *testing.T, h *hub.Host, version string) *session {
 	t.Helper()
 	s := &session{notes: &notes{updated: map[string]int{}, signal: make(chan struct{}, 100)}, version: version, acks: make(chan struct{}, 10)}
 	st, ct := mcp.NewInMemoryTransports()
@@ -240,26 +240,26 @@ func (c ackConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, err
 }
 
-func status(t *testing.T, cs *session) host.Status {
+func status(t *testing.T, cs *session) hub.Status {
 	t.Helper()
 	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.StatusURI})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st host.Status
+	var st hub.Status
 	if err := json.Unmarshal([]byte(res.Contents[0].Text), &st); err != nil {
 		t.Fatal(err)
 	}
 	return st
 }
 
-func plugin(st host.Status, name string) (host.PluginStatus, bool) {
+func plugin(st hub.Status, name string) (hub.PluginStatus, bool) {
 	for _, p := range st.Plugins {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return host.PluginStatus{}, false
+	return hub.PluginStatus{}, false
 }
 
 // listed are the URIs of resources/list.
@@ -289,7 +289,7 @@ func await(t *testing.T, s *session, w *world, what string, cond func() bool) {
 func TestCompleteSkillNames(t *testing.T) {
 	t.Parallel()
 	url := skilltest.Server(t, map[string]skilltest.Skill{"runbook": {Mode: "auto", Text: skilltest.MD("runbook", "Restart the service.")}})
-	w := newWorld(t, host.Config{Upstream: upstream.NewConfig(upstream.Server{ID: "docs", Type: upstream.TypeHTTP, URL: url, ReadOnly: true}), Web: true})
+	w := newWorld(t, hub.Config{Upstream: upstream.NewConfig(upstream.Server{ID: "docs", Type: upstream.TypeHTTP, URL: url, ReadOnly: true}), Web: true})
 	for _, name := range []string{"alpha-one", "alpha-two", "beta"} {
 		writeSkill(t, w.skillDir(), name, "# "+name)
 	}
@@ -351,7 +351,7 @@ func TestCompleteSkillNames(t *testing.T) {
 // An answer holds 100 values at most; total and hasMore say there are more.
 func TestCompletionStopsAtAHundred(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, host.Config{})
+	w := newWorld(t, hub.Config{})
 	for i := range 150 {
 		writeSkill(t, w.skillDir(), fmt.Sprintf("s%03d", i), "# skill")
 	}
@@ -389,7 +389,7 @@ func TestSkillFilesNotify(t *testing.T) {
 	for _, version := range []string{newest, legacy} {
 		t.Run("protocol "+version, func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, host.Config{})
+			w := newWorld(t, hub.Config{})
 			w.start(t)
 			w.watch(t)
 			cs := client(t, w.h, version)
@@ -442,7 +442,7 @@ func TestStatusFollowsPlugins(t *testing.T) {
 	for _, version := range []string{newest, legacy} {
 		t.Run("protocol "+version, func(t *testing.T) {
 			t.Parallel()
-			w := newWorld(t, host.Config{})
+			w := newWorld(t, hub.Config{})
 			w.start(t)
 			w.watch(t)
 			cs := client(t, w.h, version)
@@ -450,7 +450,7 @@ func TestStatusFollowsPlugins(t *testing.T) {
 
 			seen := cs.count(mcpserver.StatusURI)
 			w.install(t, "echo")
-			var echo host.PluginStatus
+			var echo hub.PluginStatus
 			await(t, cs, w, "plugin installed", func() bool {
 				var ok bool
 				echo, ok = plugin(status(t, cs), "echo")
@@ -499,7 +499,7 @@ func TestStatusFollowsPlugins(t *testing.T) {
 // change, not one per plugin event.
 func TestReloadIsToldOnce(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, host.Config{})
+	w := newWorld(t, hub.Config{})
 	w.start(t)
 	cs := client(t, w.h, legacy)
 	cs.subscribe(t, mcpserver.StatusURI)
@@ -518,7 +518,7 @@ func TestReloadIsToldOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, cs, w, "marker", func() bool {
-		return cs.count(mcpserver.StatusURI) > 1 && slices.ContainsFunc(status(t, cs).Groups, func(g host.GroupStatus) bool { return g.Name == "tasks" })
+		return cs.count(mcpserver.StatusURI) > 1 && slices.ContainsFunc(status(t, cs).Groups, func(g hub.GroupStatus) bool { return g.Name == "tasks" })
 	})
 	t.Logf("status notifications for the reload and the change after it: %d", cs.count(mcpserver.StatusURI))
 	if got := cs.count(mcpserver.StatusURI); got > 3 {
@@ -530,7 +530,7 @@ func TestReloadIsToldOnce(t *testing.T) {
 func TestUpstreamConnectUpdatesStatus(t *testing.T) {
 	t.Parallel()
 	url := skilltest.Server(t, map[string]skilltest.Skill{"runbook": {Mode: "auto", Text: skilltest.MD("runbook", "Restart the service.")}})
-	w := newWorld(t, host.Config{Upstream: upstream.NewConfig(upstream.Server{ID: "docs", Type: upstream.TypeHTTP, URL: url, ReadOnly: true}), Web: true})
+	w := newWorld(t, hub.Config{Upstream: upstream.NewConfig(upstream.Server{ID: "docs", Type: upstream.TypeHTTP, URL: url, ReadOnly: true}), Web: true})
 	cs := client(t, w.h, legacy)
 	cs.subscribe(t, mcpserver.StatusURI)
 	cs.subscribe(t, mcpserver.SkillsURI)

@@ -22,7 +22,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
 	"github.com/ramabana/ramabana-mcp/telemetry"
@@ -39,7 +39,7 @@ type Options struct {
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 	// ReadyBy bounds how long a tools/list waits for the host to settle
-	// its plugins and eager upstream servers (host.Ready): until then it
+	// its plugins and eager upstream servers (hub.Ready): until then it
 	// waits, after it lists what there is, and what comes later is
 	// announced with notifications/tools/list_changed. initialize is
 	// answered at once either way. The zero time never waits.
@@ -72,14 +72,14 @@ const (
 // catalog entry, and mcp_connect when the config has lazy upstream
 // servers, whose tools it adds to this session only. A tool that is not
 // mounted is absent, and calling it is the SDK's unknown-tool error
-// (invalid params) saying why it is absent (host.UnknownTool). The
+// (invalid params) saying why it is absent (hub.UnknownTool). The
 // server's tools follow the host's as plugins and upstream servers come
 // and go (h.OnToolsChanged), and the SDK tells the client with
 // notifications/tools/list_changed. The resources follow the host's
 // skills and status (h.OnChange): the client may subscribe to them and
 // complete skill names (resources.go). The server lets go of the host
 // when its session ends.
-func New(h *host.Host, opts Options) *mcp.Server {
+func New(h *hub.Host, opts Options) *mcp.Server {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -151,7 +151,7 @@ func New(h *host.Host, opts Options) *mcp.Server {
 // tool the server has wait for the host to settle, until readyBy: a
 // tools/list, a resources/read of the status, a call of a tool still
 // starting see what is ready by then.
-func waitReady(h *host.Host, readyBy time.Time, known func(string) bool) mcp.Middleware {
+func waitReady(h *hub.Host, readyBy time.Time, known func(string) bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			wait := true
@@ -205,7 +205,7 @@ func traceRequests(ins *telemetry.Instruments) mcp.Middleware {
 // tools keeps an MCP server's tools in step with a host's mounted ones.
 type tools struct {
 	server     *mcp.Server
-	host       *host.Host
+	host       *hub.Host
 	logger     *slog.Logger
 	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed
 	stateless  bool // one server for every request (Options.Stateless)
@@ -215,7 +215,7 @@ type tools struct {
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
 	own      map[string]bool           // the session's own tools: mcp_connect and what it added
-	session  *host.UpstreamSession     // the session's mcp_connect activations; nil before the first
+	session  *hub.UpstreamSession     // the session's mcp_connect activations; nil before the first
 	attached bool
 	ended    bool
 }
@@ -228,7 +228,7 @@ func (t *tools) known(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e := t.exported[name]; e != nil {
-		return e.Group != host.SearchGroup && e.Group != host.AgentGroup
+		return e.Group != hub.SearchGroup && e.Group != hub.AgentGroup
 	}
 	return t.own[name] && name != InvokeTool
 }
@@ -280,7 +280,7 @@ func (t *tools) sync() {
 	defer t.mu.Unlock()
 	want := map[string]*catalog.Entry{}
 	for _, e := range t.host.Mounted() {
-		if !t.searchOnly || e.Group == host.SearchGroup || e.Group == host.AgentGroup {
+		if !t.searchOnly || e.Group == hub.SearchGroup || e.Group == hub.AgentGroup {
 			want[e.Spec.Name] = e
 		}
 	}
@@ -381,9 +381,9 @@ func (t *tools) handle(name string, call func(context.Context, string, json.RawM
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: t.logger}
 		t.mu.Lock()
-		ctx = host.WithUpstreamSession(ctx, t.session)
+		ctx = hub.WithUpstreamSession(ctx, t.session)
 		t.mu.Unlock()
-		ctx = host.WithActivity(ctx, t.activity)
+		ctx = hub.WithActivity(ctx, t.activity)
 		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, t.unknownTool(name)

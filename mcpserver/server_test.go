@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
@@ -47,10 +47,10 @@ func taskBox() *sdk.Toolbox {
 
 // inProcessHost serves a group without a process, through the same catalog,
 // policy and export as plugins.
-func inProcessHost(t *testing.T, cfg host.Config, g sdk.Group) *mcp.ClientSession {
+func inProcessHost(t *testing.T, cfg hub.Config, g sdk.Group) *mcp.ClientSession {
 	t.Helper()
 	cfg.Roots = []string{t.TempDir()}
-	h, err := host.New(cfg)
+	h, err := hub.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func inProcessHost(t *testing.T, cfg host.Config, g sdk.Group) *mcp.ClientSessio
 }
 
 // serve connects an MCP client to a server over h, in memory.
-func serve(t *testing.T, h *host.Host, opts mcpserver.Options) *mcp.ClientSession {
+func serve(t *testing.T, h *hub.Host, opts mcpserver.Options) *mcp.ClientSession {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
@@ -82,7 +82,7 @@ func serve(t *testing.T, h *host.Host, opts mcpserver.Options) *mcp.ClientSessio
 
 func TestExportedToolsCarryTaskMeta(t *testing.T) {
 	t.Parallel()
-	cs := inProcessHost(t, host.Config{Web: true}, taskBox())
+	cs := inProcessHost(t, hub.Config{Web: true}, taskBox())
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestExportedToolsCarryTaskMeta(t *testing.T) {
 
 func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
 	t.Parallel()
-	cs := inProcessHost(t, host.Config{Web: false}, taskBox())
+	cs := inProcessHost(t, hub.Config{Web: false}, taskBox())
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestPolicyLeavesOutNetworkAndLegacyTools(t *testing.T) {
 // so it does not miss tools still starting; a plugin tool's call does not.
 func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 	t.Parallel()
-	h, err := host.New(host.Config{Roots: []string{t.TempDir()}})
+	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 	}
 	found := make(chan []string, 1)
 	go func() {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: host.SearchTool, Arguments: map[string]any{"query": "late arrival"}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: hub.SearchTool, Arguments: map[string]any{"query": "late arrival"}})
 		var out struct {
 			Servers []struct{ Tools []struct{ Name string } }
 		}

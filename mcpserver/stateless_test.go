@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/upstream"
@@ -19,7 +19,7 @@ import (
 // --stateless.
 func TestStatelessServerOutlivesItsSessions(t *testing.T) {
 	t.Parallel()
-	h, err := host.New(host.Config{Roots: []string{t.TempDir()}, Upstream: upstream.NewConfig(
+	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}, Upstream: upstream.NewConfig(
 		upstream.Server{ID: "later", Type: upstream.TypeStdio, Command: "no-such-server", Lazy: true},
 	)})
 	if err != nil {

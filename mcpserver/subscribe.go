@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 )
 
 // coalesce is how long the resources wait, after the host tells of a
@@ -23,7 +23,7 @@ const coalesce = 100 * time.Millisecond
 // function is called (the session ended).
 func (r *resources) attach() (stop func()) {
 	unsubscribe := r.host.OnChange(r.changed)
-	r.changed(host.ChangedSkills | host.ChangedStatus) // what changed since New
+	r.changed(hub.ChangedSkills | hub.ChangedStatus) // what changed since New
 	return func() {
 		unsubscribe()
 		r.mu.Lock()
@@ -35,10 +35,10 @@ func (r *resources) attach() (stop func()) {
 	}
 }
 
-// changed notes a change the host tells of (host.OnChange), to be looked
+// changed notes a change the host tells of (hub.OnChange), to be looked
 // at after coalesce.
-func (r *resources) changed(c host.Change) {
-	c &= host.ChangedSkills | host.ChangedStatus
+func (r *resources) changed(c hub.Change) {
+	c &= hub.ChangedSkills | hub.ChangedStatus
 	if c == 0 {
 		return
 	}
@@ -73,14 +73,14 @@ func (r *resources) flush() {
 	// The status first, then the index, then each skill: a client that
 	// gets a skill's notification has had those of the same change.
 	var updated []string
-	if c&host.ChangedStatus != 0 && r.subscribed(StatusURI) {
+	if c&hub.ChangedStatus != 0 && r.subscribed(StatusURI) {
 		b, err := r.statusJSON()
 		if err == nil && !bytes.Equal(b, r.status) {
 			r.status = b
 			updated = append(updated, StatusURI)
 		}
 	}
-	if c&host.ChangedSkills != 0 {
+	if c&hub.ChangedSkills != 0 {
 		changed, index := r.syncSkills()
 		if index != r.index {
 			r.index = index

@@ -8,12 +8,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // refuseUnknown answers a call of a tool the server does not have with
-// why it is absent (host.UnknownTool): left out by a flag, denied by the
+// why it is absent (hub.UnknownTool): left out by a flag, denied by the
 // config, not connected, or no such tool and the nearest name. It is
 // the SDK's unknown-tool error, invalid params (-32602) as the spec has
 // it, in words.
@@ -56,7 +56,7 @@ func (t *tools) unknownTool(name string) error {
 	}
 	var unknown *sdk.UnknownToolError
 	if errors.As(err, &unknown) && unknown.Why == "" && t.searchOnly {
-		unknown.Why = fmt.Sprintf("this server lists only %s, %s and ask: call it with %s", host.SearchTool, InvokeTool, InvokeTool)
+		unknown.Why = fmt.Sprintf("this server lists only %s, %s and ask: call it with %s", hub.SearchTool, InvokeTool, InvokeTool)
 	}
 	if errors.As(err, &unknown) && t.stateless {
 		if why := t.statelessWhy(unknown.Tool); why != "" {

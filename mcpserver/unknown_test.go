@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
@@ -38,7 +38,7 @@ func policyBox() *sdk.Toolbox {
 // one lazy.
 func policyHost(t *testing.T, opts mcpserver.Options) *mcp.ClientSession {
 	t.Helper()
-	h, err := host.New(host.Config{
+	h, err := hub.New(hub.Config{
 		Roots: []string{t.TempDir()}, Groups: []string{"-git"}, Agent: true,
 		Upstream: upstream.NewConfig(
 			upstream.Server{ID: "gh", Type: "stdio", Command: "false", Deny: []string{"delete_*"}},

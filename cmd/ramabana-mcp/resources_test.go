@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -85,13 +85,13 @@ func TestResourceSubscriptionsAndCompletion(t *testing.T) {
 		}
 		return res.Completion.Values
 	}
-	status := func() host.Status {
+	status := func() hub.Status {
 		t.Helper()
 		text, err := readResource(t, cs, mcpserver.StatusURI)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st host.Status
+		var st hub.Status
 		if err := json.Unmarshal([]byte(text), &st); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func TestResourceSubscriptionsAndCompletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	await("remove", func() bool {
-		return n.count(mcpserver.StatusURI) > seen && !slices.ContainsFunc(status().Plugins, func(p host.PluginStatus) bool { return p.Name == "echo" })
+		return n.count(mcpserver.StatusURI) > seen && !slices.ContainsFunc(status().Plugins, func(p hub.PluginStatus) bool { return p.Name == "echo" })
 	})
 
 	// Unsubscribed from the status and the index, the client is told of

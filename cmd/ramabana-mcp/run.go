@@ -25,7 +25,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/gate"
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/internal/plugincli"
@@ -342,7 +342,7 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	h, err := host.New(host.Config{
+	h, err := hub.New(hub.Config{
 		Roots:        o.roots,
 		Write:        o.write,
 		ReadOutside:  o.readOutside,
@@ -453,7 +453,7 @@ func flushTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.
 }
 
 // hostGroups are the host's own groups, which --groups can name too.
-var hostGroups = []string{host.AgentGroup, host.SearchGroup, host.SessionGroup}
+var hostGroups = []string{hub.AgentGroup, hub.SearchGroup, hub.SessionGroup}
 
 // checkGroups checks the names --groups uses against those known before
 // any plugin starts: the bundled plugins and their groups, the host's own
@@ -509,7 +509,7 @@ func checkGroups(groups []string, self string, pluginDirs []string, upstreams *u
 
 // warnUnknownGroups warns about the names of --groups that no started
 // plugin declared either: they have no effect.
-func warnUnknownGroups(h *host.Host, names []string, known map[string]bool, logger *slog.Logger) {
+func warnUnknownGroups(h *hub.Host, names []string, known map[string]bool, logger *slog.Logger) {
 	if len(names) == 0 {
 		return
 	}
@@ -568,7 +568,7 @@ func loopback(addr string) bool {
 
 // mountAgent mounts the ask tool over an OpenAI-compatible backend; its
 // turns mcp_connect the host's lazy upstream servers.
-func mountAgent(h *host.Host, o *options, logger *slog.Logger) error {
+func mountAgent(h *hub.Host, o *options, logger *slog.Logger) error {
 	_, err := ask.Mount(ask.Config{
 		Host: h,
 		// Every request to the model leaves through the gate.

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 )
 
@@ -85,13 +85,13 @@ func TestSkillsAndStatusResources(t *testing.T) {
 
 	// Bundled groups' processes start in the background: read the status
 	// until every plugin runs.
-	var st host.Status
+	var st hub.Status
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
 		text, err := readResource(t, s.session, mcpserver.StatusURI)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st = host.Status{}
+		st = hub.Status{}
 		if err := json.Unmarshal([]byte(text), &st); err != nil {
 			t.Fatalf("status is not JSON: %v\n%s", err, text)
 		}
@@ -112,7 +112,7 @@ func TestSkillsAndStatusResources(t *testing.T) {
 	if st.Transport != "stdio" || len(st.Roots) != 1 || len(st.Skills) != 4 {
 		t.Errorf("status = %+v", st)
 	}
-	var files *host.PluginStatus
+	var files *hub.PluginStatus
 	for i := range st.Plugins {
 		if st.Plugins[i].Name == "files" {
 			files = &st.Plugins[i]

@@ -16,7 +16,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/ask"
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -45,7 +45,7 @@ func (p *progressRecorder) Log(sdk.LogLevel, string) {}
 // and every step was its own progress notification.
 func TestAskIsATaskAwareClient(t *testing.T) {
 	t.Parallel()
-	h, err := host.New(host.Config{
+	h, err := hub.New(hub.Config{
 		Roots: []string{t.TempDir()}, PluginDirs: []string{filepath.Dir(pluginBin)}, Agent: true,
 		StartTimeout: 10 * time.Second,
 	})

@@ -1,4 +1,4 @@
-package host_test
+package hub_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
@@ -46,7 +46,7 @@ func TestTelemetry(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, mode := range []string{"echo", "trace"} {
-		if err := os.Symlink(host.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+mode)); err != nil {
+		if err := os.Symlink(hub.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+mode)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func TestTelemetry(t *testing.T) {
 		"runbook": {Mode: "auto", Text: "Restart the service."},
 		"broken":  {Mode: "auto", Text: "backend down", IsError: true},
 	})
-	h, logs := host.StartHost(t, host.Config{
+	h, logs := hub.StartHost(t, hub.Config{
 		PluginDirs: []string{dir}, Telemetry: ins,
 		Upstream: upstream.NewConfig(upstream.Server{ID: "docs", Type: upstream.TypeHTTP, URL: url, ReadOnly: true}),
 	})
@@ -277,10 +277,10 @@ func BenchmarkPluginCallTelemetry(b *testing.B) {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	if err := os.Symlink(host.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+"echo")); err != nil {
+	if err := os.Symlink(hub.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+"echo")); err != nil {
 		b.Fatal(err)
 	}
-	h, err := host.New(host.Config{Roots: []string{b.TempDir()}, PluginDirs: []string{dir}, Web: true, PluginEnv: []string{"GOMAXPROCS"}, Telemetry: ins})
+	h, err := hub.New(hub.Config{Roots: []string{b.TempDir()}, PluginDirs: []string{dir}, Web: true, PluginEnv: []string{"GOMAXPROCS"}, Telemetry: ins})
 	if err != nil {
 		b.Fatal(err)
 	}

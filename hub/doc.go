@@ -1,4 +1,4 @@
-// Package host is the hub of the server: it starts the plugins (package
+// Package hub is the hub of the server: it starts the plugins (package
 // supervise, plugins.go) and registers their tools in one catalog (package
 // catalog), reloads them when their binaries change (reload.go), runs every
 // call along one path (call.go), and knows the skills and the status
@@ -8,10 +8,11 @@
 //
 // Every call takes one path: MCP client or agent → catalog entry → policy →
 // schema validation → activity feed → the entry's source (a plugin process,
-// an upstream server or an in-process group) → PII filter → result. A
+// an upstream server or an in-process group) → result, which leaves the
+// server through the outbound gate (package gate). A
 // plugin that dies is relaunched on the next call to it; the call that was
 // in flight returns a tool error naming the plugin.
 //
-// The host never sees generated gRPC code: it talks to plugins through
+// The hub never sees generated gRPC code: it talks to plugins through
 // [sdk.Group].
-package host
+package hub

@@ -1,4 +1,4 @@
-package host_test
+package hub_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/host"
+	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/mcpserver"
 	"github.com/ramabana/ramabana-mcp/supervise"
@@ -35,7 +35,7 @@ func copyFile(t *testing.T, src, dst string) {
 func TestHotReload(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	h, logs := host.StartHost(t, host.Config{PluginDirs: []string{dir}})
+	h, logs := hub.StartHost(t, hub.Config{PluginDirs: []string{dir}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	watching := make(chan error, 1)
@@ -96,12 +96,12 @@ func TestHotReload(t *testing.T) {
 
 	bin := filepath.Join(dir, supervise.PluginPrefix+"echo")
 	proctest.Drain(changed)
-	copyFile(t, host.TestPlugin(), bin)
+	copyFile(t, hub.TestPlugin(), bin)
 	waitFor("install", func() bool { return has("echo") && pid() != 0 })
 	first := pid()
 
 	proctest.Drain(changed)
-	copyFile(t, host.TestPlugin(), bin) // a new inode: a replaced binary
+	copyFile(t, hub.TestPlugin(), bin) // a new inode: a replaced binary
 	waitFor("replace, a new process", func() bool { p := pid(); return p != 0 && p != first })
 
 	proctest.Drain(changed)
