@@ -68,7 +68,7 @@ fuzz:
 
 # The trust-boundary race loops, run long (make test runs them for 1 s).
 security-long:
-	RAMABANA_RACE_SECONDS=10 $(GO) test -race -count=1 -run 'Race|Swap' ./sdk/... ./plugins/... ./cmd/ramabana-mcp/
+	RAMABANA_RACE_SECONDS=10 $(GO) test -race -count=1 -run 'Race|Swap' ./sdk/... ./plugins/... ./host/e2e/
 
 # Benchmarks: the Go benchmarks, then the side-by-side harness in bench/
 # (bench-go), then the plugin hop against its floors (bench-hop).

@@ -1,3 +1,8 @@
+// The gate must filter every kind of message the protocol has, the ones
+// deprecated by SEP-2577 (logging, sampling, roots) too: a server may still
+// send them to a client of an earlier protocol.
+//
+//lint:file-ignore SA1019 the deprecated kinds are driven on purpose
 package gate_test
 
 import (

@@ -1,19 +1,25 @@
 // Command ramabana-mcp serves a coding assistant's tool groups over MCP.
-// Each group runs in its own plugin process; see the README.
+// Each group runs in its own plugin process; see the README. It reads the
+// command line into a host.Config and calls host.Run (package host); the
+// plugin subcommands are host.PluginCommand.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/gctune"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
@@ -80,4 +86,54 @@ func exit(err error) {
 		os.Exit(2)
 	}
 	os.Exit(1)
+}
+
+// version is set at build time with -ldflags "-X main.version=..."; a
+// module build falls back to the module version.
+var version = ""
+
+func hostVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// run dispatches the subcommands: `help` prints the usage, `plugin ...`
+// runs the plugin commands (`plugin serve <name>` a bundled group as a
+// plugin process); anything else serves MCP.
+func run(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "help":
+			return host.Help(args[1:], os.Stdout, newFlagSet(&flags{}))
+		case "plugin":
+			return runPlugin(ctx, args[1:])
+		}
+	}
+	f, err := parseFlags(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		host.PrintUsage(os.Stdout, newFlagSet(&flags{}))
+		return nil
+	case err != nil:
+		return err
+	case f.version:
+		fmt.Println("ramabana-mcp", hostVersion(), "protocol", pluginrpc.ProtocolVersion)
+		return nil
+	}
+	f.cfg.Version = hostVersion()
+	return host.Run(ctx, f.cfg)
+}
+
+// runPlugin runs `plugin ...` (host.PluginCommand).
+func runPlugin(ctx context.Context, args []string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own binary: %w", err)
+	}
+	return host.PluginCommand(ctx, args, host.CommandEnv{Self: self, Version: hostVersion(), Stdout: os.Stdout, Stderr: os.Stderr})
 }

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package main
-
-import "errors"
-
-// exchange needs renameat2, which only Linux has.
-func exchange(string, string) error { return errors.ErrUnsupported }

@@ -1,5 +1,0 @@
-//go:build !race
-
-package main
-
-var raceFlags []string

@@ -1,7 +1,0 @@
-//go:build race
-
-package main
-
-// raceFlags builds the binary under test with the race detector when the
-// tests run with it, so races in the host process are caught too.
-var raceFlags = []string{"-race"}

@@ -1,0 +1,41 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ramabana/ramabana-mcp/internal/cliflag"
+	"github.com/ramabana/ramabana-mcp/internal/plugincli"
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// CommandEnv is what the plugin subcommands need of the running binary.
+type CommandEnv struct {
+	// Self is the server's binary, which serves the bundled groups.
+	Self string
+	// Version is the server's version.
+	Version        string
+	Stdout, Stderr io.Writer
+}
+
+// PluginCommand runs `ramabana-mcp plugin ARGS`: `plugin serve <group>`
+// serves a bundled group as a plugin process (the server re-executes its
+// binary so, and it returns when the plugin is told to stop), and the
+// others manage the installed plugins (install, remove, list, verify).
+func PluginCommand(ctx context.Context, args []string, env CommandEnv) error {
+	if len(args) == 2 && args[0] == "serve" {
+		newGroup, ok := bundled[args[1]]
+		if !ok {
+			return cliflag.Usage(fmt.Errorf("plugin serve: no bundled group %q (have %s)", args[1], strings.Join(BundledNames(), ", ")), plugincli.Help)
+		}
+		var opts []sdk.ServeOpt
+		if allCPUs[args[1]] {
+			opts = append(opts, sdk.WithAllCPUs())
+		}
+		sdk.Serve(newGroup(), opts...)
+		return nil
+	}
+	return plugincli.Run(ctx, plugincli.Env{Self: env.Self, Bundled: BundledNames(), Version: env.Version, Stdout: env.Stdout, Stderr: env.Stderr}, args)
+}
