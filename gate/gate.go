@@ -192,3 +192,23 @@ func (g *Gate) InwardJSON(args json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// OutwardJSON is what a tool that may not have the vault's values (a third
+// party's plugin, an upstream server, an act tool: see hub's call path) is
+// handed of a call's JSON arguments: each value the vault keeps, wherever
+// it occurs in a string, becomes its placeholder, as it would leave the
+// server for a model. Inside the server the values are what they are: an
+// ask turn's task, which came in with its placeholders turned back into
+// values, reaches the turn's context and post tools so. Without a vault,
+// args as they are.
+func (g *Gate) OutwardJSON(args json.RawMessage) json.RawMessage {
+	if g.Vault() == nil || len(args) == 0 {
+		return args
+	}
+	f := pii.Filter{Mode: pii.ModeRedact, Vault: g.vault, OnlyKnown: true}
+	out, found, ok := f.JSON(args)
+	if !ok || found == 0 {
+		return args
+	}
+	return out
+}

@@ -139,6 +139,11 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		}
 		args = revealed
 	}
+	if e.From != catalog.InProcess && !e.KeepsDataLocal() {
+		// Values inside the server (an ask turn's task) leave for this
+		// tool as the vault's placeholders, as they would for a model.
+		args = h.cfg.Gate.OutwardJSON(args)
+	}
 	if err := e.Validate(args); err != nil {
 		res := toolError("%v", err)
 		rec.Finish(res, nil)

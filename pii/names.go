@@ -216,6 +216,7 @@ var byLabels = map[string]bool{
 // here, nor are names in lower or upper case.
 func findNames(text string, out []Finding) []Finding {
 	var l *nameLists
+	var code backticks
 	for i := 0; i < len(text); i++ {
 		// Only a capital at a word boundary starts a name: most bytes
 		// are passed over by the table.
@@ -234,7 +235,7 @@ func findNames(text string, out []Finding) []Finding {
 		if l == nil {
 			l = lists()
 		}
-		if s, e, ok := matchName(l, text, t); ok && !inBackticks(text, s) {
+		if s, e, ok := matchName(l, text, t); ok && !code.inside(text, s) {
 			out = append(out, Finding{Name, s, e})
 			i = e - 1
 		}
@@ -319,10 +320,27 @@ func leftBoundary(text string, i int) bool {
 	return !joiner[c]
 }
 
-// inBackticks reports whether i is inside `code` on its line.
-func inBackticks(text string, i int) bool {
-	ls := strings.LastIndexByte(text[:i], '\n') + 1
-	return strings.Count(text[ls:i], "`")%2 == 1
+// backticks says whether a place is inside `code` on its line, for places
+// asked in increasing order: it counts the backticks of the line once
+// between the places asked, not from the line's start each time (a long
+// line full of names would cost its length squared).
+type backticks struct {
+	pos int  // text[:pos] is counted
+	odd bool // an odd count of backticks since the last line break before pos
+}
+
+// inside reports whether i (at least every earlier i asked) is inside
+// `code` on its line.
+func (b *backticks) inside(text string, i int) bool {
+	for ; b.pos < i; b.pos++ {
+		switch text[b.pos] {
+		case '\n':
+			b.odd = false
+		case '`':
+			b.odd = !b.odd
+		}
+	}
+	return b.odd
 }
 
 // nameTokKind classifies a word of a possible name.

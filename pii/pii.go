@@ -62,10 +62,14 @@ type Filter struct {
 	// fails to keep is redacted as without it.
 	Vault Placeholders
 	// KeepPlaceholders, with a Vault, leaves placeholders in the text as
-	// they are instead of hiding them as Literal: for text made of results
-	// that were filtered already (the activity feed, the ask agent's
-	// answer), whose placeholders are the vault's own.
+	// they are instead of hiding them as Literal: for a model's own text,
+	// whose placeholders are the ones it was shown.
 	KeepPlaceholders bool
+	// OnlyKnown, with a Vault, finds the values the vault keeps and
+	// nothing else (no patterns, no placeholder-shaped text): for what is
+	// handed to a tool that may not have them, which gets their
+	// placeholders instead.
+	OnlyKnown bool
 }
 
 // Placeholders keeps the originals behind placeholders: the package vault.
@@ -97,6 +101,12 @@ func Find(text string) []Finding { return Filter{}.Find(text) }
 // Literal). f.Mode plays no part.
 func (f Filter) Find(text string) []Finding {
 	var all []Finding
+	if f.OnlyKnown {
+		if f.Vault == nil {
+			return nil
+		}
+		return resolve(f.Vault.FindKnown(text, all))
+	}
 	if f.Vault != nil {
 		all = f.Vault.FindKnown(text, all)
 		if !f.KeepPlaceholders {

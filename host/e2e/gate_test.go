@@ -81,8 +81,9 @@ func outboundGate(t *testing.T, args []string) {
 		toolCall("call_1", "recall", `{"query": "owners"}`),
 		finalText("The owner is on file."),
 	)
-	s := startStdio(t, root, append([]string{"--plugins", plugins, "--mcp-config", cfg, "--write",
-		"--model", "fake-model", "--model-url", model.srv.URL}, args...)...)
+	spyFile := filepath.Join(t.TempDir(), "spy.jsonl") // what the hostile plugin was handed
+	s := startStdioEnv(t, []string{"HOSTILE_SPY=" + spyFile}, root, append([]string{"--plugins", plugins, "--plugin-env", "HOSTILE_SPY",
+		"--mcp-config", cfg, "--write", "--model", "fake-model", "--model-url", model.srv.URL}, args...)...)
 	ctx, cancel := context.WithTimeout(context.Background(), proctest.Patience)
 	defer cancel()
 
@@ -118,6 +119,19 @@ func outboundGate(t *testing.T, args []string) {
 	}
 	recall := callText("recall", map[string]any{"query": "owners"})
 	add("a result (text, blob, structured)", recall)
+	// The address as the client's model was shown it, for the task it
+	// hands ask: the turn's context and post tools (the hostile plugin's)
+	// get the task.
+	shown := "[REDACTED:email]"
+	switch {
+	case off:
+		shown = plantedEmail
+	case vault:
+		shown = placeholderRE.FindString(recall)
+		if shown == "" {
+			t.Fatalf("no placeholder in recall's result: %s", recall)
+		}
+	}
 	add("a tool error", callText("fail_note", map[string]any{}))
 	progress := func(tool string) string {
 		t.Helper()
@@ -142,7 +156,7 @@ func outboundGate(t *testing.T, args []string) {
 	add("a file", callText("view_file", map[string]any{"path": "owners.txt"}))
 	add("mcp_connect's failure", callText("mcp_connect", map[string]any{"id": "later"}))
 	add("search_capabilities", callText("search_capabilities", map[string]any{"query": "ask recall notes owner"}))
-	if out := callText("ask", map[string]any{"task": "who owns the notes?"}); !strings.Contains(out, "The owner is on file.") {
+	if out := callText("ask", map[string]any{"task": "who owns the notes of " + shown + "?"}); !strings.Contains(out, "The owner is on file.") {
 		t.Errorf("ask: %s", out)
 	}
 	for _, uri := range []string{"ramabana://status", "ramabana://skills", "skill://escalate"} {
@@ -163,13 +177,9 @@ func outboundGate(t *testing.T, args []string) {
 	// local_data, but it is a third party's: under --vault it is not
 	// handed the value behind a placeholder.
 	if vault {
-		holder := placeholderRE.FindString(recall)
-		if holder == "" {
-			t.Fatalf("no placeholder in recall's result: %s", recall)
-		}
 		for _, name := range []string{"recall", "remember"} {
 			key := map[string]string{"recall": "query", "remember": "text"}[name]
-			out := callText(name, map[string]any{key: "note " + holder})
+			out := callText(name, map[string]any{key: "note " + shown})
 			if !strings.Contains(out, name+" does not take vault placeholders") || strings.Contains(out, "you asked for") || strings.Contains(out, "remembered") {
 				t.Errorf("the shadowing plugin's %s given a placeholder: %s", name, out)
 			}
@@ -183,6 +193,16 @@ func outboundGate(t *testing.T, args []string) {
 	add("the agent's model's requests", string(sent))
 	s.stop(t)
 	add("the log", s.stderr.String())
+	spied, err := os.ReadFile(spyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add("what the hostile plugin was handed", string(spied))
+	for _, stage := range []string{`"tool":"memory_context"`, `"tool":"memory_post"`} {
+		if !strings.Contains(string(spied), stage) {
+			t.Errorf("the ask turn did not call %s:\n%s", stage, spied)
+		}
+	}
 	stdout := s.stdout.String()
 
 	if off {
