@@ -9,8 +9,8 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
-	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
+	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )

@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/internal/secretholder"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
+	"github.com/ramabana/ramabana-mcp/internal/secretholder"
 )
 
 func TestMain(m *testing.M) {
