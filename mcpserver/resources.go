@@ -37,7 +37,7 @@ type resources struct {
 
 	mu      sync.Mutex
 	subs    map[string]map[*mcp.ServerSession]bool // subscribed URIs, by session
-	pending hub.Change                            // told by the host, not yet handled
+	pending hub.Change                             // told by the host, not yet handled
 	timer   *time.Timer                            // runs flush; nil when nothing is pending
 	ended   bool                                   // the session ended: nothing more is sent
 

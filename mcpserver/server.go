@@ -215,7 +215,7 @@ type tools struct {
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
 	own      map[string]bool           // the session's own tools: mcp_connect and what it added
-	session  *hub.UpstreamSession     // the session's mcp_connect activations; nil before the first
+	session  *hub.UpstreamSession      // the session's mcp_connect activations; nil before the first
 	attached bool
 	ended    bool
 }
