@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ramabana/ramabana-mcp/pii"
 )
 
 // DefaultSummaryLen is the cap SummarizeArgs applies when given max <= 0.
@@ -193,13 +195,12 @@ func displayKey(k string) string {
 }
 
 func quoteCut(s string) string {
-	if utf8.RuneCountInString(s) > maxStringRunes {
-		s = string([]rune(s)[:maxStringRunes-1]) + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(cutRunes(s, maxStringRunes))
 }
 
-// cutRunes caps s at max runes, ending a cut string with "…".
+// cutRunes caps s at max runes, ending a cut string with "…". The cut
+// never splits personal data (pii.Prefix): the feed holds the data as it
+// is, which the outbound gate filters when it is shown.
 func cutRunes(s string, max int) string {
 	if utf8.RuneCountInString(s) <= max {
 		return s
@@ -210,7 +211,7 @@ func cutRunes(s string, max int) string {
 	n := 0
 	for i := range s {
 		if n == max-1 {
-			return s[:i] + "…"
+			return pii.Prefix(s, i) + "…"
 		}
 		n++
 	}

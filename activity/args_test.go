@@ -68,3 +68,15 @@ func TestSummarizeArgsCap(t *testing.T) {
 		}
 	}
 }
+
+// TestArgsCutNotThroughData: a long argument is cut before a value it
+// would split (the feed holds the data as it is; the outbound gate, which
+// filters it when it is shown, would not know half an address).
+func TestArgsCutNotThroughData(t *testing.T) {
+	t.Parallel()
+	path := strings.Repeat("d", maxStringRunes-10) + "/jane.doe@acme.io/notes.txt"
+	got := SummarizeArgs(json.RawMessage(`{"path":"`+path+`"}`), DefaultSummaryLen)
+	if strings.Contains(got, "jane") || !strings.Contains(got, strings.Repeat("d", maxStringRunes-10)+"/…") {
+		t.Errorf("summary %q, want the path cut before the address", got)
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/internal/textcut"
+	"github.com/ramabana/ramabana-mcp/pii"
 )
 
 // Why a turn stopped, in Outcome.StoppedBy.
@@ -270,10 +270,11 @@ func (t *turn) stepLimitAnswer(last Message) string {
 }
 
 // truncate is s cut to at most n bytes on a character boundary, marked
-// with "…" when cut.
+// with "…" when cut. The cut never splits personal data (pii.Prefix): what
+// a turn cuts is the data as it is, which the outbound gate filters after.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return textcut.Prefix(s, n) + "…"
+	return pii.Prefix(s, n) + "…"
 }

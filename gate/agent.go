@@ -69,6 +69,6 @@ func (g *Gate) agentRequest(req *agent.Request) *agent.Request {
 }
 
 func text(f pii.Filter, s string) string {
-	out, _ := f.Redact(s)
+	out, _ := filterText(f, s)
 	return out
 }

@@ -99,7 +99,7 @@ func (g *Gate) Text(s string) string {
 	if !g.On() {
 		return s
 	}
-	out, _ := g.f.Redact(s)
+	out, _ := filterText(g.f, s)
 	return out
 }
 

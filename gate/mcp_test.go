@@ -140,6 +140,7 @@ func everyKind(t *testing.T, g *gate.Gate) {
 		return &mcp.CallToolResult{
 			Content: []mcp.Content{
 				&mcp.TextContent{Text: planted},
+				&mcp.TextContent{Text: `{"structured":"as text","owner":"jane.doe\u0040acme.io","card":"4111\u00201111 1111 1111"}`},
 				&mcp.ImageContent{Data: image, MIMEType: "image/png"},
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///notes.txt", MIMEType: "text/plain", Blob: []byte(planted)}},
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "mailto:" + email, Text: planted}},
@@ -294,6 +295,12 @@ func everyKind(t *testing.T, g *gate.Gate) {
 	var gotImage []byte
 	for _, c := range res.Content {
 		switch c := c.(type) {
+		case *mcp.TextContent:
+			// JSON as text, escapes and all, is read as a client that
+			// parses it would.
+			if decoded := strings.NewReplacer(`\u0040`, "@", `\u0020`, " ").Replace(c.Text); strings.Contains(decoded, email) || strings.Contains(decoded, card) {
+				t.Errorf("JSON text with escapes reached the client unfiltered: %s", c.Text)
+			}
 		case *mcp.ImageContent:
 			gotImage = c.Data
 		case *mcp.EmbeddedResource:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 
 	"github.com/ramabana/ramabana-mcp/pii"
 )
@@ -17,8 +18,9 @@ import (
 // finding is returned as it is, unexported fields included.
 //
 // Some strings are the protocol's, not data, and are left alone: a
-// progress token (the client's own, which it matches), a pagination
-// cursor (opaque to the client). Bytes are left alone but for a
+// progress notification's token (the client's own, which it matches), a
+// pagination cursor (opaque to the client). Only those fields: a
+// "progressToken" key in a map (an upstream tool's _meta) is data. Bytes are left alone but for a
 // json.RawMessage and a field named Blob (an embedded resource's), which
 // is filtered when it reads as text; an image's or audio's data is not
 // text.
@@ -34,9 +36,6 @@ var (
 
 // skipFields are the struct fields that carry the protocol's strings.
 var skipFields = map[string]bool{"ProgressToken": true, "Cursor": true, "NextCursor": true}
-
-// skipKeys are the same, as map keys (in _meta).
-var skipKeys = map[string]bool{"progressToken": true}
 
 // value walks v; changed says whether the returned value is a new one.
 func (w *walker) value(v reflect.Value) (out reflect.Value, changed bool) {
@@ -90,11 +89,11 @@ func (w *walker) value(v reflect.Value) (out reflect.Value, changed bool) {
 // number sent as a number) becomes the string that stands for it.
 func (w *walker) str(v reflect.Value) (reflect.Value, bool) {
 	s := v.String()
-	out, found := w.f.Redact(s)
-	if len(found) == 0 {
+	out, found := filterText(w.f, s)
+	if found == 0 {
 		return v, false
 	}
-	w.found += len(found)
+	w.found += found
 	if v.Type() == numberType {
 		return reflect.ValueOf(out), true
 	}
@@ -168,10 +167,6 @@ func (w *walker) mapping(v reflect.Value) (reflect.Value, bool) {
 	iter := v.MapRange()
 	for iter.Next() {
 		k, val := iter.Key(), iter.Value()
-		if k.Kind() == reflect.String && skipKeys[k.String()] {
-			entries = append(entries, kv{k, val})
-			continue
-		}
 		nk, kch := w.value(k)
 		if kch && !nk.Type().AssignableTo(t.Key()) {
 			nk, kch = k, false
@@ -246,4 +241,23 @@ func filterValue[T any](f pii.Filter, v T) (T, int) {
 		return v, 0
 	}
 	return out.Interface().(T), w.found
+}
+
+// filterText filters a text, and how many findings it had. A text that is
+// a JSON document with escapes in it (a structured result copied as text,
+// Python's json.dumps of a name with an accent) is filtered in its decoded
+// strings, as a client that parses it reads them, and stays JSON: the
+// escapes "\u0040" and "\u0020" would hide an address or a card number
+// from the patterns.
+func filterText(f pii.Filter, s string) (string, int) {
+	if t := strings.TrimSpace(s); len(t) > 1 && (t[0] == '{' || t[0] == '[') && strings.Contains(t, `\`) && json.Valid([]byte(t)) {
+		if out, found, ok := f.JSON([]byte(t)); ok {
+			if found == 0 {
+				return s, 0
+			}
+			return string(out), found
+		}
+	}
+	out, found := f.Redact(s)
+	return out, len(found)
 }

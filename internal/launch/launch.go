@@ -12,6 +12,7 @@
 package launch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,7 @@ import (
 	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
+	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -153,7 +155,8 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 	sockets := socketsFor(opts, logger)
 	tail := newLineTail(8)
 	var proc *procRunner
-	logWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
+	outWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
+	errWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginrpc.Handshake(),
 		VersionedPlugins: pluginrpc.PluginSets(nil),
@@ -161,8 +164,8 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 		SkipHostEnv:      true,
 		UnixSocketConfig: sockets,
 		StartTimeout:     opts.StartTimeout,
-		SyncStdout:       logWriter,
-		SyncStderr:       logWriter,
+		SyncStdout:       outWriter,
+		SyncStderr:       errWriter,
 		GRPCDialOptions:  append(pluginrpc.DialOptions(), pluginrpc.TokenDialOption(token)),
 		Logger: hclog.New(&hclog.LoggerOptions{
 			Name: "go-plugin", Output: &lineLogger{logger: logger, plugin: cmd.Name, msg: "go-plugin"}, Level: hclog.Info,
@@ -262,22 +265,54 @@ func handshakeErr(err error) error {
 }
 
 // lineLogger logs lines at debug level: what a plugin writes to its
-// redirected stdout and stderr after the handshake (go-plugin's stdio
+// redirected stdout or stderr after the handshake (go-plugin's stdio
 // stream), and go-plugin's own log, whose failures the launcher reports
-// itself.
+// itself. It logs whole lines: go-plugin hands the stream on in chunks of
+// its own size, and a value the log's filter is to hide must reach it in
+// one piece. A line longer than maxLoggedLine is logged in parts, cut
+// where no personal data is (pii.Prefix). One stream a lineLogger.
 type lineLogger struct {
 	logger *slog.Logger
 	plugin string
 	msg    string
+
+	mu      sync.Mutex
+	pending []byte // the start of a line not yet ended
 }
 
+// maxLoggedLine bounds a line lineLogger holds before it logs it.
+const maxLoggedLine = 64 << 10
+
 func (l *lineLogger) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line != "" {
-			l.logger.Debug(l.msg, "plugin", l.plugin, "line", line)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = append(l.pending, p...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			break
 		}
+		l.log(string(l.pending[:i]))
+		l.pending = l.pending[i+1:]
+	}
+	for len(l.pending) > maxLoggedLine {
+		part := pii.Prefix(string(l.pending), maxLoggedLine)
+		if part == "" {
+			part = string(l.pending[:maxLoggedLine]) // one finding longer than the bound
+		}
+		l.log(part)
+		l.pending = l.pending[len(part):]
+	}
+	if len(l.pending) == 0 {
+		l.pending = nil // let a long line's buffer go
 	}
 	return len(p), nil
+}
+
+func (l *lineLogger) log(line string) {
+	if line = strings.TrimRight(line, "\r"); line != "" {
+		l.logger.Debug(l.msg, "plugin", l.plugin, "line", line)
+	}
 }
 
 var _ io.Writer = (*lineLogger)(nil)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-plugin/runner"
+
+	"github.com/ramabana/ramabana-mcp/pii"
 )
 
 // procRunner is the go-plugin runner for every plugin process. It exists
@@ -291,7 +293,9 @@ func (t *lineTail) add(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(line) > 500 {
-		line = line[:500] + "…"
+		// Never through personal data: the line goes to the status and
+		// the log, whose filter would not know a value cut in two.
+		line = pii.Prefix(line, 500) + "…"
 	}
 	t.lines = append(t.lines, line)
 	if len(t.lines) > t.max {
