@@ -8,6 +8,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
+	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
 )
@@ -24,6 +25,7 @@ func (h *Host) launchConfig() supervise.Config {
 			StartTimeout: h.cfg.StartTimeout,
 			Logger:       h.logger,
 			Verify:       h.cfg.Verify,
+			Cut:          pii.Prefix, // the log's and the status's filter must see whole values
 		},
 		Logger:   h.logger,
 		OnChange: func() { h.changed(ChangedStatus) },

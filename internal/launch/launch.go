@@ -30,7 +30,7 @@ import (
 	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/internal/textcut"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -61,6 +61,11 @@ type Options struct {
 	// Verify, when set, is run on a binary that is not Bundled before it is
 	// started; an error refuses it.
 	Verify func(path string) error
+	// Cut shortens a line of the plugin's output to at most n bytes, for
+	// the log and the error of a failed start; nil cuts at a character's
+	// end. The server passes pii.Prefix: the filter of its log and status,
+	// which sees only the cut line, must not be shown half a value.
+	Cut func(line string, n int) string
 
 	// oneShot (Describe) keeps the socket out of this process's shared
 	// socket folder, which only the server removes at exit.
@@ -153,10 +158,14 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 		return nil, nil, err
 	}
 	sockets := socketsFor(opts, logger)
-	tail := newLineTail(8)
+	cut := opts.Cut
+	if cut == nil {
+		cut = textcut.Prefix[string]
+	}
+	tail := &lineTail{max: 8, cut: cut}
 	var proc *procRunner
-	outWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
-	errWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output"}
+	outWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output", cut: cut}
+	errWriter := &lineLogger{logger: logger, plugin: cmd.Name, msg: "plugin output", cut: cut}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  pluginrpc.Handshake(),
 		VersionedPlugins: pluginrpc.PluginSets(nil),
@@ -168,7 +177,7 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 		SyncStderr:       errWriter,
 		GRPCDialOptions:  append(pluginrpc.DialOptions(), pluginrpc.TokenDialOption(token)),
 		Logger: hclog.New(&hclog.LoggerOptions{
-			Name: "go-plugin", Output: &lineLogger{logger: logger, plugin: cmd.Name, msg: "go-plugin"}, Level: hclog.Info,
+			Name: "go-plugin", Output: &lineLogger{logger: logger, plugin: cmd.Name, msg: "go-plugin", cut: cut}, Level: hclog.Info,
 		}),
 		RunnerFunc: func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 			c := exec.Command(cmd.Path, cmd.Args...)
@@ -270,11 +279,12 @@ func handshakeErr(err error) error {
 // itself. It logs whole lines: go-plugin hands the stream on in chunks of
 // its own size, and a value the log's filter is to hide must reach it in
 // one piece. A line longer than maxLoggedLine is logged in parts, cut
-// where no personal data is (pii.Prefix). One stream a lineLogger.
+// by cut (Options.Cut). One stream a lineLogger.
 type lineLogger struct {
 	logger *slog.Logger
 	plugin string
 	msg    string
+	cut    func(string, int) string
 
 	mu      sync.Mutex
 	pending []byte // the start of a line not yet ended
@@ -296,7 +306,7 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 		l.pending = l.pending[i+1:]
 	}
 	for len(l.pending) > maxLoggedLine {
-		part := pii.Prefix(string(l.pending), maxLoggedLine)
+		part := l.cut(string(l.pending), maxLoggedLine)
 		if part == "" {
 			part = string(l.pending[:maxLoggedLine]) // one finding longer than the bound
 		}

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-plugin/runner"
-
-	"github.com/ramabana/ramabana-mcp/pii"
 )
 
 // procRunner is the go-plugin runner for every plugin process. It exists
@@ -285,17 +283,14 @@ type lineTail struct {
 	mu    sync.Mutex
 	lines []string
 	max   int
+	cut   func(string, int) string // Options.Cut
 }
-
-func newLineTail(max int) *lineTail { return &lineTail{max: max} }
 
 func (t *lineTail) add(line string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(line) > 500 {
-		// Never through personal data: the line goes to the status and
-		// the log, whose filter would not know a value cut in two.
-		line = pii.Prefix(line, 500) + "…"
+		line = t.cut(line, 500) + "…"
 	}
 	t.lines = append(t.lines, line)
 	if len(t.lines) > t.max {
