@@ -1,9 +1,11 @@
-package main
+package ask_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,23 +22,51 @@ import (
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// progressRecorder is the ask call's events: its progress notifications.
-type progressRecorder struct {
+// tasksExample builds examples/tasks-plugin, a plugin with a tool for
+// each agent task, once, as ramabana-plugin-docs in a folder of its own
+// (the only plugin there), and returns its path.
+func tasksExample(t *testing.T) string {
+	t.Helper()
+	path, err := buildTasksExample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var buildTasksExample = sync.OnceValues(func() (string, error) {
+	// Beside the test plugin, whose folder TestMain removes at the end.
+	dir := filepath.Join(filepath.Dir(testPlugin), "tasks-example")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "ramabana-plugin-docs")
+	if b, err := exec.Command("go", "build", "-o", path, "github.com/ramabana/ramabana-mcp/examples/tasks-plugin").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build examples/tasks-plugin: %v\n%s", err, b)
+	}
+	return path, nil
+})
+
+// exampleTools are the tools of examples/tasks-plugin.
+var exampleTools = []string{"policies", "ticket", "search", "grounded", "audit", "style", "ping"}
+
+// stepRecorder is the ask call's events: its progress notifications.
+type stepRecorder struct {
 	mu     sync.Mutex
 	values []float64
 	msgs   []string
 }
 
-func (p *progressRecorder) Progress(progress, _ float64, msg string) {
+func (p *stepRecorder) Progress(progress, _ float64, msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.values = append(p.values, progress)
 	p.msgs = append(p.msgs, msg)
 }
 
-func (p *progressRecorder) Log(sdk.LogLevel, string) {}
+func (p *stepRecorder) Log(sdk.LogLevel, string) {}
 
-// TestAskIsATaskAwareClient: an ask turn over the plugin, with the
+// TestAskIsATaskAwareClient: an ask turn over examples/tasks-plugin, with the
 // scripted backend. What the backend was sent holds the context tools'
 // text (policies in the system prompt, ticket as a user message) and the
 // always-on skill, and only the completion tool; after the answer, audit
@@ -46,7 +76,7 @@ func (p *progressRecorder) Log(sdk.LogLevel, string) {}
 func TestAskIsATaskAwareClient(t *testing.T) {
 	t.Parallel()
 	h, err := hub.New(hub.Config{
-		Roots: []string{t.TempDir()}, PluginDirs: []string{filepath.Dir(pluginBin)}, Agent: true,
+		Roots: []string{t.TempDir()}, PluginDirs: []string{filepath.Dir(tasksExample(t))}, Agent: true,
 		StartTimeout: 10 * time.Second,
 	})
 	if err != nil {
@@ -64,7 +94,7 @@ func TestAskIsATaskAwareClient(t *testing.T) {
 	if _, err := ask.Mount(ask.Config{Host: h, Backend: be, Model: "scripted"}); err != nil {
 		t.Fatal(err)
 	}
-	rec := &progressRecorder{}
+	rec := &stepRecorder{}
 	res, err := h.Call(context.Background(), "ask", json.RawMessage(`{"task": "what is the answer?"}`), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +123,7 @@ func TestAskIsATaskAwareClient(t *testing.T) {
 	}
 	var offered []string // of the plugin's: the host's own groups are offered too
 	for _, tool := range first.Tools {
-		if _, ours := wantMeta[tool.Name]; ours {
+		if slices.Contains(exampleTools, tool.Name) {
 			offered = append(offered, tool.Name)
 		}
 	}
