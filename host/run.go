@@ -17,10 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/agent"
-	"github.com/ramabana/ramabana-mcp/ask"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/gate"
+	"github.com/ramabana/ramabana-mcp/host/internal/ask"
 	"github.com/ramabana/ramabana-mcp/hub"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
