@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/hub"
-	"github.com/ramabana/ramabana-mcp/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 )
 
 func writeSkill(t *testing.T, dir, name, description, body string) {

@@ -18,7 +18,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/ask"
-	"github.com/ramabana/ramabana-mcp/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

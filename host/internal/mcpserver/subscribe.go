@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 )
 
 // coalesce is how long the resources wait, after the host tells of a

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/catalog"
-	"github.com/ramabana/ramabana-mcp/hub"
-	"github.com/ramabana/ramabana-mcp/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 	"github.com/ramabana/ramabana-mcp/tasks"
