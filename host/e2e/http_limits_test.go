@@ -17,8 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/transport"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/transport"
 )
 
 // needFiles raises the test process's soft limit on open files to hold n
