@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/embed"
-	"github.com/ramabana/ramabana-mcp/gate"
+	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/search"
 )
 

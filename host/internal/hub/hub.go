@@ -16,7 +16,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
-	"github.com/ramabana/ramabana-mcp/gate"
+	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/telemetry"
