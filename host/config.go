@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/pii"

@@ -16,9 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/agent"
 	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/ask"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"

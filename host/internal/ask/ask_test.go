@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ramabana/ramabana-mcp/activity"
-	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/ask"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"

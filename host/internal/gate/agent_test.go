@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ramabana/ramabana-mcp/agent"
+	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
