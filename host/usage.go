@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/plugincli"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
-	"github.com/ramabana/ramabana-mcp/internal/plugincli"
 )
 
 // help is the command that prints the server's usage.

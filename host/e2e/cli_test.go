@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/internal/plugincli"
+	"github.com/ramabana/ramabana-mcp/host/internal/plugincli"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 

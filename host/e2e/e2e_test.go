@@ -24,9 +24,9 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
-	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // The end-to-end tests build the real binary once and drive it with the

@@ -15,8 +15,8 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // resourceNotes counts the resource notifications a client gets: updated

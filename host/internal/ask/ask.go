@@ -23,8 +23,8 @@ import (
 	"sync/atomic"
 
 	"github.com/ramabana/ramabana-mcp/activity"
-	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
 	"github.com/ramabana/ramabana-mcp/sdk"

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/activity"
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"

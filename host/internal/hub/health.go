@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 )
 
 // Health is whether the server is ready for clients, for a load balancer's

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 

@@ -14,11 +14,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/search"
 
 	"github.com/ramabana/ramabana-mcp/activity"
-	"github.com/ramabana/ramabana-mcp/catalog"
 	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )

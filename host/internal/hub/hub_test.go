@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // testPlugin is the internal/testplugin binary, built once for the package.

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // launchConfig is what every plugin is launched with.

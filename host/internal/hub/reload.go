@@ -10,7 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/ramabana/ramabana-mcp/supervise"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 )
 
 // Reload re-discovers the plugins and brings the running set in line:

@@ -11,8 +11,8 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // copyFile copies the test plugin to dst through a temp file and a rename,

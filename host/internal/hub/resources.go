@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
 	"github.com/ramabana/ramabana-mcp/sdk"

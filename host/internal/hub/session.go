@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ramabana/ramabana-mcp/activity"
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
 	"github.com/ramabana/ramabana-mcp/sdk"

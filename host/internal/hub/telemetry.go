@@ -3,7 +3,7 @@ package hub
 import (
 	"context"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )

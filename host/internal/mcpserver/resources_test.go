@@ -18,11 +18,11 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
-	"github.com/ramabana/ramabana-mcp/supervise"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 

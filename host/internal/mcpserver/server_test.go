@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/sdk"

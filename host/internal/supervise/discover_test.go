@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ramabana/ramabana-mcp/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 )
 
 func TestDiscover(t *testing.T) {

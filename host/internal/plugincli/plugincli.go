@@ -19,11 +19,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/supervise"
 )
 
 // Command is one plugin subcommand as the usage texts list it.
