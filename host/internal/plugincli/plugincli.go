@@ -19,10 +19,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/pluginstore"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
-	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

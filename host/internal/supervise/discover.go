@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/pluginstore"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
-	"github.com/ramabana/ramabana-mcp/pluginstore"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
