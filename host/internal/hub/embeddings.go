@@ -9,7 +9,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
-	"github.com/ramabana/ramabana-mcp/search"
+	"github.com/ramabana/ramabana-mcp/host/internal/search"
 )
 
 // Hybrid ranking (Config.Embed): BM25 ranks the tools the caller may

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/search"
+	"github.com/ramabana/ramabana-mcp/host/internal/search"
 
 	"github.com/ramabana/ramabana-mcp/activity"
 	"github.com/ramabana/ramabana-mcp/embed"

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/search"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/search"
 )
 
 // SearchGroup is the in-process group of search_capabilities.
