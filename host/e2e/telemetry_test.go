@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlptest"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/telemetry/otlptest"
 )
 
 // TestOTLPFromTheBinary: with OTEL_EXPORTER_OTLP_ENDPOINT set, a

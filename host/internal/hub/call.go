@@ -12,9 +12,9 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/telemetry"
 )
 
 // ErrStopping is the cause of the cancellation of every call in flight

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
-	"github.com/ramabana/ramabana-mcp/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 

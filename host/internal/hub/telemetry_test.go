@@ -21,9 +21,9 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
-	"github.com/ramabana/ramabana-mcp/telemetry"
 	"github.com/ramabana/ramabana-mcp/upstream"
 )
 

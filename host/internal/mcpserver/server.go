@@ -23,9 +23,9 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
-	"github.com/ramabana/ramabana-mcp/telemetry"
 )
 
 // MetaKey is the _meta key of a tool's task (001_fc2aff96529d39f8.txt);

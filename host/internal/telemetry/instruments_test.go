@@ -11,7 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/ramabana/ramabana-mcp/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 )
 
 // TestRequestJoinsTheClientsTrace: a traceparent in a call's _meta (the

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 
-	"github.com/ramabana/ramabana-mcp/telemetry"
-	"github.com/ramabana/ramabana-mcp/telemetry/otlptest"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlptest"
 )
 
 func env(vars map[string]string) func(string) string {
