@@ -27,10 +27,10 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/host/internal/transport"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/upstream"
 	"github.com/ramabana/ramabana-mcp/vault"
 )
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/ramabana/ramabana-mcp/upstream"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 )
 
 // connectTool is mcp_connect as 002 words it (upstream's single home of

@@ -3,7 +3,7 @@ package agent
 import (
 	"fmt"
 
-	"github.com/ramabana/ramabana-mcp/upstream"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 )
 
 // DefaultSystemPrompt is the system prompt of an agent whose Config.System

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 func TestHealthWaitsForEagerUpstreams(t *testing.T) {

@@ -19,8 +19,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // Config is everything the host is started with; cmd/ramabana-mcp builds it

@@ -8,11 +8,11 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // skillRoots are the folders searched for skills, highest precedence

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // TestToolSkillName: a skill tool serves the skill of its own name, an

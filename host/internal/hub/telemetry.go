@@ -5,7 +5,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
-	"github.com/ramabana/ramabana-mcp/upstream"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 )
 
 // telemetryCall names a call for its span and metrics: the plugin or

@@ -22,9 +22,9 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // secret is an argument value no span may hold.

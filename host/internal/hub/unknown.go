@@ -3,8 +3,8 @@ package hub
 import (
 	"fmt"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // UnknownTool is the error for a call of the tool called name that the

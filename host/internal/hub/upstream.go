@@ -13,8 +13,8 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // upstreams are the MCP servers of the user's config as the host serves

@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/tasks"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // addConnect adds mcp_connect when the config has lazy upstream servers:

@@ -19,11 +19,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // testPlugin is the internal/testplugin binary, built once for the package.

@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/upstream"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 )
 
 // Under --stateless each request is answered in a session of its own that

@@ -12,9 +12,9 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
-	"github.com/ramabana/ramabana-mcp/upstream"
 )
 
 // policyBox declares a tool for each reason a tool is left out.
