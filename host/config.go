@@ -11,9 +11,9 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
-	"github.com/ramabana/ramabana-mcp/pii"
 )
 
 // Config is everything the server is started with. cmd/ramabana-mcp fills

@@ -28,10 +28,10 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/host/internal/transport"
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 // Run serves MCP as cfg says until ctx ends, then stops: it cancels the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 )
 
 // Why a turn stopped, in Outcome.StoppedBy.

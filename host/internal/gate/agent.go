@@ -6,7 +6,7 @@ import (
 	"reflect"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 )
 
 // Backend puts b, the ask agent's model, behind the gate: every request

@@ -11,9 +11,9 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 func openVault(t *testing.T) *vault.Vault {

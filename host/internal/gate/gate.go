@@ -41,9 +41,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 // Gate is the outbound filter as configured. It is safe for concurrent

@@ -24,7 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 )
 
 // The planted values: what must never reach a client in the clear.

@@ -12,8 +12,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
-	"github.com/ramabana/ramabana-mcp/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

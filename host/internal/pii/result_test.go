@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 

@@ -3,7 +3,7 @@ package pii_test
 import (
 	"fmt"
 
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 )
 
 func ExampleRedact() {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault"
 	"github.com/ramabana/ramabana-mcp/sdk"
-	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 func openVault(t *testing.T) *vault.Vault {

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault"
 	"github.com/ramabana/ramabana-mcp/internal/sqlitedb"
-	"github.com/ramabana/ramabana-mcp/pii"
-	"github.com/ramabana/ramabana-mcp/vault"
 )
 
 // openIn opens the vault of config dir cfg, closed at the test's end.

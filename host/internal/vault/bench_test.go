@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/pii"
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 )
 
 // BenchmarkPlaceholders: a result's findings, 100 at a time, the first time

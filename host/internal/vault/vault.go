@@ -42,8 +42,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/pii"
 	"github.com/ramabana/ramabana-mcp/internal/sqlitedb"
-	"github.com/ramabana/ramabana-mcp/pii"
 )
 
 // File names in the config dir, and the variable that moves the key.
