@@ -16,10 +16,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/ask"
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
@@ -340,11 +340,11 @@ func maxRetries(n int) int {
 
 // newEmbedder is the embeddings client of --embed-model and --embed-url;
 // nil without them.
-func newEmbedder(o *Config) (*embed.Client, error) {
+func newEmbedder(o *Config) (*embedding.Client, error) {
 	if o.EmbedModel == "" {
 		return nil, nil
 	}
-	c, err := embed.New(embed.Config{URL: o.EmbedURL, Model: o.EmbedModel, APIKey: os.Getenv(o.EmbedKeyEnv), KeyEnv: o.EmbedKeyEnv})
+	c, err := embedding.New(embedding.Config{URL: o.EmbedURL, Model: o.EmbedModel, APIKey: os.Getenv(o.EmbedKeyEnv), KeyEnv: o.EmbedKeyEnv})
 	if err != nil {
 		return nil, fmt.Errorf("--embed-url: %w", err)
 	}

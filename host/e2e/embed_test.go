@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/embed"
-	"github.com/ramabana/ramabana-mcp/embed/embedtest"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding/embedtest"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
@@ -74,7 +74,7 @@ func TestHybridSearchThroughTheBinary(t *testing.T) {
 	if got := fake.Requests() - requests; got != 0 {
 		t.Errorf("a restart with the same tools sent %d requests", got)
 	}
-	if _, err := os.Stat(embed.CachePath(cfg, "fake-embed")); err != nil {
+	if _, err := os.Stat(embedding.CachePath(cfg, "fake-embed")); err != nil {
 		t.Errorf("no cache file: %v", err)
 	}
 	if names := searchNames(t, s.session, query); len(names) == 0 || names[0] != "git_log" {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ramabana/ramabana-mcp/embed"
-	"github.com/ramabana/ramabana-mcp/embed/embedtest"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding/embedtest"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -61,7 +61,7 @@ func embedHost(t *testing.T, fake *embedtest.Server, cfg string, tools map[strin
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if fake != nil {
-		client, err := embed.New(embed.Config{URL: fake.URL, Model: "fake-embed"})
+		client, err := embedding.New(embedding.Config{URL: fake.URL, Model: "fake-embed"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func TestEmbeddingsIncrementalAndCached(t *testing.T) {
 	// A save while the host starts drops nothing (tools still arrive);
 	// once it has started, a save keeps only what the catalog uses: the
 	// old git_log and ring_bell go.
-	c := embed.NewCache(embed.CachePath(cfg, "fake-embed"))
+	c := embedding.NewCache(embedding.CachePath(cfg, "fake-embed"))
 	<-h3.Ready()
 	if err := h3.AddGroup("extra", probeBox("extra", map[string]string{"ring_gong": "Ring the gong."})); err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestEmbeddingsIncrementalAndCached(t *testing.T) {
 func TestEmbeddingsCorruptCache(t *testing.T) {
 	t.Parallel()
 	cfg := t.TempDir()
-	path := embed.CachePath(cfg, "fake-embed")
+	path := embedding.CachePath(cfg, "fake-embed")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestEmbeddingsCorruptCache(t *testing.T) {
 	if len(fake.Inputs()) != st.Tools {
 		t.Errorf("%d texts sent for %d tools", len(fake.Inputs()), st.Tools)
 	}
-	c := embed.NewCache(path)
+	c := embedding.NewCache(path)
 	if err := c.Load(); err != nil || c.Len() != st.Tools {
 		t.Errorf("the cache was not rewritten whole: %v, %d entries", err, c.Len())
 	}
@@ -364,7 +364,7 @@ func TestEmbeddingsOffTheCatalogPath(t *testing.T) {
 	t.Cleanup(hang.Close)
 	t.Cleanup(func() { close(release) }) // runs first
 
-	client, err := embed.New(embed.Config{URL: hang.URL, Model: "fake-embed", Timeout: time.Hour})
+	client, err := embedding.New(embedding.Config{URL: hang.URL, Model: "fake-embed", Timeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/search"
 )
@@ -44,8 +44,8 @@ const (
 // embeddings keeps a vector for every indexed tool: the dense ranking, the
 // persistent cache behind it and the worker that fills both.
 type embeddings struct {
-	client *embed.Client
-	cache  *embed.Cache
+	client *embedding.Client
+	cache  *embedding.Cache
 	dense  *search.Dense
 	logger *slog.Logger
 	kick   chan struct{} // 1-buffered: the worker has work
@@ -76,7 +76,7 @@ type embeddings struct {
 type embedDoc struct {
 	doc  search.Doc
 	text string
-	key  embed.Key
+	key  embedding.Key
 }
 
 // startEmbeddings starts the worker, which loads the cache first; it ends
@@ -84,10 +84,10 @@ type embedDoc struct {
 func (h *Host) startEmbeddings() *embeddings {
 	path := ""
 	if h.cfg.ConfigDir != "" {
-		path = embed.CachePath(h.cfg.ConfigDir, h.cfg.Embed.Model())
+		path = embedding.CachePath(h.cfg.ConfigDir, h.cfg.Embed.Model())
 	}
 	e := &embeddings{
-		client: h.cfg.Embed, cache: embed.NewCache(path), dense: search.NewDense(), logger: h.logger, out: h.cfg.Gate,
+		client: h.cfg.Embed, cache: embedding.NewCache(path), dense: search.NewDense(), logger: h.logger, out: h.cfg.Gate,
 		kick: make(chan struct{}, 1), wanted: map[string][]embedDoc{}, kicks: 1,
 		now: time.Now, cooldown: embedRetry, indexMu: &h.search.mu, settled: h.ready,
 	}
@@ -112,7 +112,7 @@ func (e *embeddings) set(source string, docs []search.Doc) {
 	eds := make([]embedDoc, len(docs))
 	for i, d := range docs {
 		text := e.out.Text(d.Text())
-		eds[i] = embedDoc{doc: d, text: text, key: embed.KeyOf(e.client.Model(), text)}
+		eds[i] = embedDoc{doc: d, text: text, key: embedding.KeyOf(e.client.Model(), text)}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -187,8 +187,8 @@ func (e *embeddings) pass(ctx context.Context) (ok bool) {
 	e.mu.Lock()
 	gen := e.kicks
 	var texts []string
-	var keys []embed.Key
-	sources := map[embed.Key][]string{} // the sources wanting each text
+	var keys []embedding.Key
+	sources := map[embedding.Key][]string{} // the sources wanting each text
 	for source, eds := range e.wanted {
 		if e.fillLocked(source) == 0 {
 			continue
@@ -253,7 +253,7 @@ func (e *embeddings) pass(ctx context.Context) (ok bool) {
 // the host is starting and tools still arrive (an upstream server that
 // connects late), every vector, lest a save drop what the next moment
 // wants again.
-func (e *embeddings) inUse() func(embed.Key) bool {
+func (e *embeddings) inUse() func(embedding.Key) bool {
 	select {
 	case <-e.settled:
 	default:
@@ -261,7 +261,7 @@ func (e *embeddings) inUse() func(embed.Key) bool {
 	}
 	e.indexMu.Lock()
 	e.mu.Lock()
-	live := map[embed.Key]bool{}
+	live := map[embedding.Key]bool{}
 	for _, eds := range e.wanted {
 		for _, ed := range eds {
 			live[ed.key] = true
@@ -269,7 +269,7 @@ func (e *embeddings) inUse() func(embed.Key) bool {
 	}
 	e.mu.Unlock()
 	e.indexMu.Unlock()
-	return func(k embed.Key) bool { return live[k] }
+	return func(k embedding.Key) bool { return live[k] }
 }
 
 // query is the vector of a search's query, or nil when there is none to
@@ -356,7 +356,7 @@ func (h *Host) EmbeddingStatus() *EmbeddingStatus {
 	}
 	st := &EmbeddingStatus{Model: c.Model(), URL: c.URL(), Syncing: true}
 	if h.cfg.ConfigDir != "" {
-		st.Cache = embed.CachePath(h.cfg.ConfigDir, c.Model())
+		st.Cache = embedding.CachePath(h.cfg.ConfigDir, c.Model())
 	}
 	e := h.search.emb.Load()
 	if e == nil {

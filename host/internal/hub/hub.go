@@ -13,9 +13,9 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/search"
 
-	"github.com/ramabana/ramabana-mcp/embed"
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
@@ -87,7 +87,7 @@ type Config struct {
 	// tool is embedded in the background (only what changed; the vectors
 	// are cached in ConfigDir/embeddings), and a query's vector ranks the
 	// tools too, the two rankings fused with BM25's. nil: BM25 alone.
-	Embed *embed.Client
+	Embed *embedding.Client
 	// Telemetry, when set, makes every call a span and a measurement, and
 	// has its gauges observe the plugins and upstream servers. nil: none.
 	Telemetry *telemetry.Instruments

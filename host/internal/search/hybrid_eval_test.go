@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
 )
 
 // TestHybridEvaluation scores hybrid ranking (BM25F fused with a real
@@ -20,20 +20,20 @@ func TestHybridEvaluation(t *testing.T) {
 	if url == "" || model == "" {
 		t.Skip("RAMABANA_EVAL_EMBED_URL and RAMABANA_EVAL_EMBED_MODEL are not set")
 	}
-	client, err := embed.New(embed.Config{URL: url, Model: model})
+	client, err := embedding.New(embedding.Config{URL: url, Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := embed.NewCache(filepath.Join(t.TempDir(), "vectors"))
+	cache := embedding.NewCache(filepath.Join(t.TempDir(), "vectors"))
 	if dir := os.Getenv("RAMABANA_EVAL_EMBED_CACHE"); dir != "" {
-		cache = embed.NewCache(embed.CachePath(dir, model))
+		cache = embedding.NewCache(embedding.CachePath(dir, model))
 		_ = cache.Load() // an absent or damaged cache starts empty
 	}
 	vectors := func(texts []string) [][]float32 {
 		out := make([][]float32, len(texts))
 		var todo []int
 		for i, s := range texts {
-			if v, ok := cache.Get(embed.KeyOf(model, s)); ok {
+			if v, ok := cache.Get(embedding.KeyOf(model, s)); ok {
 				out[i] = v
 			} else {
 				todo = append(todo, i)
@@ -50,9 +50,9 @@ func TestHybridEvaluation(t *testing.T) {
 			}
 			for j, i := range todo {
 				out[i] = vs[j]
-				cache.Put(embed.KeyOf(model, texts[i]), vs[j])
+				cache.Put(embedding.KeyOf(model, texts[i]), vs[j])
 			}
-			if err := cache.Save(func(embed.Key) bool { return true }); err != nil {
+			if err := cache.Save(func(embedding.Key) bool { return true }); err != nil {
 				t.Log(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ramabana/ramabana-mcp/embed"
-	"github.com/ramabana/ramabana-mcp/embed/embedtest"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding/embedtest"
 )
 
-func newClient(t *testing.T, cfg embed.Config) *embed.Client {
+func newClient(t *testing.T, cfg embedding.Config) *embedding.Client {
 	t.Helper()
 	if cfg.Model == "" {
 		cfg.Model = "fake-embed"
 	}
-	c, err := embed.New(cfg)
+	c, err := embedding.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestEndpoint(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got, err := embed.Endpoint(tc.url)
+			got, err := embedding.Endpoint(tc.url)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("Endpoint(%q) = %q, %v; want an error with %q", tc.url, got, err, tc.err)
@@ -58,7 +58,7 @@ func TestEndpoint(t *testing.T) {
 			}
 		})
 	}
-	if _, err := embed.New(embed.Config{URL: "http://h/v1"}); err == nil {
+	if _, err := embedding.New(embedding.Config{URL: "http://h/v1"}); err == nil {
 		t.Error("New without a model: no error")
 	}
 }
@@ -66,7 +66,7 @@ func TestEndpoint(t *testing.T) {
 func TestEmbedBatches(t *testing.T) {
 	t.Parallel()
 	fake := embedtest.New(t)
-	c := newClient(t, embed.Config{URL: fake.URL})
+	c := newClient(t, embedding.Config{URL: fake.URL})
 	texts := make([]string, 150)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("tool number %d reads file %d", i, i%7)
@@ -103,12 +103,12 @@ func TestEmbedKey(t *testing.T) {
 	t.Parallel()
 	fake := embedtest.New(t)
 	fake.RequireKey("sk-right")
-	if _, err := newClient(t, embed.Config{URL: fake.URL, APIKey: "sk-right"}).Embed(context.Background(), []string{"a"}); err != nil {
+	if _, err := newClient(t, embedding.Config{URL: fake.URL, APIKey: "sk-right"}).Embed(context.Background(), []string{"a"}); err != nil {
 		t.Fatal(err)
 	}
 
-	_, err := newClient(t, embed.Config{URL: fake.URL, APIKey: "sk-wrong-secret", KeyEnv: "EMBED_KEY"}).Embed(context.Background(), []string{"a"})
-	if !errors.Is(err, embed.ErrAuth) {
+	_, err := newClient(t, embedding.Config{URL: fake.URL, APIKey: "sk-wrong-secret", KeyEnv: "EMBED_KEY"}).Embed(context.Background(), []string{"a"})
+	if !errors.Is(err, embedding.ErrAuth) {
 		t.Fatalf("wrong key: %v, want ErrAuth", err)
 	}
 	// The fake echoes the key it was sent, as real servers do.
@@ -129,8 +129,8 @@ func TestEmbedKey(t *testing.T) {
 		fmt.Fprintf(w, `{"error":{"message":"%s%s"}}`, strings.Repeat("x", 490), key)
 	}))
 	t.Cleanup(echo.Close)
-	_, err = newClient(t, embed.Config{URL: echo.URL + "/v1?api-key=querysecret", APIKey: key}).Embed(context.Background(), []string{"a"})
-	var e *embed.Error
+	_, err = newClient(t, embedding.Config{URL: echo.URL + "/v1?api-key=querysecret", APIKey: key}).Embed(context.Background(), []string{"a"})
+	var e *embedding.Error
 	if !errors.As(err, &e) {
 		t.Fatalf("echoing server: %v", err)
 	}
@@ -140,8 +140,8 @@ func TestEmbedKey(t *testing.T) {
 		}
 	}
 
-	_, err = newClient(t, embed.Config{URL: fake.URL, KeyEnv: "EMBED_KEY"}).Embed(context.Background(), []string{"a"})
-	if !errors.Is(err, embed.ErrAuth) || !strings.Contains(err.Error(), "no API key was sent: set $EMBED_KEY") {
+	_, err = newClient(t, embedding.Config{URL: fake.URL, KeyEnv: "EMBED_KEY"}).Embed(context.Background(), []string{"a"})
+	if !errors.Is(err, embedding.ErrAuth) || !strings.Contains(err.Error(), "no API key was sent: set $EMBED_KEY") {
 		t.Errorf("no key: %v", err)
 	}
 	if diff := cmp.Diff([]string{"Bearer sk-right", "Bearer sk-wrong-secret", ""}, fake.Authorizations()); diff != "" {
@@ -156,18 +156,18 @@ func TestEmbedServerErrors(t *testing.T) {
 		kind   error
 		want   string
 	}{
-		"server error": {status: 503, kind: embed.ErrServer, want: "the server failed (503 Service Unavailable: the fake embeddings server is failing on purpose)"},
-		"rejected":     {status: 400, kind: embed.ErrRejected, want: "the server rejected the request (400 Bad Request: the fake embeddings server is failing on purpose)"},
-		"rate limited": {status: 429, kind: embed.ErrRejected, want: "429 Too Many Requests"},
-		"forbidden":    {status: 403, kind: embed.ErrAuth, want: "403 Forbidden"},
+		"server error": {status: 503, kind: embedding.ErrServer, want: "the server failed (503 Service Unavailable: the fake embeddings server is failing on purpose)"},
+		"rejected":     {status: 400, kind: embedding.ErrRejected, want: "the server rejected the request (400 Bad Request: the fake embeddings server is failing on purpose)"},
+		"rate limited": {status: 429, kind: embedding.ErrRejected, want: "429 Too Many Requests"},
+		"forbidden":    {status: 403, kind: embedding.ErrAuth, want: "403 Forbidden"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			fake := embedtest.New(t)
 			fake.Fail(tc.status)
-			_, err := newClient(t, embed.Config{URL: fake.URL}).Embed(context.Background(), []string{"a"})
-			var e *embed.Error
+			_, err := newClient(t, embedding.Config{URL: fake.URL}).Embed(context.Background(), []string{"a"})
+			var e *embedding.Error
 			if !errors.Is(err, tc.kind) || !errors.As(err, &e) || e.Status != tc.status || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want %v with %q", err, tc.kind, tc.want)
 			}
@@ -203,8 +203,8 @@ func TestEmbedBadAnswers(t *testing.T) {
 			t.Parallel()
 			fake := embedtest.New(t)
 			fake.Answer(tc.answer)
-			_, err := newClient(t, embed.Config{URL: fake.URL}).Embed(context.Background(), []string{"a", "b"})
-			if !errors.Is(err, embed.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
+			_, err := newClient(t, embedding.Config{URL: fake.URL}).Embed(context.Background(), []string{"a", "b"})
+			if !errors.Is(err, embedding.ErrBadResponse) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want ErrBadResponse with %q", err, tc.want)
 			}
 		})
@@ -214,7 +214,7 @@ func TestEmbedBadAnswers(t *testing.T) {
 		t.Parallel()
 		fake := embedtest.New(t)
 		fake.Answer(func([]string) any { return list(datum(1, 2, 2), datum(0, 1, 1)) })
-		got, err := newClient(t, embed.Config{URL: fake.URL}).Embed(context.Background(), []string{"a", "b"})
+		got, err := newClient(t, embedding.Config{URL: fake.URL}).Embed(context.Background(), []string{"a", "b"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,8 +229,8 @@ func TestEmbedBadAnswers(t *testing.T) {
 			v := make([]float64, len(in[0]))
 			return list(datum(0, v...))
 		})
-		_, err := newClient(t, embed.Config{URL: fake.URL, BatchSize: 1}).Embed(context.Background(), []string{"ab", "abc"})
-		if !errors.Is(err, embed.ErrBadResponse) || !strings.Contains(err.Error(), "vectors of 2 dimensions, then of 3") {
+		_, err := newClient(t, embedding.Config{URL: fake.URL, BatchSize: 1}).Embed(context.Background(), []string{"ab", "abc"})
+		if !errors.Is(err, embedding.ErrBadResponse) || !strings.Contains(err.Error(), "vectors of 2 dimensions, then of 3") {
 			t.Errorf("error = %v", err)
 		}
 	})
@@ -241,8 +241,8 @@ func TestEmbedUnreachable(t *testing.T) {
 	hs := httptest.NewServer(http.NotFoundHandler())
 	url := hs.URL
 	hs.Close()
-	_, err := newClient(t, embed.Config{URL: url}).Embed(context.Background(), []string{"a"})
-	if !errors.Is(err, embed.ErrUnreachable) || !strings.Contains(err.Error(), "connection refused") {
+	_, err := newClient(t, embedding.Config{URL: url}).Embed(context.Background(), []string{"a"})
+	if !errors.Is(err, embedding.ErrUnreachable) || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("closed server: %v", err)
 	}
 }
@@ -262,15 +262,15 @@ func TestEmbedTimeouts(t *testing.T) {
 	t.Cleanup(hang.Close)
 	t.Cleanup(func() { close(done) }) // runs first
 
-	_, err := newClient(t, embed.Config{URL: hang.URL, Timeout: 50 * time.Millisecond}).Embed(context.Background(), []string{"a"})
-	if !errors.Is(err, embed.ErrUnreachable) || !strings.Contains(err.Error(), "no answer within 50ms") {
+	_, err := newClient(t, embedding.Config{URL: hang.URL, Timeout: 50 * time.Millisecond}).Embed(context.Background(), []string{"a"})
+	if !errors.Is(err, embedding.ErrUnreachable) || !strings.Contains(err.Error(), "no answer within 50ms") {
 		t.Errorf("hung server: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := newClient(t, embed.Config{URL: hang.URL, Timeout: time.Hour}).Embed(ctx, []string{"a"})
+		_, err := newClient(t, embedding.Config{URL: hang.URL, Timeout: time.Hour}).Embed(ctx, []string{"a"})
 		errc <- err
 	}()
 	cancel()
@@ -283,14 +283,14 @@ func TestEmbedCutsLongInputs(t *testing.T) {
 	t.Parallel()
 	fake := embedtest.New(t)
 	long := strings.Repeat("é", 2000) // 4,000 bytes
-	if _, err := newClient(t, embed.Config{URL: fake.URL}).Embed(context.Background(), []string{long, "short"}); err != nil {
+	if _, err := newClient(t, embedding.Config{URL: fake.URL}).Embed(context.Background(), []string{long, "short"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newClient(t, embed.Config{URL: fake.URL, MaxInputBytes: -1}).Embed(context.Background(), []string{long}); err != nil {
+	if _, err := newClient(t, embedding.Config{URL: fake.URL, MaxInputBytes: -1}).Embed(context.Background(), []string{long}); err != nil {
 		t.Fatal(err)
 	}
 	in := fake.Inputs()
-	if len(in[0]) != embed.DefaultMaxInputBytes || in[0] != long[:embed.DefaultMaxInputBytes] || in[1] != "short" || in[2] != long {
+	if len(in[0]) != embedding.DefaultMaxInputBytes || in[0] != long[:embedding.DefaultMaxInputBytes] || in[1] != "short" || in[2] != long {
 		t.Errorf("sent %d, %q and %d bytes", len(in[0]), in[1], len(in[2]))
 	}
 }

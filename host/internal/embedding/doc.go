@@ -1,9 +1,9 @@
-// Package embed turns texts into vectors: a Client for an OpenAI-compatible
+// Package embedding turns texts into vectors: a Client for an OpenAI-compatible
 // embeddings endpoint (OpenAI, Ollama, llama.cpp, vLLM, LM Studio, ...) and
 // a Cache that keeps the vectors on disk, so that a restart embeds again
 // only what changed.
 //
-//	c, err := embed.New(embed.Config{URL: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text"})
+//	c, err := embedding.New(embedding.Config{URL: "http://127.0.0.1:11434/v1", Model: "nomic-embed-text"})
 //	vecs, err := c.Embed(ctx, []string{"read a file", "create a github issue"})
 //
 // The contract:
@@ -25,4 +25,4 @@
 //     corrupt, truncated or of another format is ignored (Load says why and
 //     the cache starts empty), never a crash. Save keeps only the entries
 //     its caller still uses, so the file is bounded by the catalog.
-package embed
+package embedding

@@ -1,4 +1,4 @@
-package embed_test
+package embedding_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/ramabana/ramabana-mcp/embed"
+	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
 )
 
 func TestCachePath(t *testing.T) {
@@ -23,7 +23,7 @@ func TestCachePath(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for model, want := range tests {
-		got := embed.CachePath("/cfg", model)
+		got := embedding.CachePath("/cfg", model)
 		dir, base := filepath.Split(got)
 		if dir != "/cfg/embeddings/" || !strings.HasPrefix(base, want) || !strings.HasSuffix(base, ".vec") {
 			t.Errorf("CachePath(%q) = %q, want /cfg/embeddings/%s...", model, got, want)
@@ -33,34 +33,34 @@ func TestCachePath(t *testing.T) {
 		}
 		seen[got] = true
 	}
-	if embed.CachePath("/cfg", "a/b") == embed.CachePath("/cfg", "a_b") {
+	if embedding.CachePath("/cfg", "a/b") == embedding.CachePath("/cfg", "a_b") {
 		t.Error("a/b and a_b share a file")
 	}
 }
 
 func TestCacheSaveAndLoad(t *testing.T) {
 	t.Parallel()
-	path := embed.CachePath(t.TempDir(), "m")
-	c := embed.NewCache(path)
+	path := embedding.CachePath(t.TempDir(), "m")
+	c := embedding.NewCache(path)
 	if err := c.Load(); err != nil || c.Len() != 0 {
 		t.Fatalf("no file: %v, %d entries", err, c.Len())
 	}
-	a, b, gone := embed.KeyOf("m", "a"), embed.KeyOf("m", "b"), embed.KeyOf("m", "gone")
+	a, b, gone := embedding.KeyOf("m", "a"), embedding.KeyOf("m", "b"), embedding.KeyOf("m", "gone")
 	c.Put(a, []float32{1, 2, 3})
 	c.Put(b, []float32{-0.5, 0, 1e-30})
 	c.Put(gone, []float32{9, 9, 9})
-	if err := c.Save(func(k embed.Key) bool { return k != gone }); err != nil {
+	if err := c.Save(func(k embedding.Key) bool { return k != gone }); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.Get(gone); ok || c.Len() != 2 {
 		t.Errorf("Save kept an entry it was told to drop: %d entries", c.Len())
 	}
 
-	again := embed.NewCache(path)
+	again := embedding.NewCache(path)
 	if err := again.Load(); err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[embed.Key][]float32{a: {1, 2, 3}, b: {-0.5, 0, 1e-30}} {
+	for k, want := range map[embedding.Key][]float32{a: {1, 2, 3}, b: {-0.5, 0, 1e-30}} {
 		got, ok := again.Get(k)
 		if !ok || !cmp.Equal(got, want) {
 			t.Errorf("loaded %v, %v; want %v", got, ok, want)
@@ -75,15 +75,15 @@ func TestCacheSaveAndLoad(t *testing.T) {
 	}
 
 	// Empty is a valid cache too.
-	if err := again.Save(func(embed.Key) bool { return false }); err != nil {
+	if err := again.Save(func(embedding.Key) bool { return false }); err != nil {
 		t.Fatal(err)
 	}
-	empty := embed.NewCache(path)
+	empty := embedding.NewCache(path)
 	if err := empty.Load(); err != nil || empty.Len() != 0 {
 		t.Errorf("empty cache: %v, %d entries", err, empty.Len())
 	}
 
-	if KeyOf := embed.KeyOf; KeyOf("m", "ab") == KeyOf("ma", "b") || KeyOf("m", "a") == KeyOf("n", "a") {
+	if KeyOf := embedding.KeyOf; KeyOf("m", "ab") == KeyOf("ma", "b") || KeyOf("m", "a") == KeyOf("n", "a") {
 		t.Error("keys of different (model, text) collide")
 	}
 }
@@ -92,13 +92,13 @@ func TestCacheSaveAndLoad(t *testing.T) {
 // old vectors go.
 func TestCacheDimensionChange(t *testing.T) {
 	t.Parallel()
-	c := embed.NewCache("")
-	c.Put(embed.KeyOf("m", "a"), []float32{1, 2})
-	c.Put(embed.KeyOf("m", "b"), []float32{1, 2, 3})
-	if _, ok := c.Get(embed.KeyOf("m", "a")); ok || c.Len() != 1 {
+	c := embedding.NewCache("")
+	c.Put(embedding.KeyOf("m", "a"), []float32{1, 2})
+	c.Put(embedding.KeyOf("m", "b"), []float32{1, 2, 3})
+	if _, ok := c.Get(embedding.KeyOf("m", "a")); ok || c.Len() != 1 {
 		t.Errorf("a vector of the old dimension stayed: %d entries", c.Len())
 	}
-	c.Put(embed.KeyOf("m", "c"), nil)
+	c.Put(embedding.KeyOf("m", "c"), nil)
 	if c.Len() != 1 {
 		t.Error("an empty vector was kept")
 	}
@@ -113,9 +113,9 @@ func TestCacheCorrupt(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.vec")
-	c := embed.NewCache(good)
+	c := embedding.NewCache(good)
 	for _, text := range []string{"a", "b", "c"} {
-		c.Put(embed.KeyOf("m", text), []float32{1, 2, 3, 4})
+		c.Put(embedding.KeyOf("m", text), []float32{1, 2, 3, 4})
 	}
 	if err := c.Save(nil); err != nil {
 		t.Fatal(err)
@@ -142,19 +142,19 @@ func TestCacheCorrupt(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			c := embed.NewCache(path)
-			if err := c.Load(); !errors.Is(err, embed.ErrCorrupt) || !strings.Contains(err.Error(), path) {
+			c := embedding.NewCache(path)
+			if err := c.Load(); !errors.Is(err, embedding.ErrCorrupt) || !strings.Contains(err.Error(), path) {
 				t.Errorf("Load = %v, want ErrCorrupt naming the file", err)
 			}
 			if c.Len() != 0 {
 				t.Errorf("%d entries from a damaged file", c.Len())
 			}
 			// And it heals on the next save.
-			c.Put(embed.KeyOf("m", "x"), []float32{1})
+			c.Put(embedding.KeyOf("m", "x"), []float32{1})
 			if err := c.Save(nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := embed.NewCache(path).Load(); err != nil {
+			if err := embedding.NewCache(path).Load(); err != nil {
 				t.Errorf("after a save: %v", err)
 			}
 		})
@@ -167,8 +167,8 @@ func TestCacheSaveFails(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := embed.NewCache(filepath.Join(file, "embeddings", "m.vec")) // a folder under a file
-	c.Put(embed.KeyOf("m", "a"), []float32{1})
+	c := embedding.NewCache(filepath.Join(file, "embeddings", "m.vec")) // a folder under a file
+	c.Put(embedding.KeyOf("m", "a"), []float32{1})
 	if err := c.Save(nil); err == nil || !strings.Contains(err.Error(), "save embeddings cache") {
 		t.Errorf("Save under a file = %v", err)
 	}
