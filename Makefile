@@ -56,8 +56,8 @@ FUZZ := \
 	./sdk/roots:FuzzResolve \
 	./plugins/files:FuzzHashlineEdit \
 	./plugins/notebook:FuzzNotebookRoundTrip \
-	./transport:FuzzStdioFrame \
-	./transport:FuzzReadEnvelope \
+	./host/internal/transport:FuzzStdioFrame \
+	./host/internal/transport:FuzzReadEnvelope \
 	./sdk:FuzzValidateArgs
 fuzz:
 	@set -e; for t in $(FUZZ); do \

@@ -11,7 +11,7 @@ import (
 // query's: the dense half of hybrid search, whose other half is the
 // Index's BM25F, the two joined by Fuse. Like Index it holds the documents
 // of many sources, each replaced whole with Set or dropped with Remove.
-// The vectors come from elsewhere (package embed); Dense only compares
+// The vectors come from elsewhere (package embedding); Dense only compares
 // them. Safe for concurrent use (readers in parallel, writers exclusive).
 type Dense struct {
 	mu       sync.RWMutex
