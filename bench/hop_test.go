@@ -577,7 +577,7 @@ func inProcessEcho(b *testing.B) sdk.Group {
 		b.Fatal(err)
 	}
 	srv := pluginrpc.NewServer(pluginrpc.RequireToken(token)...)
-	pluginv1.RegisterToolGroupServiceServer(srv, pluginrpc.GroupService(box))
+	pluginv1.RegisterToolGroupServiceServer(srv, sdk.Service(box))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("unix://"+lis.Addr().String(), append(pluginrpc.DialOptions(),
 		grpc.WithTransportCredentials(insecure.NewCredentials()), pluginrpc.TokenDialOption(token))...)

@@ -15,11 +15,11 @@ import (
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 )
 
-func init() {
-	pluginrpc.GroupService = func(group any) pluginv1.ToolGroupServiceServer {
-		return &service{impl: group.(Group)}
-	}
-}
+// Service is the gRPC service Serve serves g with, the plugin side of the
+// contract, for whoever serves a group in-process instead of as a plugin
+// process: sdktest, and tests of the plugin RPC halves. A plugin calls
+// Serve.
+func Service(g Group) pluginv1.ToolGroupServiceServer { return &service{impl: g} }
 
 // service serves a Group as the ToolGroupService. It is the plugin-side
 // process edge: panics in Describe or a handler are recovered here and

@@ -27,7 +27,7 @@ func unixPlugin(t *testing.T, g sdk.Group) (*pluginclient.Client, *grpc.Server) 
 		t.Fatal(err)
 	}
 	srv := pluginrpc.NewServer()
-	pluginv1.RegisterToolGroupServiceServer(srv, pluginrpc.GroupService(g))
+	pluginv1.RegisterToolGroupServiceServer(srv, sdk.Service(g))
 	go func() { _ = srv.Serve(lis) }()
 	conn, err := grpc.NewClient("unix://"+sock, append(pluginrpc.DialOptions(), grpc.WithTransportCredentials(insecure.NewCredentials()))...)
 	if err != nil {

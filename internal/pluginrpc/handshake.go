@@ -56,10 +56,3 @@ func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
 	return pluginv1.NewToolGroupServiceClient(c), nil
 }
-
-// GroupService makes the gRPC service that serves group, which must be an
-// sdk.Group. Package sdk sets it when it is loaded: the service converts to
-// sdk's types, and sdk imports this package, so the link can only be made
-// from that side. Whoever serves a group in-process (sdktest, tests) calls
-// it; a plugin calls sdk.Serve.
-var GroupService func(group any) pluginv1.ToolGroupServiceServer

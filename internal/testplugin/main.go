@@ -59,7 +59,7 @@ func main() {
 		hs := pluginrpc.Handshake()
 		hs.MagicCookieValue = "wrong"
 		_ = os.Setenv(hs.MagicCookieKey, "still wrong")
-		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: pluginrpc.PluginSets(pluginrpc.GroupService(newEcho("badcookie", "bad_echo")))})
+		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: pluginrpc.PluginSets(sdk.Service(newEcho("badcookie", "bad_echo")))})
 	case "nokind":
 		sdk.Serve(noKind{})
 	case "misdeclared":

@@ -32,7 +32,7 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	srv := pluginrpc.NewServer()
-	pluginv1.RegisterToolGroupServiceServer(srv, pluginrpc.GroupService(g))
+	pluginv1.RegisterToolGroupServiceServer(srv, sdk.Service(g))
 	go func() { _ = srv.Serve(lis) }()
 	opts := append(pluginrpc.DialOptions(),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
