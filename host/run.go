@@ -2,23 +2,20 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/ask"
-	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/embedding"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
@@ -96,10 +93,6 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	upstreams := loadUpstreams(o, logger)
 	pluginDirs := append(slices.Clone(o.PluginDirs), supervise.DefaultPluginDirs(o.ConfigDir)...)
-	known, laterGroups, err := checkGroups(o.Groups, self, pluginDirs, upstreams)
-	if err != nil {
-		return usageErr(err)
-	}
 	h, err := hub.New(hub.Config{
 		Roots:        o.Roots,
 		Write:        o.Write,
@@ -108,15 +101,13 @@ func Run(ctx context.Context, cfg Config) error {
 		NoSandbox:    o.NoSandbox,
 		Groups:       o.Groups,
 		PluginDirs:   pluginDirs,
-		Self:         self,
-		Bundled:      BundledNames(),
+		Bundled:      hub.Bundled{Self: self, Groups: bundled},
 		ConfigDir:    o.ConfigDir,
 		StartTimeout: o.StartTimeout,
 		PluginEnv:    o.PluginEnv,
 		Version:      o.Version,
 		Logger:       logger,
 		Verify:       pluginstore.VerifyInstalled,
-		Describe:     DescribeBundled,
 		Gate:         outbound,
 		Agent:        o.Model != "",
 		Transport:    o.Transport,
@@ -127,6 +118,9 @@ func Run(ctx context.Context, cfg Config) error {
 		Embed:     embedder,
 		Telemetry: tel.Instruments,
 	})
+	if _, bad := errors.AsType[*hub.GroupsError](err); bad {
+		return usageErr(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -155,7 +149,6 @@ func Run(ctx context.Context, cfg Config) error {
 		if err := h.Start(watchCtx); err != nil {
 			return
 		}
-		warnUnknownGroups(h, laterGroups, known, logger)
 		logger.Info("serving", "roots", h.Roots(), "tools", len(h.Mounted()), "transport", o.Transport, "write", o.Write)
 		if err := h.Watch(watchCtx); err != nil {
 			logger.Warn("plugin dirs are not watched; installs take effect at the next start", "error", err)
@@ -208,90 +201,6 @@ func flushTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.
 	if err := tel.Shutdown(ctx); err != nil {
 		logger.Warn("telemetry: flushing at exit failed", "error", err)
 	}
-}
-
-// hostGroups are the host's own groups, which --groups can name too.
-var hostGroups = []string{hub.AgentGroup, hub.SearchGroup, hub.SessionGroup}
-
-// checkGroups checks the names --groups uses against those known before
-// any plugin starts: the bundled plugins and their groups, the host's own
-// groups, the upstream server ids and the installed plugins' names. A name
-// none of them has is an error naming the valid ones: a typo such as
-// "exhsh" or "-shel" would otherwise be ignored in silence. But an
-// installed plugin may declare groups beyond its own name, known only once
-// it has started: with installed plugins, such a name is returned in later
-// instead, for warnUnknownGroups to judge once they have.
-func checkGroups(groups []string, self string, pluginDirs []string, upstreams *upstream.Config) (known map[string]bool, later []string, err error) {
-	if len(groups) == 0 {
-		return nil, nil, nil
-	}
-	optIn, optOut, err := catalog.ParseGroups(groups)
-	if err != nil {
-		return nil, nil, err
-	}
-	known = map[string]bool{}
-	for _, g := range hostGroups {
-		known[g] = true
-	}
-	for name, newGroup := range bundled {
-		known[name] = true
-		d, err := newGroup().Describe(context.Background(), sdk.Host{})
-		if err != nil {
-			return nil, nil, fmt.Errorf("describe bundled group %q: %w", name, err)
-		}
-		for _, g := range d.Groups {
-			known[g.Name] = true
-		}
-	}
-	for _, s := range upstreams.Servers() {
-		known[s.ID] = true
-	}
-	sources, _ := supervise.Discover(self, nil, pluginDirs) // a broken dir is the host's to report
-	for _, src := range sources {
-		known[src.Name] = true
-	}
-	var unknown []string
-	for _, name := range append(slices.Sorted(maps.Keys(optIn)), slices.Sorted(maps.Keys(optOut))...) {
-		if !known[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	switch {
-	case len(unknown) == 0:
-		return known, nil, nil
-	case len(sources) > 0:
-		return known, unknown, nil
-	}
-	return nil, nil, fmt.Errorf("--groups: no group %s; the groups are %s", quoteList(unknown), strings.Join(slices.Sorted(maps.Keys(known)), ", "))
-}
-
-// warnUnknownGroups warns about the names of --groups that no started
-// plugin declared either: they have no effect.
-func warnUnknownGroups(h *hub.Host, names []string, known map[string]bool, logger *slog.Logger) {
-	if len(names) == 0 {
-		return
-	}
-	all := maps.Clone(known)
-	for _, e := range h.Catalog().All() {
-		all[e.Group] = true
-	}
-	var unknown []string
-	for _, name := range names {
-		if !all[name] {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		logger.Warn("--groups names no group: ignored", "unknown", strings.Join(unknown, ","), "groups", strings.Join(slices.Sorted(maps.Keys(all)), ","))
-	}
-}
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
 }
 
 // loadUpstreams reads CFG/mcp.json and every --mcp-config file. A problem
@@ -352,11 +261,7 @@ func newEmbedder(o *Config) (*embedding.Client, error) {
 }
 
 // DescribeBundled describes a bundled group in-process, exactly as its
-// plugin process will: the hub serves its tools while the process starts.
+// plugin process will.
 func DescribeBundled(name string, h sdk.Host) (*sdk.Description, error) {
-	newGroup, ok := bundled[name]
-	if !ok {
-		return nil, fmt.Errorf("no bundled group %q", name)
-	}
-	return newGroup().Describe(context.Background(), h)
+	return hub.Bundled{Groups: bundled}.Describe(name, h)
 }

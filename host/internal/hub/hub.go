@@ -20,7 +20,6 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
-	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // Config is everything the host is started with; cmd/ramabana-mcp builds it
@@ -53,10 +52,8 @@ type Config struct {
 	HomeDir string
 	// PluginDirs are searched for ramabana-plugin-<name> binaries, in order.
 	PluginDirs []string
-	// Self is the host binary, re-executed as `Self plugin serve <name>` for
-	// each name in Bundled.
-	Self    string
-	Bundled []string
+	// Bundled are the groups the server's own binary serves.
+	Bundled Bundled
 	// ConfigDir is the user's ramabana config dir.
 	ConfigDir string
 	// StartTimeout bounds a plugin's handshake and Describe; 0 means 10s.
@@ -66,10 +63,6 @@ type Config struct {
 	PluginEnv []string
 	// Version is the host's version, sent to plugins and clients.
 	Version string
-	// Describe, when set, describes a bundled group in-process, as its
-	// plugin process would: the group is served from that description
-	// while its process starts in the background.
-	Describe func(name string, host sdk.Host) (*sdk.Description, error)
 	// Verify, when set, is asked before every launch of a plugin binary
 	// (not a bundled group) whether it may run: the installed-plugin lock
 	// check. Its error is the reason the plugin is refused.
@@ -122,6 +115,15 @@ type Host struct {
 	calls       context.Context
 	cancelCalls context.CancelCauseFunc
 
+	// sources are the plugins New found, which Start launches, and
+	// discoverErrs what it could not use; laterGroups are --groups names
+	// that only a plugin's description may explain (checkGroups), and
+	// knownGroups every group name known before.
+	sources      []supervise.Source
+	discoverErrs []error
+	laterGroups  []string
+	knownGroups  map[string]bool
+
 	up     upstreams
 	search searcher
 	ready  chan struct{} // closed when Start's plugins and upstream connects have settled
@@ -133,10 +135,23 @@ type Host struct {
 	held     Change // what changed during them
 }
 
-// New checks the config and resolves the roots. It starts nothing.
+// New checks the config: the --groups names (a *GroupsError when the
+// command line is at fault), against the plugins it finds in the plugin
+// dirs (once: Start launches those), and the roots, which it resolves. It
+// starts nothing.
 func New(cfg Config) (*Host, error) {
 	if len(cfg.Roots) == 0 {
 		return nil, errors.New("no folder to serve")
+	}
+	optIn, optOut, err := catalog.ParseGroups(cfg.Groups)
+	if err != nil {
+		return nil, &GroupsError{err}
+	}
+	// The plugins, found once: Start launches these.
+	sources, discoverErrs := supervise.Discover(cfg.Bundled.Self, cfg.Bundled.Names(), cfg.PluginDirs)
+	laterGroups, knownGroups, err := checkGroups(cfg, optIn, optOut, sources)
+	if err != nil {
+		return nil, err
 	}
 	roots := make([]string, 0, len(cfg.Roots))
 	for _, r := range cfg.Roots {
@@ -156,10 +171,6 @@ func New(cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("root %q: not a directory", r)
 		}
 		roots = append(roots, abs)
-	}
-	optIn, optOut, err := catalog.ParseGroups(cfg.Groups)
-	if err != nil {
-		return nil, err
 	}
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = 10 * time.Second
@@ -186,6 +197,8 @@ func New(cfg Config) (*Host, error) {
 		ready:    make(chan struct{}),
 		search:   searcher{ix: search.New(), indexed: map[string][sha256.Size]byte{}},
 	}
+	h.sources, h.discoverErrs = sources, discoverErrs
+	h.laterGroups, h.knownGroups = laterGroups, knownGroups
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
 	stopObserving, err := h.observeTelemetry()
@@ -222,12 +235,14 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	defer h.batch()()
 	h.startUpstreams()
-	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
-	for _, err := range errs {
+	for _, err := range h.discoverErrs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
-	err := h.startAll(ctx, sources)
+	err := h.startAll(ctx, h.sources)
 	h.toolsChanged()
+	if err == nil {
+		h.warnLaterGroups()
+	}
 	go func() {
 		h.up.connect.Wait()
 		close(h.ready)
@@ -342,7 +357,7 @@ func (h *Host) Close() error {
 }
 
 // WaitStarted waits for the background launches of bundled groups (see
-// Config.Describe), or for ctx.
+// Bundled.Describe), or for ctx.
 func (h *Host) WaitStarted(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { h.launches.Wait(); close(done) }()

@@ -37,7 +37,7 @@ func (h *Host) launchConfig() supervise.Config {
 // depend on launch timing.
 //
 // A bundled group whose description the binary can give in-process
-// (Config.Describe) is registered at once from it, and its process is
+// (Bundled.Describe) is registered at once from it, and its process is
 // launched in the background: the client gets its tools without waiting
 // for seven processes to start on two cores, and a call that comes before
 // the process is up waits for it. A background launch that fails takes
@@ -53,8 +53,8 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 			continue // a whole bundled plugin opted out is not started at all
 		}
 		plugins[i] = supervise.New(src, cfg)
-		if src.Bundled && h.cfg.Describe != nil {
-			if d, err := h.cfg.Describe(src.Name, cfg.Host); err == nil {
+		if src.Bundled && h.cfg.Bundled.Groups[src.Name] != nil {
+			if d, err := h.cfg.Bundled.Describe(src.Name, cfg.Host); err == nil {
 				plugins[i].Presume(d)
 				early[i] = true
 				continue

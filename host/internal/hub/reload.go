@@ -26,7 +26,7 @@ func (h *Host) Reload(ctx context.Context) error {
 		return errClosed
 	}
 	defer h.batch()()
-	sources, errs := supervise.Discover(h.cfg.Self, h.cfg.Bundled, h.cfg.PluginDirs)
+	sources, errs := supervise.Discover(h.cfg.Bundled.Self, h.cfg.Bundled.Names(), h.cfg.PluginDirs)
 	for _, err := range errs {
 		h.logger.Warn("plugin skipped", "error", err)
 	}

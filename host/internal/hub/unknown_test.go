@@ -19,16 +19,19 @@ import (
 // opted-out group's are not), and its argument errors are in words.
 func TestAgentCallSaysWhy(t *testing.T) {
 	t.Parallel()
-	h, err := New(Config{Roots: []string{t.TempDir()}, Agent: true, Groups: []string{"-git"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
 	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"mode":{"type":"string","enum":["a","b"]}},"required":["path"],"additionalProperties":false}`)
 	ok := func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil }
 	box := sdk.NewToolbox("box", sdk.WithVersion("1"), sdk.WithDescription("tools"))
 	box.AddGroup(sdk.GroupSpec{Name: "files"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "create_file", Kind: sdk.KindWrite, InputSchema: schema}, Handler: ok})
 	box.AddGroup(sdk.GroupSpec{Name: "git"}, sdk.Tool{Spec: sdk.ToolSpec{Name: "git_log", Kind: sdk.KindRead, InputSchema: schema}, Handler: ok})
+	// The groups are the bundled table's, for --groups to name them (the
+	// test serves them in-process; it starts no plugin).
+	bundled := Bundled{Groups: map[string]func() sdk.Group{"box": func() sdk.Group { return box }}}
+	h, err := New(Config{Roots: []string{t.TempDir()}, Agent: true, Groups: []string{"-git"}, Bundled: bundled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
 	client, desc := sdktest.Connect(t, box, sdk.Host{})
 	if err := h.AddGroup(desc.Name, client); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func (h *Host) newUpstreams() {
 	h.up.state = map[string]string{}
 	h.up.refused = map[string]string{}
 	reserved := map[string]bool{AgentGroup: true, SearchGroup: true, "session": true, "web": true}
-	for _, name := range h.cfg.Bundled {
+	for _, name := range h.cfg.Bundled.Names() {
 		reserved[name] = true
 	}
 	for _, s := range h.cfg.Upstream.Servers() {
