@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -125,9 +126,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		ctx, measure = h.cfg.Telemetry.StartCall(ctx, h.telemetryCall(ctx, e, id))
 		defer func() { measure.End(res != nil && res.IsError, err) }()
 	}
-	if ce, ok := events.(interface{ SetCallID(string) }); ok {
-		ce.SetCallID(id) // its log lines name the call
-	}
+	events = &callEvents{next: events, ctx: ctx, logger: h.logger, tool: name, id: id}
 	rec := h.logOf(ctx).StartCall(id, name, e.Group, callerOf(ctx), h.cfg.Gate.InwardJSON(args))
 	if h.cfg.Gate.Vault() != nil {
 		revealed, err := h.revealPlaceholders(e, args)
@@ -223,6 +222,41 @@ func (h *Host) localDataGroups() string {
 
 // Gate is the outbound gate (nil: none).
 func (h *Host) Gate() *gate.Gate { return h.cfg.Gate }
+
+// callEvents is what a call's source reports to. Its progress goes on to
+// the caller's events (an MCP client's that asked for it; an ask turn has
+// none), and its log lines to the server's log, naming the call by the id
+// the call path gave it: the one place a call's id is made and used.
+type callEvents struct {
+	next     sdk.Events // nil: nobody wants the progress
+	ctx      context.Context
+	logger   *slog.Logger
+	tool, id string
+}
+
+var slogLevels = map[sdk.LogLevel]slog.Level{
+	sdk.LevelDebug: slog.LevelDebug, sdk.LevelInfo: slog.LevelInfo, sdk.LevelWarning: slog.LevelWarn, sdk.LevelError: slog.LevelError,
+}
+
+func (e *callEvents) Progress(progress, total float64, message string) {
+	if e.next != nil {
+		e.next.Progress(progress, total, message)
+	}
+}
+
+func (e *callEvents) Log(level sdk.LogLevel, message string) {
+	e.logger.Log(e.ctx, slogLevels[level], message, "tool", e.tool, "call_id", e.id)
+}
+
+// WantsProgress says whether anybody wants the call's progress: an
+// upstream server is asked for it only then (progressTo).
+func (e *callEvents) WantsProgress() bool {
+	if e.next == nil {
+		return false
+	}
+	w, ok := e.next.(interface{ WantsProgress() bool })
+	return !ok || w.WantsProgress()
+}
 
 // toolError is a result the host answers for a plugin, with a failure the
 // client's model can act on: IsError, and the message as its one text block.

@@ -379,7 +379,7 @@ func (t *tools) handler(name string) mcp.ToolHandler {
 // handle runs call for the tool and turns its outcome into an MCP result.
 func (t *tools) handle(name string, call func(context.Context, string, json.RawMessage, sdk.Events) (*sdk.Result, error)) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), tool: name, logger: t.logger}
+		events := &sessionEvents{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken(), logger: t.logger}
 		t.mu.Lock()
 		ctx = hub.WithUpstreamSession(ctx, t.session)
 		t.mu.Unlock()
@@ -420,24 +420,19 @@ func mcpResult(r *sdk.Result) *mcp.CallToolResult {
 }
 
 // sessionEvents forwards a call's progress to the MCP client as progress
-// notifications, when the client sent a progress token. Log events go to the
-// host's log: MCP's logging notifications are deprecated (SEP-2577).
+// notifications, when the client sent a progress token. A call's log lines
+// are the hub's to log (MCP's logging notifications are deprecated,
+// SEP-2577): it never hands them on here.
 type sessionEvents struct {
 	ctx     context.Context
 	session *mcp.ServerSession
 	token   any
-	tool    string
-	callID  string // set by the call path before the call starts
 	logger  *slog.Logger
 
 	mu   sync.Mutex
 	sent bool
 	last float64
 }
-
-// SetCallID names the call in the events' log lines; the host's call path
-// sets it before the call starts.
-func (e *sessionEvents) SetCallID(id string) { e.callID = id }
 
 // WantsProgress says whether the client asked for progress (sent a
 // progress token); an upstream server is asked for it only then.
@@ -464,13 +459,8 @@ func (e *sessionEvents) Progress(progress, total float64, message string) {
 	})
 }
 
-var slogLevels = map[sdk.LogLevel]slog.Level{
-	sdk.LevelDebug: slog.LevelDebug, sdk.LevelInfo: slog.LevelInfo, sdk.LevelWarning: slog.LevelWarn, sdk.LevelError: slog.LevelError,
-}
-
-func (e *sessionEvents) Log(level sdk.LogLevel, message string) {
-	e.logger.Log(e.ctx, slogLevels[level], message, "tool", e.tool, "call_id", e.callID)
-}
+// Log does nothing: the hub logs a call's log lines, naming the call.
+func (e *sessionEvents) Log(sdk.LogLevel, string) {}
 
 // minLevel drops records below its level, whatever the wrapped handler
 // would accept.

@@ -38,8 +38,12 @@ func policyBox() *sdk.Toolbox {
 // one lazy.
 func policyHost(t *testing.T, opts mcpserver.Options) *mcp.ClientSession {
 	t.Helper()
+	box := policyBox()
 	h, err := hub.New(hub.Config{
 		Roots: []string{t.TempDir()}, Groups: []string{"-git"}, Agent: true,
+		// The groups are the bundled table's, for --groups to name them
+		// (served in-process below; no plugin starts).
+		Bundled: hub.Bundled{Groups: map[string]func() sdk.Group{"policy": func() sdk.Group { return box }}},
 		Upstream: upstream.NewConfig(
 			upstream.Server{ID: "gh", Type: "stdio", Command: "false", Deny: []string{"delete_*"}},
 			upstream.Server{ID: "later", Type: "stdio", Command: "false", Lazy: true},
@@ -49,7 +53,7 @@ func policyHost(t *testing.T, opts mcpserver.Options) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.Close() })
-	client, desc := sdktest.Connect(t, policyBox(), sdk.Host{})
+	client, desc := sdktest.Connect(t, box, sdk.Host{})
 	if err := h.AddGroup(desc.Name, client); err != nil {
 		t.Fatal(err)
 	}
