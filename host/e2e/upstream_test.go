@@ -254,7 +254,8 @@ func TestUpstreamServersForAClient(t *testing.T) {
 		t.Error("no tools/list_changed after the upstream's list changed")
 	}
 
-	// mcp_connect: 002's messages, tools for this session.
+	// mcp_connect: the messages docs/upstream.md gives, tools for this
+	// session.
 	mc := got["mcp_connect"]
 	if mc == nil || !strings.Contains(mc.Description, "<available_mcps>\n- later: test upstream in mode ok\n</available_mcps>") {
 		t.Fatalf("mcp_connect = %+v", mc)

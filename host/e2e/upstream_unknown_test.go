@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,6 +36,10 @@ func TestLazyUpstreamToolRefusalsSayWhatReachesIt(t *testing.T) {
 		}
 		if res, err := call(t, cs, "mcp_connect", map[string]any{"id": "later"}); err != nil || res.IsError {
 			t.Fatalf("mcp_connect = %v, %v", text(res), err)
+		}
+		// mcp_connect takes the one call path: it is in the activity feed.
+		if res, err := call(t, cs, "activity", map[string]any{"tool": "mcp_connect"}); err != nil || !strings.Contains(text(res), "mcp_connect") {
+			t.Errorf("activity of mcp_connect = %v, %v", text(res), err)
 		}
 		if res, err := call(t, cs, "later__echo", map[string]any{"text": "hi"}); err != nil || text(res) != "hi" {
 			t.Errorf("later__echo = %v, %v", text(res), err)

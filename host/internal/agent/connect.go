@@ -8,8 +8,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 )
 
-// connectTool is mcp_connect as 002 words it (upstream's single home of
-// that wording).
+// connectTool is mcp_connect as docs/upstream.md words it (package
+// upstream is the single home of that wording).
 func connectTool(servers []Server) Tool {
 	return Tool{Name: mcpConnectName, Description: upstream.ConnectToolDescription, InputSchema: upstream.ConnectInputSchema(servers[0].ID)}
 }

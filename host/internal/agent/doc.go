@@ -10,8 +10,8 @@
 //     through Toolset.Call, the host's one call path, so it lands in the
 //     activity feed and the changes ledger like a client's call, and the
 //     descriptions the model reads are the catalog's own. There is no
-//     approval gate; the agent sorts tools only by their agent task (001,
-//     [Tool].Task): the model is offered the completion tools, context
+//     approval gate; the agent sorts tools only by their agent task
+//     (docs/agent-tasks.md, [Tool].Task): the model is offered the completion tools, context
 //     tools build the prompt before the first step, post tools then
 //     evaluation tools take each answer (a verdict that is not valid sends
 //     its feedback back, for at most Config.MaxRetries more attempts), and

@@ -72,8 +72,8 @@ type CallRecord struct {
 // there, for read_skill. A context tool that fails, or whose input schema
 // asks for what a turn cannot give, is left out and recorded in
 // Outcome.Stages. After each answer of the model, Run calls the post tools,
-// then the evaluation tools, with it (001: post tools run after the result,
-// before evaluation); a verdict that is not valid sends the feedback back
+// then the evaluation tools, with it (docs/agent-tasks.md: post tools run
+// after the result, before evaluation); a verdict that is not valid sends the feedback back
 // to the model for another attempt, at most Config.MaxRetries times, each
 // attempt with its own step limit, so a post tool sees every attempt's
 // answer. A turn that ends at the step limit or in an error has no answer,

@@ -20,8 +20,8 @@ type stageTool struct {
 	kind routeKind
 }
 
-// StageRecord is one call a turn made at a stage of its own (001's tasks
-// other than completion), or one it skipped.
+// StageRecord is one call a turn made at a stage of its own (the agent
+// tasks other than completion: docs/agent-tasks.md), or one it skipped.
 type StageRecord struct {
 	Task tasks.Task // context, skill, post_tool or evaluation
 	Tool string     // the tool, or for a skill its name
@@ -50,7 +50,8 @@ const (
 )
 
 // argNames are the argument names each value fills, compared case-blind:
-// the names 001's examples and common MCP servers use.
+// the names agent-task examples and common MCP servers use
+// (docs/agent-tasks.md, "Arguments of stage tools").
 var argNames = map[string][]string{
 	valueTask:   {"task", "query", "q", "question", "prompt", "request", "input", "instructions"},
 	valueAnswer: {"answer", "result", "output", "response", "final_answer", "text", "content", "completion"},
@@ -237,8 +238,9 @@ func (t *turn) callStage(ctx context.Context, st stageTool, args json.RawMessage
 	return t.a.tools.Call(ctx, st.Name, args)
 }
 
-// post runs the post tools on answer, before its evaluation (001: after
-// the result, before eval), so on every attempt's answer. The error is
+// post runs the post tools on answer, before its evaluation
+// (docs/agent-tasks.md: after the result, before evaluation), so on every
+// attempt's answer. The error is
 // ctx's.
 func (t *turn) post(ctx context.Context, answer string) error {
 	values := map[string]string{valueTask: t.task, valueAnswer: answer}

@@ -22,7 +22,8 @@ const (
 	reviewSkillMD = "---\nname: review\ndescription: How to review a change.\n---\nRead the diff first.\n"
 )
 
-// docsToolset is 001's quick start as a Toolset: a tool of every task.
+// docsToolset is docs/agent-tasks.md's example set as a Toolset: a tool of
+// every task.
 func docsToolset() *testToolset {
 	s := &testToolset{}
 	text := func(s string) toolFunc {
@@ -299,7 +300,7 @@ func TestPostToolWithAnUnnamedArgumentIsSkipped(t *testing.T) {
 }
 
 // TestPostToolsRunOnEachAnswer: post tools take every answer the model
-// gives, before its evaluation (001's order), the ones an evaluation sends
+// gives, before its evaluation (docs/agent-tasks.md's order), the ones an evaluation sends
 // back included. A turn stopped at the step limit has no answer of the
 // model's, and runs no post tool for it.
 func TestPostToolsRunOnEachAnswer(t *testing.T) {

@@ -154,7 +154,8 @@ func (t *turn) call(ctx context.Context, step int, c ToolCall) (string, CallReco
 
 // threw is what the model reads of a tool that failed to answer (a plugin
 // that crashed, an upstream server's JSON-RPC or transport error or
-// timeout), in 003's form, so the loop goes on:
+// timeout), in the form docs/upstream.md ("Failures") gives, so the loop
+// goes on:
 //
 //	{"error": "tool <name> threw: <error>", "isError": true}
 func threw(name string, err error) string {

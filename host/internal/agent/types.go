@@ -16,7 +16,8 @@ type Tool struct {
 	// It is sent to the model as given; empty means an object without
 	// properties.
 	InputSchema json.RawMessage
-	// Task is the stage of a turn the tool serves (001); the zero value is
+	// Task is the stage of a turn the tool serves (docs/agent-tasks.md); the
+	// zero value is
 	// a completion tool. Only completion tools are offered to the model: a
 	// turn calls context tools before the first step, post then evaluation
 	// tools after each answer, and leaves

@@ -8,7 +8,8 @@
 // tools whatever --write says: --write decides only what the client may
 // call directly.
 //
-// The agent is a task-aware client of the catalog (001): each tool reaches
+// The agent is a task-aware client of the catalog (docs/agent-tasks.md):
+// each tool reaches
 // it with its agent task (catalog.Entry.TaskInfo, so an upstream server's
 // _meta counts too), and the host's skills (skill files and skill tools,
 // the text of skill://{name}) are its skill library. The calls of context,

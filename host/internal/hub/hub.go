@@ -209,6 +209,10 @@ func New(cfg Config) (*Host, error) {
 		stopObserving() // a host New does not return is observed no more
 		return nil, fmt.Errorf("session group: %w", err)
 	}
+	if err := h.registerConnect(); err != nil {
+		stopObserving()
+		return nil, fmt.Errorf("mcp_connect: %w", err)
+	}
 	if w := h.vaultWarning(); w != "" {
 		h.logger.Warn(w)
 	}
@@ -318,6 +322,9 @@ func (h *Host) uncallable(e *catalog.Entry, agent bool) string {
 	}
 	if e.Group == AgentGroup {
 		return "the ask agent's own tool, not for its turns"
+	}
+	if e.Plugin == connectSource {
+		return "a turn connects MCP servers with an mcp_connect of its own"
 	}
 	_, why := h.policy.MountedForAgent(e)
 	return why

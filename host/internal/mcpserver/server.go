@@ -24,6 +24,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
@@ -113,6 +114,10 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		// server's.
 		t.activity = h.Activity().Session()
 	}
+	if connectable(h, opts) {
+		// The session's activation set of the lazy upstream servers.
+		t.session = h.NewUpstreamSession(false)
+	}
 	// The tools now, without a subscription: a server no session ever
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
@@ -137,11 +142,8 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(g.Receiving())
 		s.AddSendingMiddleware(g.Sending())
 	}
-	switch {
-	case t.searchOnly:
+	if t.searchOnly {
 		addInvoke(s, t)
-	case !opts.Stateless:
-		addConnect(s, t)
 	}
 	res.add()
 	return s
@@ -280,6 +282,9 @@ func (t *tools) sync() {
 	defer t.mu.Unlock()
 	want := map[string]*catalog.Entry{}
 	for _, e := range t.host.Mounted() {
+		if e.Spec.Name == upstream.ConnectToolName && t.session == nil {
+			continue // this session connects nothing itself (connectable)
+		}
 		if !t.searchOnly || e.Group == hub.SearchGroup || e.Group == hub.AgentGroup {
 			want[e.Spec.Name] = e
 		}
@@ -387,6 +392,9 @@ func (t *tools) handle(name string, call func(context.Context, string, json.RawM
 		res, err := call(ctx, name, req.Params.Arguments, events)
 		if errors.Is(err, sdk.ErrUnknownTool) {
 			return nil, t.unknownTool(name)
+		}
+		if name == upstream.ConnectToolName && err == nil && !res.IsError {
+			t.addConnected()
 		}
 		if err != nil {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -55,6 +56,9 @@ func (t *tools) unknownTool(name string) error {
 		err = t.host.UnknownTool(name, false)
 	}
 	var unknown *sdk.UnknownToolError
+	if errors.As(err, &unknown) && unknown.Why == "" && name == upstream.ConnectToolName && session == nil {
+		unknown.Why = hub.ConnectNotOffered
+	}
 	if errors.As(err, &unknown) && unknown.Why == "" && t.searchOnly {
 		unknown.Why = fmt.Sprintf("this server lists only %s, %s and ask: call it with %s", hub.SearchTool, InvokeTool, InvokeTool)
 	}

@@ -196,8 +196,8 @@ func (c *Conn) SetOnToolsChanged(f func()) {
 // (a stdio server exited, an HTTP session lost).
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
-// TransportLabel names a server type as 003's upstream_register records
-// it: "stdio", "streamable-http" or "sse".
+// TransportLabel names a server type as the status shows it
+// (docs/upstream.md): "stdio", "streamable-http" or "sse".
 func TransportLabel(typ string) string {
 	if typ == TypeHTTP {
 		return "streamable-http"

@@ -103,7 +103,8 @@ func TestConnToolsAndCall(t *testing.T) {
 }
 
 // TestConnListsEveryPage: tools come in upstream order across pages, and
-// "" is a valid cursor (003): a server whose second page's cursor is ""
+// "" is a valid cursor (docs/upstream.md, "Pagination"): a server whose
+// second page's cursor is ""
 // gets asked for that page, with "cursor": "" on the wire; only an absent
 // nextCursor ends the walk.
 func TestConnListsEveryPage(t *testing.T) {

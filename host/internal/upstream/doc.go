@@ -18,8 +18,8 @@
 // after the connection was lost. A [Pool] is one conversation's activation
 // set for mcp_connect (an ask turn's or an MCP session's): it connects
 // servers on demand, refuses unknown and duplicate ids, and shares nothing
-// with any other Pool. prompt.go holds mcp_connect's wording, 002's word
-// for word.
+// with any other Pool. prompt.go holds mcp_connect's wording, word for
+// word as docs/upstream.md gives it.
 //
 // Upstream tools are named <id>__<tool> ([Namespace], [SplitName]); a name
 // over [MaxName] characters becomes a readable prefix and a stable hash.

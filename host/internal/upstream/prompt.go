@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The mcp_connect tool, word for word as 002 (Pikuri::Mcp::Servers::Connect)
-// gives it, for the ask agent and MCP clients alike.
+// The mcp_connect tool, word for word as docs/upstream.md ("Lazy servers
+// and mcp_connect") gives it, for the ask agent and MCP clients alike.
 
 // ConnectToolName is the name of the tool that connects a server.
 const ConnectToolName = "mcp_connect"

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The mcp_connect wording is 002's, word for word.
+// The mcp_connect wording is docs/upstream.md's, word for word.
 func TestConnectMessages(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct{ got, want string }{
