@@ -1,4 +1,4 @@
-// Package tasks is the wire form of agent tasks (001_fc2aff96529d39f8.txt):
+// Package tasks is the wire form of agent tasks (docs/agent-tasks.md):
 // which stage of an agent's run a tool serves, as an MCP tools/list carries
 // it in each tool's _meta, and [ToolsForTask] to pick one task's tools from
 // a listing. It depends on the MCP Go SDK only, so any Go MCP client can
@@ -25,8 +25,8 @@ import (
 // Task is the agent task of a tool: the value of _meta.mcp_server.task.
 type Task string
 
-// The tasks of 001. A client that meets another value (a newer contract's)
-// keeps it as it is, so it matches no known task.
+// The tasks of docs/agent-tasks.md. A client that meets another value (a
+// newer contract's) keeps it as it is, so it matches no known task.
 const (
 	Completion Task = "completion" // offered to the model
 	Context    Task = "context"    // its text builds the prompt
@@ -39,7 +39,7 @@ const (
 // All is every known task, in the order of an agent's run.
 var All = []Task{Context, Skill, Completion, PostTool, Evaluation, None}
 
-// Known reports whether t is one of the tasks of 001.
+// Known reports whether t is one of the tasks of docs/agent-tasks.md.
 func Known(t Task) bool { return slices.Contains(All, t) }
 
 // SkillMode says how an agent uses a skill tool: _meta.mcp_server.mode.

@@ -96,7 +96,8 @@ func TestOf(t *testing.T) {
 }
 
 // TestMetaRoundTrips: what Meta writes, FromMeta reads back, built
-// in-process or through JSON; and the JSON is 001's.
+// in-process or through JSON; and the JSON is docs/agent-tasks.md's wire
+// form.
 func TestMetaRoundTrips(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct {

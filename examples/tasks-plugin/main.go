@@ -1,6 +1,7 @@
 // Command ramabana-plugin-docs is a plugin with a tool of every agent task:
-// the Go form of 001's quick start (policies, ticket, search, grounded,
-// audit, style, ping). Build it as ramabana-plugin-docs in a plugin dir:
+// the example set of docs/agent-tasks.md (policies, ticket, search,
+// grounded, audit, style, ping). Build it as ramabana-plugin-docs in a
+// plugin dir:
 //
 //	go build -o ~/.config/ramabana/plugins/ramabana-plugin-docs ./examples/tasks-plugin
 //

@@ -224,10 +224,11 @@ func TestPluginListPrecedenceAndHealth(t *testing.T) {
 }
 
 // TestPluginInstallListExitOnStdinEOF: a plugin that exits when its stdin
-// reaches EOF, as docs/plugin-protocol.md asks of a plugin in any language, installs
-// and lists: install and list launch it as the server does, on a lifeline
-// pipe that stays open while the plugin runs. On a stdin already at EOF
-// (/dev/null, as they once gave) it exits at once, which is checked first.
+// reaches EOF, as docs/plugin-protocol.md asks of a plugin in any language,
+// installs and lists: install and list launch it as the server does, on a
+// lifeline pipe that stays open while the plugin runs. On a stdin already
+// at EOF (/dev/null, as they once gave) it exits at once, which is checked
+// first.
 func TestPluginInstallListExitOnStdinEOF(t *testing.T) {
 	t.Parallel()
 	bin := filepath.Join(pluginDir(t, "eofexit"), supervise.PluginPrefix+"eofexit")

@@ -11,13 +11,13 @@
 //     activity feed and the changes ledger like a client's call, and the
 //     descriptions the model reads are the catalog's own. There is no
 //     approval gate; the agent sorts tools only by their agent task
-//     (docs/agent-tasks.md, [Tool].Task): the model is offered the completion tools, context
-//     tools build the prompt before the first step, post tools then
-//     evaluation tools take each answer (a verdict that is not valid sends
-//     its feedback back, for at most Config.MaxRetries more attempts), and
-//     skill and none tools are never offered. A stage
-//     tool gets the task and the answer only in properties named for them;
-//     one that requires anything else is skipped.
+//     (docs/agent-tasks.md, [Tool].Task): the model is offered the
+//     completion tools, context tools build the prompt before the first
+//     step, post tools then evaluation tools take each answer (a verdict
+//     that is not valid sends its feedback back, for at most
+//     Config.MaxRetries more attempts), and skill and none tools are never
+//     offered. A stage tool gets the task and the answer only in properties
+//     named for them; one that requires anything else is skipped.
 //   - [Skills] is the skill library (skill files and skill tools alike):
 //     always-on skills are injected with the context, the others listed in
 //     the system prompt and loaded with the built-in read_skill tool.

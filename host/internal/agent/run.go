@@ -66,21 +66,21 @@ type CallRecord struct {
 
 // Run runs one turn for task and returns its outcome.
 //
-// Before the first step it calls the context tools (their text goes in
-// the system prompt, or in a user message before the task) and reads the
+// Before the first step it calls the context tools (their text goes in the
+// system prompt, or in a user message before the task) and reads the
 // always-on skills into the system prompt; the other skills are listed
 // there, for read_skill. A context tool that fails, or whose input schema
 // asks for what a turn cannot give, is left out and recorded in
 // Outcome.Stages. After each answer of the model, Run calls the post tools,
 // then the evaluation tools, with it (docs/agent-tasks.md: post tools run
-// after the result, before evaluation); a verdict that is not valid sends the feedback back
-// to the model for another attempt, at most Config.MaxRetries times, each
-// attempt with its own step limit, so a post tool sees every attempt's
-// answer. A turn that ends at the step limit or in an error has no answer,
-// and runs none. A stage
-// tool gets the task and the answer in the properties named for them
-// (task, query, ...; answer, result, ...); one that requires any other
-// property is skipped and recorded.
+// after the result, before evaluation); a verdict that is not valid sends
+// the feedback back to the model for another attempt, at most
+// Config.MaxRetries times, each attempt with its own step limit, so a post
+// tool sees every attempt's answer. A turn that ends at the step limit or
+// in an error has no answer, and runs none. A stage tool gets the task and
+// the answer in the properties named for them (task, query, ...; answer,
+// result, ...); one that requires any other property is skipped and
+// recorded.
 //
 // A backend failure (after the backend's own retries) ends the turn with an
 // error naming the step, and an Outcome with StoppedBy StopError holding

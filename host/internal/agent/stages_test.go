@@ -300,9 +300,9 @@ func TestPostToolWithAnUnnamedArgumentIsSkipped(t *testing.T) {
 }
 
 // TestPostToolsRunOnEachAnswer: post tools take every answer the model
-// gives, before its evaluation (docs/agent-tasks.md's order), the ones an evaluation sends
-// back included. A turn stopped at the step limit has no answer of the
-// model's, and runs no post tool for it.
+// gives, before its evaluation (docs/agent-tasks.md's order), the ones an
+// evaluation sends back included. A turn stopped at the step limit has no
+// answer of the model's, and runs no post tool for it.
 func TestPostToolsRunOnEachAnswer(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {

@@ -16,12 +16,11 @@ type Tool struct {
 	// It is sent to the model as given; empty means an object without
 	// properties.
 	InputSchema json.RawMessage
-	// Task is the stage of a turn the tool serves (docs/agent-tasks.md); the
-	// zero value is
-	// a completion tool. Only completion tools are offered to the model: a
-	// turn calls context tools before the first step, post then evaluation
-	// tools after each answer, and leaves
-	// skill tools (read through Skills) and none tools alone.
+	// Task is the stage of a turn the tool serves (docs/agent-tasks.md);
+	// the zero value is a completion tool. Only completion tools are
+	// offered to the model: a turn calls context tools before the first
+	// step, post then evaluation tools after each answer, and leaves skill
+	// tools (read through Skills) and none tools alone.
 	Task tasks.Info
 }
 

@@ -9,11 +9,11 @@
 // call directly.
 //
 // The agent is a task-aware client of the catalog (docs/agent-tasks.md):
-// each tool reaches
-// it with its agent task (catalog.Entry.TaskInfo, so an upstream server's
-// _meta counts too), and the host's skills (skill files and skill tools,
-// the text of skill://{name}) are its skill library. The calls of context,
-// skill, post and evaluation tools are the turn's like the model's.
+// each tool reaches it with its agent task (catalog.Entry.TaskInfo, so an
+// upstream server's _meta counts too), and the host's skills (skill files
+// and skill tools, the text of skill://{name}) are its skill library. The
+// calls of context, skill, post and evaluation tools are the turn's like
+// the model's.
 package ask
 
 import (

@@ -102,11 +102,10 @@ func TestConnToolsAndCall(t *testing.T) {
 	}
 }
 
-// TestConnListsEveryPage: tools come in upstream order across pages, and
-// "" is a valid cursor (docs/upstream.md, "Pagination"): a server whose
-// second page's cursor is ""
-// gets asked for that page, with "cursor": "" on the wire; only an absent
-// nextCursor ends the walk.
+// TestConnListsEveryPage: tools come in upstream order across pages, and ""
+// is a valid cursor (docs/upstream.md, "Pagination"): a server whose second
+// page's cursor is "" gets asked for that page, with "cursor": "" on the
+// wire; only an absent nextCursor ends the walk.
 func TestConnListsEveryPage(t *testing.T) {
 	t.Parallel()
 	for mode, want := range map[string][]string{

@@ -11,9 +11,9 @@ import (
 )
 
 // Per MCP, "" is a valid cursor: only an absent nextCursor ends a
-// tools/list walk (docs/upstream.md). The go-sdk's types drop an empty cursor
-// (omitempty) both ways, so a server paginating with "" would lose every
-// page after it. emptyCursor stands for "" inside this process: the
+// tools/list walk (docs/upstream.md). The go-sdk's types drop an empty
+// cursor (omitempty) both ways, so a server paginating with "" would lose
+// every page after it. emptyCursor stands for "" inside this process: the
 // connection turns a tools/list result's "nextCursor": "" into it, and it
 // back into "cursor": "" in the request for the next page.
 const emptyCursor = "\x00empty cursor"
