@@ -58,7 +58,7 @@ FUZZ := \
 	./plugins/notebook:FuzzNotebookRoundTrip \
 	./host/internal/transport:FuzzStdioFrame \
 	./host/internal/transport:FuzzReadEnvelope \
-	./sdk:FuzzValidateArgs
+	./internal/schema:FuzzValidateArgs
 fuzz:
 	@set -e; for t in $(FUZZ); do \
 	  pkg=$${t%%:*}; name=$${t##*:}; \

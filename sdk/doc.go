@@ -40,7 +40,7 @@
 // process, whatever its language, through a [Group] too, so tests run a
 // group in-process over real gRPC (package sdktest) exactly as the host
 // sees it, and with the host's own checks: a description is checked by
-// [Description.Validate], and arguments by [InputValidator] before a
+// [Description.Validate], and arguments against the tool's input schema before a
 // handler sees them. [Toolbox.AddGroup] runs the same checks at start-up.
 //
 // A handler reports a failure a model can act on (a bad path, a stale line)

@@ -1,15 +1,12 @@
 package sdk
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 )
 
 // The one description validator. The host runs it on every plugin it
@@ -24,27 +21,6 @@ import (
 // unknown task or mode, a mode or as_user_message where it does not apply)
 // refuses that tool, and the launcher serves the rest (DropMisdeclared).
 // The author's side (Toolbox, sdktest) refuses both at start-up.
-
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-
-// ValidName reports whether name is a valid plugin or group name: lower-case
-// letters, digits and '-', not starting with '-'. A plugin binary is named
-// ramabana-plugin-<name>.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
-
-// MaxToolName is the longest tool name a description may declare.
-const MaxToolName = 128
-
-// ValidToolName reports whether name is a valid tool name: 1 to
-// MaxToolName letters, digits, '_' and '-'.
-func ValidToolName(name string) bool {
-	if name == "" || len(name) > MaxToolName {
-		return false
-	}
-	return strings.IndexFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	}) < 0
-}
 
 // Validate reports the first reason the host would refuse d: a bad plugin
 // or group name, no groups, a tool declared twice, or a tool that fails
@@ -67,7 +43,7 @@ func (d *Description) Validate() error {
 
 // validatePluginName says what is wrong with a plugin's name, if anything.
 func validatePluginName(name string) error {
-	if !ValidName(name) {
+	if !schema.ValidName(name) {
 		return fmt.Errorf("plugin name %q: use lower-case letters, digits and '-'", name)
 	}
 	return nil
@@ -76,7 +52,7 @@ func validatePluginName(name string) error {
 // validate checks one group of a description, its tools' names against
 // seen (tool name → group, of the groups before it), which it extends.
 func (g GroupSpec) validate(seen map[string]string) error {
-	if !ValidName(g.Name) {
+	if !schema.ValidName(g.Name) {
 		return fmt.Errorf("group name %q: use lower-case letters, digits and '-'", g.Name)
 	}
 	for _, t := range g.Tools {
@@ -96,8 +72,8 @@ func (g GroupSpec) validate(seen map[string]string) error {
 // object schema or does not resolve, or an output schema that is not an
 // object schema (MCP requires one). The error names the tool.
 func (s ToolSpec) Validate() error {
-	if !ValidToolName(s.Name) {
-		return fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to %d)", s.Name, MaxToolName)
+	if !schema.ValidToolName(s.Name) {
+		return fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to %d)", s.Name, schema.MaxToolName)
 	}
 	switch s.Kind {
 	case KindRead, KindWrite, KindAct:
@@ -106,11 +82,11 @@ func (s ToolSpec) Validate() error {
 	default:
 		return fmt.Errorf("tool %q: unknown kind %d: read, write or act", s.Name, s.Kind)
 	}
-	if _, err := NewInputValidator(s); err != nil {
+	if _, err := schema.NewValidator(s.Name, s.InputSchema); err != nil {
 		return err
 	}
 	if len(s.OutputSchema) > 0 {
-		if _, err := objectSchema(s.OutputSchema); err != nil {
+		if _, err := schema.Object(s.OutputSchema); err != nil {
 			return fmt.Errorf("tool %q: output schema: %w", s.Name, err)
 		}
 	}
@@ -164,86 +140,7 @@ func (d *Description) DropMisdeclared() (*Description, []error) {
 	return &out, refused
 }
 
-// InputValidator checks call arguments against a tool's input schema, as
-// the host does before a call reaches the plugin. It is safe for concurrent
-// use.
-type InputValidator struct {
-	tool     string
-	schema   *jsonschema.Schema // with its PropertyOrder set, for messages
-	resolved *jsonschema.Resolved
-}
-
-// NewInputValidator compiles spec's input schema, which must be a JSON
-// object schema (root "type": "object") that resolves. The error names the
-// tool.
-func NewInputValidator(spec ToolSpec) (*InputValidator, error) {
-	if len(spec.InputSchema) == 0 {
-		return nil, fmt.Errorf("tool %q: no input schema", spec.Name)
-	}
-	s, err := objectSchema(spec.InputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
-	}
-	setPropertyOrder(s, spec.InputSchema)
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
-	}
-	return &InputValidator{tool: spec.Name, schema: s, resolved: resolved}, nil
-}
-
-// Validate checks args (a JSON object; empty or null means {}). The error
-// names the tool and says what is wrong in words a model can act on, one
-// clause per problem (at most a few): which argument, what was wrong and
-// what was expected (`"start" must be at least 1 (got 0)`), and for an
-// unknown or missing argument the names the tool takes, with the closest
-// to a misspelt one. A failure it cannot place keeps the schema
-// validator's own message.
-func (v *InputValidator) Validate(args json.RawMessage) error {
-	if err := v.validate(args); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %w", v.tool, err)
-	}
-	return nil
-}
-
-func (v *InputValidator) validate(args json.RawMessage) error {
-	args = Arguments(args)
-	var value any
-	if err := json.Unmarshal(args, &value); err != nil {
-		return fmt.Errorf("arguments are not valid JSON: %w", err)
-	}
-	if _, ok := value.(map[string]any); !ok {
-		return fmt.Errorf("the arguments must be a JSON object, got %s", show(value))
-	}
-	err := v.resolved.Validate(value)
-	if err == nil {
-		return nil
-	}
-	problems := describe(v.tool, v.schema, value)
-	if len(problems) == 0 {
-		return err
-	}
-	return errors.New(joinProblems(problems))
-}
-
 // Arguments is what the host sends a plugin for call arguments args:
 // absent arguments (empty or JSON null) are the empty object, anything else
 // is args as it is.
-func Arguments(args json.RawMessage) json.RawMessage {
-	if t := bytes.TrimSpace(args); len(t) == 0 || bytes.Equal(t, []byte("null")) {
-		return json.RawMessage("{}")
-	}
-	return args
-}
-
-// objectSchema parses a JSON Schema whose root must have type "object".
-func objectSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	if s.Type != "object" {
-		return nil, errors.New(`the root must have "type": "object"`)
-	}
-	return &s, nil
-}
+func Arguments(args json.RawMessage) json.RawMessage { return schema.Arguments(args) }

@@ -17,6 +17,7 @@ import (
 	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/pluginclient"
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -56,10 +57,10 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 	if _, refused := d.DropMisdeclared(); refused != nil {
 		t.Fatalf("the host would refuse these tools: %v", refused)
 	}
-	checked := &validating{Group: client, inputs: map[string]*sdk.InputValidator{}}
+	checked := &validating{Group: client, inputs: map[string]*schema.Validator{}}
 	for _, grp := range d.Groups {
 		for _, spec := range grp.Tools {
-			v, err := sdk.NewInputValidator(spec)
+			v, err := schema.NewValidator(spec.Name, spec.InputSchema)
 			if err != nil {
 				t.Fatal(err) // Validate passed, so this cannot happen
 			}
@@ -73,7 +74,7 @@ func Connect(t testing.TB, g sdk.Group, host sdk.Host) (sdk.Group, *sdk.Descript
 // on, and passes absent arguments as {} as the host does.
 type validating struct {
 	sdk.Group
-	inputs map[string]*sdk.InputValidator
+	inputs map[string]*schema.Validator
 }
 
 func (v *validating) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {

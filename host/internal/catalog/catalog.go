@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -50,7 +51,7 @@ type Entry struct {
 	// it is listed: a host starts with dozens of tools, or thousands from
 	// upstream servers, and a model calls a few. Nil: the source validates
 	// its arguments.
-	input func() (*sdk.InputValidator, error)
+	input func() (*schema.Validator, error)
 }
 
 // Provenance is where a tool runs. Privileges follow from it, never from
@@ -94,8 +95,8 @@ func (e *Entry) KeepsDataLocal() bool {
 }
 
 // lazyValidator compiles spec's input schema once, when first asked.
-func lazyValidator(spec sdk.ToolSpec) func() (*sdk.InputValidator, error) {
-	return sync.OnceValues(func() (*sdk.InputValidator, error) { return sdk.NewInputValidator(spec) })
+func lazyValidator(spec sdk.ToolSpec) func() (*schema.Validator, error) {
+	return sync.OnceValues(func() (*schema.Validator, error) { return schema.NewValidator(spec.Name, spec.InputSchema) })
 }
 
 // Upstream is what an upstream MCP server's tool keeps of its listing, to
@@ -121,7 +122,7 @@ func NewUpstreamEntry(spec sdk.ToolSpec, group, source string, up *Upstream, cal
 	e := &Entry{Spec: spec, Group: group, Plugin: source, Upstream: up, caller: caller}
 	if !bytes.Contains(spec.InputSchema, []byte(`"$ref"`)) && !bytes.Contains(spec.InputSchema, []byte(`Ref"`)) {
 		compile := lazyValidator(spec)
-		e.input = func() (*sdk.InputValidator, error) {
+		e.input = func() (*schema.Validator, error) {
 			if v, err := compile(); err == nil {
 				return v, nil
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -31,7 +32,7 @@ func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 		}
 		name, out := strings.CutPrefix(g, "-")
 		name = strings.TrimPrefix(name, "+")
-		if !sdk.ValidName(name) {
+		if !schema.ValidName(name) {
 			return nil, nil, fmt.Errorf("--groups: %q is not a group name", g)
 		}
 		if out {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -45,7 +46,7 @@ func (h *Host) whyUnknown(name string, agent, connect bool) string {
 	for i, e := range tools {
 		names[i] = e.Spec.Name
 	}
-	if near, ok := sdk.NearestName(name, names); ok {
+	if near, ok := schema.NearestName(name, names); ok {
 		return fmt.Sprintf("no tool has that name; did you mean %s?", near)
 	}
 	return "no tool has that name"

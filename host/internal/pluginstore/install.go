@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -80,7 +81,7 @@ func (s *Store) Install(ctx context.Context, path string, describe DescribeFunc)
 		}
 		return Entry{}, fmt.Errorf("%s is not a ramabana plugin: %w", path, err)
 	}
-	if !sdk.ValidName(desc.Name) { // the describer validated it; the file name must be safe regardless
+	if !schema.ValidName(desc.Name) { // the describer validated it; the file name must be safe regardless
 		return Entry{}, fmt.Errorf("%s is not a usable ramabana plugin: its name %q is not lower-case letters, digits and '-'", path, desc.Name)
 	}
 

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 )
 
 // lockVersion is the lock file format this package reads and writes.
@@ -86,7 +86,7 @@ func (s *Store) readLock() (*LockFile, error) {
 		l.Plugins = map[string]Entry{}
 	}
 	for name, e := range l.Plugins {
-		if !sdk.ValidName(name) || e.File != FilePrefix+name {
+		if !schema.ValidName(name) || e.File != FilePrefix+name {
 			return nil, fmt.Errorf("lock file %s: entry %q: file %q is not %s<name> for a name of lower-case letters, digits and '-'", s.lockPath(), name, e.File, FilePrefix)
 		}
 		e.Name = name

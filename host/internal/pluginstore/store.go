@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 )
 
 // FilePrefix starts the file name of every plugin binary:
@@ -25,7 +25,7 @@ const mutexFileName = ".lock"
 // store's temp files and lock files.
 func PluginName(file string) (string, bool) {
 	name, ok := strings.CutPrefix(filepath.Base(file), FilePrefix)
-	if !ok || !sdk.ValidName(name) {
+	if !ok || !schema.ValidName(name) {
 		return "", false
 	}
 	return name, true

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/pluginstore"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
-	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 )
 
 // PluginPrefix starts the file name of every plugin binary in a plugin dir:
@@ -67,7 +67,7 @@ func Discover(self string, bundled []string, dirs []string) ([]Source, []error) 
 			if !ok || seen[name] {
 				continue
 			}
-			if !sdk.ValidName(name) {
+			if !schema.ValidName(name) {
 				errs = append(errs, fmt.Errorf("plugin %q: name must be lower-case letters, digits and '-'", filepath.Join(dir, e.Name())))
 				continue
 			}

@@ -1,4 +1,4 @@
-package sdk
+package schema
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package sdk_test
+package schema_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -72,7 +73,7 @@ func TestArgumentErrorsInWords(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			v, err := sdk.NewInputValidator(specs[tc.tool])
+			v, err := schema.NewValidator(tc.tool, specs[tc.tool].InputSchema)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +95,7 @@ func TestNearestName(t *testing.T) {
 		"pth": "path", "Path": "path", "strat": "start", "limits": "limit", "timeoutSeconds": "timeout_seconds",
 		"timeout-second": "timeout_seconds", "ids": "id", "file": "", "q": "", "ix": "",
 	} {
-		got, ok := sdk.NearestName(given, names)
+		got, ok := schema.NearestName(given, names)
 		if got != want || ok != (want != "") {
 			t.Errorf("NearestName(%q) = %q, %v, want %q", given, got, ok, want)
 		}

@@ -1,4 +1,4 @@
-package sdk_test
+package schema_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -112,9 +113,9 @@ func FuzzValidateArgs(f *testing.F) {
 	} {
 		f.Add(s.schema, []byte(s.args))
 	}
-	inputs := make([]*sdk.InputValidator, len(fuzzSchemas))
+	inputs := make([]*schema.Validator, len(fuzzSchemas))
 	for i, s := range fuzzSchemas {
-		v, err := sdk.NewInputValidator(sdk.ToolSpec{Name: "t", Kind: sdk.KindRead, InputSchema: json.RawMessage(s.schema)})
+		v, err := schema.NewValidator("t", json.RawMessage(s.schema))
 		if err != nil {
 			f.Fatal(err)
 		}
