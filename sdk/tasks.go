@@ -77,11 +77,11 @@ func PostTool[In any](spec ToolSpec, fn func(ctx context.Context, req *Request, 
 }
 
 // SkillTool declares a skill tool: fn returns the text of a SKILL.md,
-// front matter included, whose name is SkillName(spec.Name). An agent
+// front matter included, whose name is the tool's in lower case with '_' as '-' (house_style serves house-style). An agent
 // injects an always-on skill with its context and loads an auto one by
 // name. mode is SkillAlwaysOn or SkillAuto, and spec.Description is
 // required: the host lists the skill by it before any call. Each text is
-// checked (CheckSkill); one that fails is a fault naming the tool. A skill
+// checked; one that fails is a fault naming the tool. A skill
 // whose text is fixed is better declared with SkillText, which checks it
 // at start-up.
 func SkillTool(spec ToolSpec, mode SkillMode, fn func(ctx context.Context, req *Request) (string, error)) Tool {
@@ -95,7 +95,7 @@ func SkillTool(spec ToolSpec, mode SkillMode, fn func(ctx context.Context, req *
 		if err != nil {
 			return nil, err
 		}
-		if err := CheckSkill(name, text); err != nil {
+		if err := skills.CheckToolText(name, text); err != nil {
 			return nil, err
 		}
 		return TextResult(text), nil
@@ -103,13 +103,13 @@ func SkillTool(spec ToolSpec, mode SkillMode, fn func(ctx context.Context, req *
 }
 
 // SkillText declares a skill tool that returns text, a SKILL.md checked
-// now (CheckSkill). Without a description, spec takes the front matter's.
+// now. Without a description, spec takes the front matter's.
 func SkillText(spec ToolSpec, mode SkillMode, text string) Tool {
-	if err := CheckSkill(spec.Name, text); err != nil {
+	if err := skills.CheckToolText(spec.Name, text); err != nil {
 		panic("sdk: " + err.Error())
 	}
 	if strings.TrimSpace(spec.Description) == "" {
-		sk, _ := skills.Parse(text) // CheckSkill parsed it
+		sk, _ := skills.Parse(text) // CheckToolText parsed it
 		spec.Description = sk.Description
 	}
 	return SkillTool(spec, mode, func(context.Context, *Request) (string, error) { return text, nil })
@@ -120,27 +120,6 @@ func SkillText(spec ToolSpec, mode SkillMode, text string) Tool {
 func NoneTool[In, Out any](spec ToolSpec, fn func(ctx context.Context, req *Request, args In) (Out, error)) Tool {
 	spec = taskSpec(spec, TaskNone, "NoneTool")
 	return typedTool(spec, fn)
-}
-
-// SkillName is the name of the skill a skill tool serves: the tool's
-// name in lower case with '_' as '-' (house_style serves house-style).
-func SkillName(tool string) string {
-	return strings.ReplaceAll(strings.ToLower(tool), "_", "-")
-}
-
-// CheckSkill reports why text is not what the skill tool of that name
-// must return: a SKILL.md whose front matter (Agent Skills format) has a
-// valid name and a description, the name being SkillName(tool). The error
-// names the tool.
-func CheckSkill(tool, text string) error {
-	sk, err := skills.Parse(text)
-	if err != nil {
-		return fmt.Errorf("tool %q: its SKILL.md text: %w", tool, err)
-	}
-	if want := SkillName(tool); sk.Name != want {
-		return fmt.Errorf("tool %q: its SKILL.md names the skill %q; the tool serves the skill %q", tool, sk.Name, want)
-	}
-	return nil
 }
 
 // taskSpec is spec declared for task by helper: it panics, naming the

@@ -11,7 +11,6 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 	"github.com/ramabana/ramabana-mcp/internal/skills"
-	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
@@ -102,10 +101,10 @@ func skillWhere(s skills.Skill) string {
 }
 
 // ToolSkillName is the name of the skill a skill tool serves
-// (sdk.SkillName): of a plugin's tool, its name's; of an upstream
+// (skills.ToolSkillName): of a plugin's tool, its name's; of an upstream
 // server's, that of the tool's name on its server, without <id>__.
 func ToolSkillName(e *catalog.Entry) string {
-	return sdk.SkillName(toolOwnName(e))
+	return skills.ToolSkillName(toolOwnName(e))
 }
 
 // toolOwnName is the tool's name where it is served: an upstream tool's
@@ -129,7 +128,7 @@ func firstLine(s string) string {
 // what its skill tool returns (called through the one call path). ok is
 // false when there is no such skill. A skill tool that fails (an error
 // result), or answers something that is not the skill's SKILL.md
-// (sdk.CheckSkill, the check plugin skill tools make of their own text,
+// (skills.CheckToolText, the check plugin skill tools make of their own text,
 // made here of every skill tool's, upstream ones included), is an error:
 // its answer is never handed on as the skill, which an agent would put in
 // its system prompt.
@@ -154,7 +153,7 @@ func (h *Host) ReadSkill(ctx context.Context, name string) (text string, ok bool
 		return "", true, fmt.Errorf("skill tool %q failed: %s", e.Spec.Name, cutMessage(res.Text(), 300))
 	}
 	text = res.Text()
-	if err := sdk.CheckSkill(toolOwnName(e), text); err != nil {
+	if err := skills.CheckToolText(toolOwnName(e), text); err != nil {
 		return "", true, fmt.Errorf("skill %q: %w", name, err)
 	}
 	return text, true, nil
