@@ -8,8 +8,8 @@
 # <group>`, so the image needs only what their tools call: git (the git
 # group), python3 (inspect_python), bash (run_command, with --write) and the
 # CA certificates (the web group, upstream servers, model endpoints).
-# deploy/ has Kubernetes manifests for it; README.md, "Container and
-# Kubernetes", says more.
+# deploy/ has Kubernetes manifests for it; docs/http.md, "Container" and
+# "Kubernetes", says more.
 
 # Build and run on the same Debian release: cgo links against its glibc.
 ARG DEBIAN=trixie

@@ -27,7 +27,7 @@
 //
 // The package's Example is a complete plugin.
 //
-// A tool serves an agent at one stage of its run, its task (001): context
+// A tool serves an agent at one stage of its run, its task (docs/agent-tasks.md): context
 // tools build the prompt, completion tools (TypedTool's, the default) are
 // offered to the model, post tools run after the result, evaluation tools
 // judge it, skill tools hold instructions, none tools are for other

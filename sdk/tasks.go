@@ -8,7 +8,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/internal/skills"
 )
 
-// The task helpers are the Go form of 001's decorators: each declares a
+// The task helpers are the Go form of the agent tasks' decorators
+// (docs/agent-tasks.md): each declares a
 // tool of one agent task, sets the task itself, and takes a handler whose
 // Go type is what that task returns, so a context tool that returns a
 // struct, or an evaluation tool that returns text, does not compile. What

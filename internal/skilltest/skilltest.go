@@ -22,8 +22,8 @@ type Skill struct {
 }
 
 // Server serves, over streamable HTTP on 127.0.0.1 until the test ends, an
-// MCP server whose tools are the given skill tools, tagged as 001's
-// skill_tool tags them, and returns its URL.
+// MCP server whose tools are the given skill tools, tagged as skill tools
+// are (docs/agent-tasks.md), and returns its URL.
 func Server(t testing.TB, tools map[string]Skill) string {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "1"}, nil)

@@ -15,7 +15,7 @@
 //	misdeclared  a group "misdeclared": tool fine, and tools left out: moded, a completion tool with a skill
 //	             mode, and user_eval, an evaluation tool with as_user_message
 //	eofexit      a healthy group "eofexit" (tool eof_echo) that exits as soon as its stdin reaches EOF,
-//	             whatever stdin is, as a plugin in another language following the README does
+//	             whatever stdin is, as a plugin in another language following docs/plugin-protocol.md does
 //	trace        a group "trace" whose tool trace_context reports the trace context its handler got
 //	procs        a group "procs" whose tool procs_gomaxprocs reports the plugin's GOMAXPROCS
 //	procsall     the same as a group "procsall", served with sdk.WithAllCPUs

@@ -27,10 +27,10 @@
 // provider is "searxng" (url required; the instance must enable the json
 // format) or "brave" (url defaults to the Brave Search API; the key is
 // api_key, or the variable named by api_key_env, BRAVE_API_KEY by default).
-// RAMABANA_SEARCH_PROVIDER and RAMABANA_SEARCH_URL override the file. The
-// host passes plugins only an allow-list of environment variables, so each
-// of these, and the API key's variable, reaches the plugin only when the
-// host is started with --plugin-env NAME.
+// RAMABANA_SEARCH_PROVIDER and RAMABANA_SEARCH_URL override the file; the
+// host passes both to plugins. It passes plugins only an allow-list of
+// environment variables, so the API key's variable reaches the plugin only
+// when the host is started with --plugin-env NAME.
 //
 // Failures a model can act on (a refused scheme, a timeout, an HTTP error
 // status, a binary body, no provider configured) are error results that say

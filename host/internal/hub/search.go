@@ -209,7 +209,8 @@ func contentOf(entries []*catalog.Entry) [sha256.Size]byte {
 	return sum
 }
 
-// ServerInfo is one server of search results (003's UpstreamServerInfo):
+// ServerInfo is one server of search results (UpstreamServerInfo,
+// docs/upstream.md):
 // an upstream MCP server or a tool group.
 type ServerInfo struct {
 	Name         string      `json:"name"`

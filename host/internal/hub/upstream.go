@@ -158,7 +158,7 @@ func (h *Host) syncUpstream(id string) {
 }
 
 // registerMessage is an upstream_register event's message: transport
-// label, tool count and instructions, as 003 records them.
+// label, tool count and instructions (docs/upstream.md).
 func registerMessage(st upstream.LinkStatus) string {
 	msg := fmt.Sprintf("%s, %d tools", st.Transport, st.Tools)
 	if st.Instructions != "" {

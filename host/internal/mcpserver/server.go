@@ -29,7 +29,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/tasks"
 )
 
-// MetaKey is the _meta key of a tool's task (001_fc2aff96529d39f8.txt);
+// MetaKey is the _meta key of a tool's task (docs/agent-tasks.md);
 // package tasks reads it, and its FastMCP twin.
 const MetaKey = tasks.MetaKey
 
@@ -369,7 +369,7 @@ func mcpTool(e *catalog.Entry) *mcp.Tool {
 
 // TaskMeta is the _meta of a plugin's tool: its task under MetaKey (task
 // always, as_user_message for context tools, mode for skill tools) and
-// again as the one tag under tasks.FastMCPKey, as 001 has it.
+// again as the one tag under tasks.FastMCPKey (docs/agent-tasks.md).
 func TaskMeta(s sdk.ToolSpec) mcp.Meta {
 	return catalog.SpecTask(s).Meta()
 }
