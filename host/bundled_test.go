@@ -1,0 +1,80 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// TestBundledGroupsInEveryPlace: a bundled group is in every place it
+// needs, so that adding one and missing a place fails here: its folder
+// under plugins/ (with tests of its own) and the table in bundled.go match
+// one for one, every group a bundled plugin declares is described without
+// error, and docs/configuration.md's table of bundled groups names each
+// group and each of its tools in the column of the tool's kind.
+func TestBundledGroupsInEveryPlace(t *testing.T) {
+	t.Parallel()
+	entries, err := os.ReadDir(filepath.Join("..", "plugins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "internal" {
+			dirs = append(dirs, e.Name())
+			tests, _ := filepath.Glob(filepath.Join("..", "plugins", e.Name(), "*_test.go"))
+			if len(tests) == 0 {
+				t.Errorf("plugins/%s has no tests", e.Name())
+			}
+		}
+	}
+	if diff := cmp.Diff(dirs, BundledNames()); diff != "" {
+		t.Errorf("the folders under plugins/ (-) and the table in bundled.go (+) differ:\n%s", diff)
+	}
+
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "configuration.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{} // group → its row's cells
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)`[^|]*((?:\\|[^|\\n]*)+)\\|\\s*$")
+	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
+		rows[m[1]] = strings.Split(strings.Trim(m[2], "|"), "|")
+	}
+	column := map[sdk.Kind]int{sdk.KindRead: 0, sdk.KindAct: 1, sdk.KindWrite: 2}
+	for _, name := range BundledNames() {
+		d, err := DescribeBundled(name, sdk.Host{})
+		if err != nil {
+			t.Errorf("describe %s: %v", name, err)
+			continue
+		}
+		for _, g := range d.Groups {
+			cells, ok := rows[g.Name]
+			if !ok || len(cells) != 3 {
+				t.Errorf("docs/configuration.md's table of bundled groups has no row for group %q (of plugin %s) with read, act and write columns", g.Name, name)
+				continue
+			}
+			for _, tool := range g.Tools {
+				if i, ok := column[tool.Kind]; !ok || !slices.Contains(toolNames(cells[i]), tool.Name) {
+					t.Errorf("docs/configuration.md does not name %s (a %s tool of group %q) in the %s column", tool.Name, tool.Kind, g.Name, tool.Kind)
+				}
+			}
+		}
+	}
+}
+
+// toolNames are the `names` in a table cell.
+func toolNames(cell string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("`([A-Za-z0-9_-]+)`").FindAllStringSubmatch(cell, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
