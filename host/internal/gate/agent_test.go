@@ -3,7 +3,6 @@ package gate_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,20 +11,9 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/gate"
 	"github.com/ramabana/ramabana-mcp/host/internal/pii"
-	"github.com/ramabana/ramabana-mcp/host/internal/vault"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault/vaulttest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
-
-func openVault(t *testing.T) *vault.Vault {
-	t.Helper()
-	cfg := t.TempDir()
-	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName), vault.Scope([]string{cfg}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = v.Close() })
-	return v
-}
 
 // capture is a model that keeps what it was sent.
 type capture struct{ got *agent.Request }
@@ -42,7 +30,7 @@ func (c *capture) Complete(_ context.Context, req *agent.Request) (*agent.Respon
 // kept; the agent's request is not changed.
 func TestBackend(t *testing.T) {
 	t.Parallel()
-	v := openVault(t)
+	v := vaulttest.Open(t)
 	g := gate.New(pii.ModeRedact, false, v)
 	holder := g.Text(email) // the vault's placeholder for the address
 	if !strings.HasPrefix(holder, "⟦email:") {
@@ -113,7 +101,7 @@ func TestWithholdAndInward(t *testing.T) {
 	if w := gate.New(pii.ModeRedact, false, nil).Withhold("view_file", true, res); w != nil {
 		t.Errorf("redact withheld a result: %q", w.Text())
 	}
-	if w := gate.New(pii.ModeRefuse, false, openVault(t)).Withhold("view_file", true, res); w != nil {
+	if w := gate.New(pii.ModeRefuse, false, vaulttest.Open(t)).Withhold("view_file", true, res); w != nil {
 		t.Errorf("refuse with a vault withheld a result (placeholders instead): %q", w.Text())
 	}
 	var off *gate.Gate
@@ -121,7 +109,7 @@ func TestWithholdAndInward(t *testing.T) {
 		t.Error("a nil gate does not pass everything as it is")
 	}
 
-	g := gate.New(pii.ModeRedact, false, openVault(t))
+	g := gate.New(pii.ModeRedact, false, vaulttest.Open(t))
 	holder := g.Text(email)
 	if got := g.Inward("write to " + holder + ", not ⟦email:99⟧"); got != "write to "+email+", not ⟦email:99⟧" {
 		t.Errorf("Inward = %q", got)

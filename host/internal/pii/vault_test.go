@@ -2,35 +2,22 @@ package pii_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/pii"
-	"github.com/ramabana/ramabana-mcp/host/internal/vault"
+	"github.com/ramabana/ramabana-mcp/host/internal/vault/vaulttest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
-
-func openVault(t *testing.T) *vault.Vault {
-	t.Helper()
-	cfg := t.TempDir()
-	v, err := vault.Open(context.Background(), filepath.Join(cfg, vault.DBName), filepath.Join(cfg, vault.KeyName), vault.Scope([]string{cfg}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = v.Close() })
-	return v
-}
 
 // TestVaultFilter: with a vault, findings become stable placeholders in
 // both modes, text shaped like a placeholder is hidden behind one of its
 // own (and comes back as that text), and a filter told the text was
 // filtered already keeps the vault's placeholders.
 func TestVaultFilter(t *testing.T) {
-	v := openVault(t)
+	v := vaulttest.Open(t)
 	text := "jane@acme.io wrote to bob@corp.org, then jane@acme.io again; see ⟦email:1⟧ and ⟦email:0⟧"
 	for _, mode := range []pii.Mode{pii.ModeRedact, pii.ModeRefuse} {
 		f := pii.Filter{Mode: mode, Vault: v}
@@ -64,7 +51,7 @@ func TestVaultFilter(t *testing.T) {
 // TestVaultFailureRedacts: a vault that cannot keep a value leaves the
 // value out all the same.
 func TestVaultFailureRedacts(t *testing.T) {
-	v := openVault(t)
+	v := vaulttest.Open(t)
 	if err := v.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +73,7 @@ func TestErrorResultsAreRedacted(t *testing.T) {
 }
 
 func TestLogHandler(t *testing.T) {
-	v := openVault(t)
+	v := vaulttest.Open(t)
 	var buf bytes.Buffer
 	log := slog.New(pii.Filter{Mode: pii.ModeRedact, Vault: v}.Handler(slog.NewTextHandler(&buf, nil)))
 	log = log.With("user", "jane@acme.io")
