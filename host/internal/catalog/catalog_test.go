@@ -89,6 +89,8 @@ func TestPolicyMounted(t *testing.T) {
 	entry := func(group string, mode sdk.GroupMode, kind sdk.Kind) *Entry {
 		return &Entry{Spec: sdk.ToolSpec{Name: "t", Kind: kind}, Group: group, GroupMode: mode}
 	}
+	open := true
+	netEntry := &Entry{Spec: sdk.ToolSpec{Name: "fetch", Kind: sdk.KindRead, Annotations: sdk.Annotations{OpenWorld: &open}}, Group: "net"}
 	for name, tc := range map[string]struct {
 		p    Policy
 		e    *Entry
@@ -101,7 +103,10 @@ func TestPolicyMounted(t *testing.T) {
 		"opt-in group named":      {Policy{Web: true, OptIn: map[string]bool{"exhash": true}}, entry("exhash", sdk.ModeOptIn, sdk.KindRead), ""},
 		"group opted out":         {Policy{Web: true, OptOut: map[string]bool{"git": true}}, entry("git", sdk.ModeDefault, sdk.KindRead), "opted out"},
 		"legacy with an agent":    {Policy{Web: true, Agent: true}, entry("old", sdk.ModeLegacy, sdk.KindRead), "legacy"},
-		"web without --web":       {Policy{}, entry("web", sdk.ModeDefault, sdk.KindRead), "--web"},
+		"network tool, no --web":  {Policy{}, netEntry, "--web"},
+		// A group's name decides nothing: a third party's group called web
+		// whose tools stay on this machine is served.
+		"a group called web": {Policy{}, entry("web", sdk.ModeDefault, sdk.KindRead), ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -130,7 +135,7 @@ func TestAnyGroupMounted(t *testing.T) {
 		"open-world only, no web": {Policy{}, plugin(sdk.GroupSpec{Name: "image", Tools: []sdk.ToolSpec{netTool}}), false},
 		"mixed group, no web":     {Policy{}, plugin(sdk.GroupSpec{Name: "mixed", Tools: []sdk.ToolSpec{netTool, localTool}}), true},
 		"second group local":      {Policy{}, plugin(sdk.GroupSpec{Name: "a", Tools: []sdk.ToolSpec{netTool}}, sdk.GroupSpec{Name: "b", Tools: []sdk.ToolSpec{localTool}}), true},
-		"web group, no web":       {Policy{}, plugin(sdk.GroupSpec{Name: "web", Tools: []sdk.ToolSpec{localTool}}), false},
+		"a group called web":      {Policy{}, plugin(sdk.GroupSpec{Name: "web", Tools: []sdk.ToolSpec{localTool}}), true},
 		"opted out":               {Policy{Web: true, OptOut: map[string]bool{"image": true}}, plugin(sdk.GroupSpec{Name: "image", Tools: []sdk.ToolSpec{netTool}}), false},
 	} {
 		t.Run(name, func(t *testing.T) {

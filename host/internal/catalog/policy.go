@@ -13,7 +13,8 @@ type Policy struct {
 	// Write mounts write tools for the client. Read and act tools are always
 	// mounted.
 	Write bool
-	// Web allows open-world tools (and the web group).
+	// Web allows open-world tools (those whose hints say they reach the
+	// network; a group's name decides nothing).
 	Web bool
 	// OptIn names opt-in groups to mount; OptOut names groups to leave out.
 	OptIn, OptOut map[string]bool
@@ -111,8 +112,6 @@ func (p Policy) GroupMounted(group string, mode sdk.GroupMode) (bool, string) {
 		return false, fmt.Sprintf("its group %q is opt-in; start the server with --groups %s", group, group)
 	case mode == sdk.ModeLegacy && p.Agent:
 		return false, fmt.Sprintf("its group %q is legacy, left out when an agent is configured", group)
-	case !p.Web && group == "web":
-		return false, "the web group reaches the network: this server runs with --web=false; start it without that"
 	}
 	return true, ""
 }
