@@ -6,6 +6,8 @@ package apimessage
 
 import (
 	"encoding/json"
+	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/internal/textcut"
@@ -39,6 +41,21 @@ func Of(body []byte, n int) string {
 		return Excerpt(body, n)
 	}
 	return Excerpt([]byte(s), n)
+}
+
+// Status is an error answer of HTTP status code as a user reads it: the
+// code and its text ("404 Not Found"), then ": " and body's own message
+// (Of(body, n)) when body is not empty. A code without a standard text is
+// the code alone.
+func Status(code int, body []byte, n int) string {
+	s := strconv.Itoa(code)
+	if text := http.StatusText(code); text != "" {
+		s += " " + text
+	}
+	if msg := Of(body, n); msg != "" {
+		s += ": " + msg
+	}
+	return s
 }
 
 // Excerpt is b as one line (runs of white space made one space, invalid

@@ -5,22 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
-
-	"github.com/ramabana/ramabana-mcp/internal/apimessage"
+	"github.com/ramabana/ramabana-mcp/host/internal/openaiapi"
 )
 
 // OpenAIConfig configures an OpenAI-compatible chat completions backend.
@@ -55,8 +47,9 @@ type OpenAIConfig struct {
 
 // OpenAI is the backend NewOpenAI returns.
 type OpenAI struct {
-	svc        openai.ChatCompletionService
-	url        string
+	api        *openaiapi.Client
+	url        string // the base URL
+	endpoint   string // url/chat/completions
 	model      string
 	keyEnv     string
 	maxRetries int
@@ -71,11 +64,10 @@ var _ Backend = (*OpenAI)(nil)
 // with tool calling. It sends only model, messages and tools (the tool
 // schemas as given), so servers that reject unknown parameters accept it.
 //
-// Retries are this backend's own: openai-go's built-in retry is turned off
-// (option.WithMaxRetries(0)) because it retries a refused connection with
-// backoff, which would delay ErrUnreachable for a local server that is not
-// running, and it waits out a Retry-After of up to two minutes without
-// regard to the turn's deadline. Here a 429 waits exactly what Retry-After
+// It speaks to the server through openaiapi, the host's light client of
+// OpenAI-compatible APIs (the embeddings client's too), and retries on its
+// own: a refused connection fails at once with ErrUnreachable (a local
+// server that is not running), and a 429 waits exactly what Retry-After
 // (or Retry-After-Ms) says, at most MaxRetryWait and never past the
 // context's deadline, and the final error states the wait.
 func NewOpenAI(cfg OpenAIConfig) *OpenAI {
@@ -99,47 +91,31 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAI {
 	}
 	base, err := normalizeBaseURL(cfg.BaseURL)
 	b.url, b.urlErr = base, err
+	b.endpoint = base + "/chat/completions"
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = defaultHTTPClient()
+		hc = openaiapi.NewHTTPClient(10 * time.Minute)
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	}
-	// NewChatCompletionService, unlike openai.NewClient, does not read
-	// OPENAI_API_KEY or OPENAI_BASE_URL from the environment: a key meant
-	// for api.openai.com must not be sent to whatever BaseURL names.
-	b.svc = openai.NewChatCompletionService(opts...)
+	// Nothing is read from the environment (no OPENAI_API_KEY, no
+	// OPENAI_BASE_URL): a key meant for api.openai.com must not be sent to
+	// whatever BaseURL names.
+	b.api = &openaiapi.Client{HTTP: hc, Key: cfg.APIKey}
 	return b
 }
 
-func defaultHTTPClient() *http.Client {
-	if t, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = t.Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		return &http.Client{Transport: t}
-	}
-	return &http.Client{}
-}
-
+// normalizeBaseURL is the base URL requests go under: the default API for
+// "", else openaiapi.BaseURL's (a URL without a path gets /v1) without its
+// query.
 func normalizeBaseURL(raw string) (string, error) {
 	if raw == "" {
 		return "https://api.openai.com/v1", nil
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	u, err := openaiapi.BaseURL(raw)
+	if err != nil {
 		return raw, fmt.Errorf("model URL %q is not an http(s) URL", raw)
 	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/v1"
-	}
-	u.RawQuery, u.Fragment = "", ""
-	return strings.TrimSuffix(u.String(), "/"), nil
+	u.RawQuery, u.ForceQuery = "", false
+	return u.String(), nil
 }
 
 // Complete sends one chat completion request, retrying as OpenAIConfig
@@ -152,21 +128,19 @@ func (b *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if b.urlErr != nil {
 		return nil, &BackendError{Kind: ErrUnreachable, URL: b.url, Model: model, Detail: "bad configuration", Err: b.urlErr}
 	}
-	params := chatParams(model, req)
+	body, err := json.Marshal(chatRequest(model, req))
+	if err != nil { // cannot happen: strings and valid raw JSON
+		return nil, &BackendError{Kind: ErrRejected, URL: b.url, Model: model, Detail: "the request cannot be encoded", Err: err}
+	}
 	for attempt := 0; ; attempt++ {
-		var httpResp *http.Response
-		cc, err := b.svc.New(ctx, params, option.WithResponseInto(&httpResp))
+		ans, err := b.api.Post(ctx, b.endpoint, body)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if err == nil {
-			resp, cerr := fromCompletion(cc)
-			if cerr != nil {
-				return nil, &BackendError{Kind: ErrBadResponse, URL: b.url, Model: model, Status: statusOf(httpResp), Detail: "the reply is not a usable chat completion", Err: cerr}
-			}
-			return resp, nil
+			return b.reply(model, ans)
 		}
-		f := b.classify(model, httpResp, err)
+		f := b.classify(model, err)
 		if !f.retry {
 			return nil, f.err
 		}
@@ -203,11 +177,24 @@ func (b *OpenAI) Complete(ctx context.Context, req *Request) (*Response, error) 
 	}
 }
 
-func statusOf(r *http.Response) int {
-	if r == nil {
-		return 0
+// reply reads a 2xx answer.
+func (b *OpenAI) reply(model string, ans *openaiapi.Answer) (*Response, error) {
+	be := &BackendError{Kind: ErrBadResponse, URL: b.url, Model: model, Status: ans.Status, Detail: "the reply is not a chat completion"}
+	if ans.Cut {
+		be.Err = fmt.Errorf("it is longer than %d MB", openaiapi.DefaultMaxBody>>20)
+		return nil, be
 	}
-	return r.StatusCode
+	cc, err := openaiapi.ParseCompletion(ans.Body)
+	if err != nil {
+		be.Err = err
+		return nil, be
+	}
+	resp, err := fromCompletion(cc)
+	if err != nil {
+		be.Detail, be.Err = "the reply is not a usable chat completion", err
+		return nil, be
+	}
+	return resp, nil
 }
 
 // backoff is the wait before retry attempt+1 when the server names none.
@@ -229,20 +216,22 @@ type failure struct {
 	wait  time.Duration // < 0: use backoff
 }
 
-func (b *OpenAI) classify(model string, httpResp *http.Response, err error) failure {
+func (b *OpenAI) classify(model string, err error) failure {
 	be := &BackendError{URL: b.url, Model: model}
-	if httpResp == nil || httpResp.StatusCode < 400 {
-		if httpResp != nil {
-			// A 2xx whose body did not decode.
-			be.Kind, be.Status, be.Detail, be.Err = ErrBadResponse, httpResp.StatusCode, "the reply is not a chat completion", err
-			return failure{err: be}
-		}
+	var se *openaiapi.StatusError
+	if !errors.As(err, &se) {
 		return classifyTransport(be, err)
 	}
-	code := httpResp.StatusCode
+	code := se.Code
 	be.Status = code
-	msg := errorMessage(httpResp, err)
-	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
+	if code < 400 {
+		// A 1xx or 3xx the HTTP client did not follow.
+		be.Kind, be.Detail, be.Err = ErrBadResponse, "the reply is not a chat completion", err
+		return failure{err: be}
+	}
+	// The status and the server's own message, in the shapes OpenAI,
+	// Ollama, llama.cpp and vLLM use, the key hidden.
+	status := se.Status()
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		be.Kind = ErrAuth
@@ -250,12 +239,12 @@ func (b *OpenAI) classify(model string, httpResp *http.Response, err error) fail
 		if b.keyEnv != "" {
 			key = "the API key in $" + b.keyEnv
 		}
-		be.Detail = fmt.Sprintf("the server refused the credentials (%s%s); check %s", status, msg, key)
+		be.Detail = fmt.Sprintf("the server refused the credentials (%s); check %s", status, key)
 		return failure{err: be}
 	case code == http.StatusTooManyRequests:
 		be.Kind = ErrRateLimited
-		be.Detail = fmt.Sprintf("rate limited (%s%s)", status, msg)
-		wait, ok := retryAfter(httpResp.Header, time.Now())
+		be.Detail = fmt.Sprintf("rate limited (%s)", status)
+		wait, ok := retryAfter(se.Header, time.Now())
 		if !ok {
 			return failure{err: be, retry: true, wait: -1}
 		}
@@ -263,55 +252,35 @@ func (b *OpenAI) classify(model string, httpResp *http.Response, err error) fail
 		return failure{err: be, retry: true, wait: wait}
 	case code == http.StatusRequestTimeout || code == http.StatusConflict || code >= 500:
 		be.Kind = ErrServer
-		be.Detail = fmt.Sprintf("the server failed (%s%s)", status, msg)
-		if wait, ok := retryAfter(httpResp.Header, time.Now()); ok {
+		be.Detail = fmt.Sprintf("the server failed (%s)", status)
+		if wait, ok := retryAfter(se.Header, time.Now()); ok {
 			be.RetryAfter = wait
 			return failure{err: be, retry: true, wait: wait}
 		}
 		return failure{err: be, retry: true, wait: -1}
 	default:
 		be.Kind = ErrRejected
-		be.Detail = fmt.Sprintf("the server rejected the request (%s%s)", status, msg)
+		be.Detail = fmt.Sprintf("the server rejected the request (%s)", status)
 		return failure{err: be}
 	}
 }
 
 func classifyTransport(be *BackendError, err error) failure {
 	be.Kind, be.Err = ErrUnreachable, err
-	var dns *net.DNSError
-	var nerr net.Error
 	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case openaiapi.Refused(err):
 		be.Detail = "connection refused; is the model server running at this URL?"
 		return failure{err: be}
-	case errors.As(err, &dns):
+	case openaiapi.NoSuchHost(err):
 		be.Detail = "the host name does not resolve"
 		return failure{err: be}
-	case errors.As(err, &nerr) && nerr.Timeout():
+	case openaiapi.TimedOut(err):
 		be.Detail = "the request timed out"
 		return failure{err: be, retry: true, wait: -1}
 	default:
 		be.Detail = "the connection failed"
 		return failure{err: be, retry: true, wait: -1}
 	}
-}
-
-// errorMessage extracts the server's own message from an error response, in
-// the shapes OpenAI, Ollama, llama.cpp and vLLM use, prefixed with ": ".
-func errorMessage(resp *http.Response, err error) string {
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) && apiErr.Message != "" {
-		return ": " + apiErr.Message
-	}
-	if resp.Body == nil {
-		return ""
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	text := apimessage.Of(body, 500)
-	if text == "" {
-		return ""
-	}
-	return ": " + text
 }
 
 // retryAfter reads Retry-After-Ms or Retry-After (seconds or an HTTP date).
@@ -337,80 +306,65 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-func chatParams(model string, req *Request) openai.ChatCompletionNewParams {
-	p := openai.ChatCompletionNewParams{Model: model}
+func chatRequest(model string, req *Request) *openaiapi.ChatRequest {
+	r := &openaiapi.ChatRequest{Model: model, Messages: make([]openaiapi.Message, 0, len(req.Messages))}
 	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, toParam(m))
+		r.Messages = append(r.Messages, toParam(m))
 	}
 	for _, t := range req.Tools {
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(functionDef(t)))
+		r.Tools = append(r.Tools, functionTool(t))
 	}
-	return p
+	return r
 }
 
-func toParam(m Message) openai.ChatCompletionMessageParamUnion {
+func toParam(m Message) openaiapi.Message {
 	switch m.Role {
 	case RoleSystem:
-		return openai.SystemMessage(m.Content)
+		return openaiapi.SystemMessage(m.Content)
 	case RoleTool:
-		return openai.ToolMessage(m.Content, m.ToolCallID)
+		return openaiapi.ToolMessage(m.Content, m.ToolCallID)
 	case RoleAssistant:
-		var a openai.ChatCompletionAssistantMessageParam
-		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = param.NewOpt(m.Content)
-		}
+		var calls []openaiapi.ToolCall
 		for _, c := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       c.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments},
-				},
-			})
+			calls = append(calls, openaiapi.FunctionCallOf(c.ID, c.Name, c.Arguments))
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+		return openaiapi.AssistantMessage(m.Content, calls)
 	default:
-		return openai.UserMessage(m.Content)
+		return openaiapi.UserMessage(m.Content)
 	}
 }
 
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// functionDef passes the tool's schema through byte for byte: decoding it
-// into openai.FunctionParameters (a map) would reorder keys and turn
-// integers into floats.
-func functionDef(t Tool) openai.FunctionDefinitionParam {
+// functionTool passes the tool's schema through byte for byte: decoding it
+// into a map would reorder keys and turn integers into floats.
+func functionTool(t Tool) openaiapi.Tool {
 	schema := t.InputSchema
 	if len(schema) == 0 || !json.Valid(schema) || string(schema) == "null" {
 		schema = emptyObjectSchema
 	}
-	def := struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters"`
-	}{t.Name, t.Description, schema}
-	raw, _ := json.Marshal(def) // cannot fail: strings and valid raw JSON
-	return param.Override[openai.FunctionDefinitionParam](json.RawMessage(raw))
+	return openaiapi.FunctionTool(t.Name, t.Description, schema)
 }
 
-func fromCompletion(cc *openai.ChatCompletion) (*Response, error) {
+func fromCompletion(cc *openaiapi.Completion) (*Response, error) {
 	if cc == nil || len(cc.Choices) == 0 {
 		return nil, errors.New("no choices in the reply")
 	}
 	ch := cc.Choices[0]
-	msg := Message{Role: RoleAssistant, Content: ch.Message.Content}
+	msg := Message{Role: RoleAssistant, Content: string(ch.Message.Content)}
 	if msg.Content == "" && ch.Message.Refusal != "" {
-		msg.Content = ch.Message.Refusal
+		msg.Content = string(ch.Message.Refusal)
 	}
 	for _, tc := range ch.Message.ToolCalls {
-		call := ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
-		if tc.Type == "custom" {
-			call.Name, call.Arguments = tc.Custom.Name, tc.Custom.Input
+		call := ToolCall{ID: string(tc.ID), Name: string(tc.Function.Name), Arguments: string(tc.Function.Arguments)}
+		if tc.Type == "custom" && tc.Custom != nil {
+			call.Name, call.Arguments = string(tc.Custom.Name), string(tc.Custom.Input)
 		}
 		msg.ToolCalls = append(msg.ToolCalls, call)
 	}
 	return &Response{
 		Message:      msg,
 		Usage:        Usage{Prompt: int(cc.Usage.PromptTokens), Completion: int(cc.Usage.CompletionTokens)},
-		FinishReason: ch.FinishReason,
+		FinishReason: string(ch.FinishReason),
 	}, nil
 }

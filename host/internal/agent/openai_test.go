@@ -446,3 +446,91 @@ func TestRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+// A server that echoes the key in its message: the error hides it.
+func TestOpenAIHidesAnEchoedKey(t *testing.T) {
+	t.Parallel()
+	const key = "sk-THISISASECRETKEY0123456789"
+	fake := newFakeOpenAI(t, reply{status: 401, body: `{"error":{"message":"Incorrect API key provided: ` + key + `"}}`})
+	_, err := fake.backend(OpenAIConfig{APIKey: key}).Complete(context.Background(), &Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
+	if !errors.Is(err, ErrAuth) || !strings.Contains(err.Error(), "Incorrect API key provided: [redacted]") || strings.Contains(err.Error(), key[:8]) {
+		t.Errorf("err = %v, want ErrAuth with the key hidden", err)
+	}
+}
+
+// Replies as some servers write them: arguments as a JSON object, null
+// content, usage missing, a refusal instead of content.
+func TestOpenAILenientReplies(t *testing.T) {
+	t.Parallel()
+	fake := newFakeOpenAI(t,
+		reply{body: `{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"view_file","arguments":{"path":"a.go"}}}]},"finish_reason":"tool_calls"}]}`},
+		reply{body: `{"choices":[{"message":{"role":"assistant","content":"","refusal":"I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`},
+	)
+	b := fake.backend(OpenAIConfig{})
+	req := &Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}}
+	resp, err := b.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Response{Message: Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "c1", Name: "view_file", Arguments: `{"path":"a.go"}`}}}, FinishReason: "tool_calls"}
+	if d := cmp.Diff(want, resp); d != "" {
+		t.Errorf("response (-want +got):\n%s", d)
+	}
+	resp, err = b.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = &Response{Message: Message{Role: RoleAssistant, Content: "I can't help with that."}, FinishReason: "stop", Usage: Usage{Prompt: 5, Completion: 2}}
+	if d := cmp.Diff(want, resp); d != "" {
+		t.Errorf("response (-want +got):\n%s", d)
+	}
+}
+
+// A redirect the HTTP client does not follow is not a chat completion.
+func TestOpenAINotModified(t *testing.T) {
+	t.Parallel()
+	fake := newFakeOpenAI(t, reply{status: http.StatusNotModified})
+	_, err := fake.backend(OpenAIConfig{}).Complete(context.Background(), &Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
+	var be *BackendError
+	if !errors.Is(err, ErrBadResponse) || !errors.As(err, &be) || be.Status != http.StatusNotModified || fake.count() != 1 {
+		t.Errorf("err = %v after %d requests, want ErrBadResponse with status 304 after 1", err, fake.count())
+	}
+}
+
+// A connection dropped in the middle of a reply's body is retried, then
+// reported as unreachable.
+func TestOpenAIDroppedReply(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		first := n == 1
+		mu.Unlock()
+		if !first {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, completion("done"))
+			return
+		}
+		w.Header().Set("Content-Length", "1000")
+		_, _ = io.WriteString(w, `{"choices": [`)
+		w.(http.Flusher).Flush()
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		_ = conn.Close()
+	}))
+	t.Cleanup(srv.Close)
+	b := NewOpenAI(OpenAIConfig{BaseURL: srv.URL, Model: "m", HTTPClient: srv.Client()})
+	resp, err := b.Complete(context.Background(), &Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}})
+	if err != nil || resp.Message.Content != "done" {
+		t.Fatalf("Complete = %+v, %v; want the retry's answer", resp, err)
+	}
+
+	mu.Lock()
+	n = 0
+	mu.Unlock()
+	b = NewOpenAI(OpenAIConfig{BaseURL: srv.URL, Model: "m", HTTPClient: srv.Client(), MaxRetries: -1})
+	if _, err := b.Complete(context.Background(), &Request{Messages: []Message{{Role: RoleUser, Content: "hi"}}}); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("err = %v, want ErrUnreachable", err)
+	}
+}

@@ -1,20 +1,17 @@
 package embedding
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/openaiapi"
 	"github.com/ramabana/ramabana-mcp/internal/apimessage"
 	"github.com/ramabana/ramabana-mcp/internal/textcut"
 )
@@ -31,7 +28,7 @@ const (
 const maxResponseBytes = 64 << 20
 
 // maxMessage bounds the server's own words quoted in an error.
-const maxMessage = 500
+const maxMessage = openaiapi.MaxMessage
 
 // Config configures a Client.
 type Config struct {
@@ -63,15 +60,15 @@ type Config struct {
 	MaxInputBytes int
 }
 
-// Client embeds texts with an OpenAI-compatible embeddings endpoint. Safe
-// for concurrent use.
+// Client embeds texts with an OpenAI-compatible embeddings endpoint,
+// through openaiapi (the ask agent's client too). Safe for concurrent use.
 type Client struct {
 	endpoint string // where requests go
 	shown    string // endpoint for messages: no password
 	model    string
 	key      string
 	keyEnv   string
-	http     *http.Client
+	api      *openaiapi.Client
 	timeout  time.Duration
 	batch    int
 	maxInput int
@@ -138,7 +135,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		endpoint: endpoint, shown: endpoint, model: cfg.Model, key: cfg.APIKey, keyEnv: cfg.KeyEnv,
-		http: cfg.HTTPClient, timeout: cfg.Timeout, batch: cfg.BatchSize, maxInput: cfg.MaxInputBytes,
+		timeout: cfg.Timeout, batch: cfg.BatchSize, maxInput: cfg.MaxInputBytes,
 	}
 	if u, err := url.Parse(endpoint); err == nil {
 		// A query may hold a key (api-key=...): messages and the status
@@ -150,12 +147,11 @@ func New(cfg Config) (*Client, error) {
 			c.shown += "?[query hidden]"
 		}
 	}
-	if c.http == nil {
-		c.http = &http.Client{}
-		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			c.http.Transport = t.Clone()
-		}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = openaiapi.NewHTTPClient(0) // Timeout bounds each request
 	}
+	c.api = &openaiapi.Client{HTTP: hc, Key: cfg.APIKey, MaxBody: maxResponseBytes}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
 	}
@@ -174,20 +170,16 @@ func New(cfg Config) (*Client, error) {
 // /embeddings. A query is kept (Azure wants its api-version); a URL that
 // is not http(s) is an error.
 func Endpoint(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	u, err := openaiapi.BaseURL(raw)
+	if err != nil {
 		return "", fmt.Errorf("embeddings URL %q is not an http(s) URL", raw)
 	}
-	u.Fragment = ""
-	path := strings.TrimSuffix(u.Path, "/")
-	switch {
-	case strings.HasSuffix(path, "/embeddings"):
-	case path == "":
-		path = "/v1/embeddings"
-	default:
-		path += "/embeddings"
+	if !strings.HasSuffix(u.Path, "/embeddings") {
+		u.Path += "/embeddings"
+		if u.RawPath != "" {
+			u.RawPath += "/embeddings"
+		}
 	}
-	u.Path, u.RawPath = path, ""
 	return u.String(), nil
 }
 
@@ -238,37 +230,19 @@ func (c *Client) request(ctx context.Context, texts []string) ([][]float32, erro
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return nil, c.fail(ErrUnreachable, 0, "bad request", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if parent.Err() != nil {
-			return nil, parent.Err() // the caller's context ended, not the server
-		}
+	ans, err := c.api.Post(ctx, c.endpoint, body)
+	var se *openaiapi.StatusError
+	switch {
+	case errors.As(err, &se):
+		return nil, c.httpError(se)
+	case err != nil && parent.Err() != nil:
+		return nil, parent.Err() // the caller's context ended, not the server
+	case err != nil:
 		return nil, c.unreachable(err, ctx.Err() != nil)
+	case ans.Cut:
+		return nil, c.fail(ErrBadResponse, ans.Status, fmt.Sprintf("the answer is larger than %d MB", maxResponseBytes>>20), nil)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		if parent.Err() != nil {
-			return nil, parent.Err()
-		}
-		return nil, c.unreachable(err, ctx.Err() != nil)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.httpError(resp.StatusCode, raw)
-	}
-	if len(raw) > maxResponseBytes {
-		return nil, c.fail(ErrBadResponse, resp.StatusCode, fmt.Sprintf("the answer is larger than %d MB", maxResponseBytes>>20), nil)
-	}
-	return c.decode(resp.StatusCode, raw, len(texts))
+	return c.decode(ans.Status, ans.Body, len(texts))
 }
 
 // decode checks an answer for n texts: n vectors, each index once, one
@@ -324,24 +298,22 @@ func (c *Client) redact(s string) string {
 }
 
 func (c *Client) unreachable(err error, timedOut bool) *Error {
-	var dns *net.DNSError
 	switch {
 	case timedOut:
 		return c.fail(ErrUnreachable, 0, fmt.Sprintf("no answer within %s", c.timeout), nil)
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case openaiapi.Refused(err):
 		return c.fail(ErrUnreachable, 0, "connection refused; is the embeddings server running at this URL?", nil)
-	case errors.As(err, &dns):
+	case openaiapi.NoSuchHost(err):
 		return c.fail(ErrUnreachable, 0, "the host name does not resolve", nil)
 	}
 	return c.fail(ErrUnreachable, 0, "the connection failed", err)
 }
 
-func (c *Client) httpError(code int, body []byte) *Error {
-	status := fmt.Sprintf("%d %s", code, http.StatusText(code))
-	// The key goes before the message is cut: a cut key would not match.
-	if msg := apimessage.Of([]byte(c.redact(string(body))), maxMessage); msg != "" {
-		status += ": " + msg
-	}
+func (c *Client) httpError(se *openaiapi.StatusError) *Error {
+	code := se.Code
+	// The client hid the key in the body before the message is cut: a cut
+	// key would not match.
+	status := se.Status()
 	switch {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		hint := "check the API key"
