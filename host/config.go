@@ -45,6 +45,10 @@ type Config struct {
 	// StartTimeout bounds a plugin's start and description
 	// (--start-timeout; default 10s).
 	StartTimeout time.Duration
+	// PluginIdle is how long a plugin process with no call in flight is
+	// kept before it exits; the next call starts it again (--plugin-idle;
+	// default 5m; 0 keeps it).
+	PluginIdle time.Duration
 
 	// Transport is stdio, http (streamable HTTP at /mcp and SSE at /sse)
 	// or sse (--transport; default stdio).
@@ -123,6 +127,7 @@ func Defaults() Config {
 	return Config{
 		Web:                    true,
 		StartTimeout:           10 * time.Second,
+		PluginIdle:             5 * time.Minute,
 		Transport:              "stdio",
 		Addr:                   "127.0.0.1:8765",
 		LogLevel:               slog.LevelInfo,

@@ -104,6 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Bundled:      hub.Bundled{Self: self, Groups: bundled},
 		ConfigDir:    o.ConfigDir,
 		StartTimeout: o.StartTimeout,
+		PluginIdle:   o.PluginIdle,
 		PluginEnv:    o.PluginEnv,
 		Version:      o.Version,
 		Logger:       logger,

@@ -21,7 +21,7 @@ func usageErr(err error) error { return cliflag.Usage(err, help) }
 var FlagSections = []cliflag.Section{
 	{Title: "serving", Flags: []string{"root DIRS", "transport NAME", "addr HOST:PORT", "token TOKEN", "allow-origin ORIGINS", "stateless", "pprof"}},
 	{Title: "policy: which tools are served, and how", Flags: []string{"write", "groups NAMES", "read-outside", "web", "sandbox on|off", "pii MODE", "pii-ner", "vault"}},
-	{Title: "plugins", Flags: []string{"plugins DIRS", "plugin-env NAMES", "start-timeout DURATION"}},
+	{Title: "plugins", Flags: []string{"plugins DIRS", "plugin-env NAMES", "start-timeout DURATION", "plugin-idle DURATION"}},
 	{Title: "upstream MCP servers", Flags: []string{"mcp-config FILES", "upstream-connect-timeout DURATION", "upstream-wait DURATION"}},
 	{Title: "search", Flags: []string{"tools all|search", "embed-model MODEL", "embed-url URL", "embed-key-env NAME"}},
 	{Title: "ask agent", Flags: []string{"model MODEL", "model-url URL", "model-key-env NAME", "delegate", "max-steps N", "max-retries N", "context-budget N"}},

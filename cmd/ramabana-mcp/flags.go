@@ -59,6 +59,7 @@ func newFlagSet(f *flags) *flag.FlagSet {
 		return nil
 	})
 	cliflag.DurationVar(fs, &c.StartTimeout, "start-timeout", c.StartTimeout, "how long a plugin may take to start and describe itself")
+	cliflag.DurationVar(fs, &c.PluginIdle, "plugin-idle", c.PluginIdle, "how long a plugin process with no call is kept before it exits (the next call starts it again); 0 keeps it")
 	fs.StringVar(&c.Tools, "tools", c.Tools, "all (every tool, search_capabilities among them) or search (capability mode: only search_capabilities, invoke_tool and ask)")
 	list(&c.MCPConfigs, "mcp-config", "upstream MCP server config files (mcpServers or VS Code servers JSON), read after CFG/mcp.json, comma-separated or repeated")
 	cliflag.DurationVar(fs, &c.UpstreamConnectTimeout, "upstream-connect-timeout", c.UpstreamConnectTimeout, "how long an upstream MCP server may take to start, answer initialize and list its tools")

@@ -237,17 +237,21 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-// awaitPlugins waits until the server's children are exactly its plugin
-// processes, `plugin serve <name>` for each bundled group and the test
-// plugin under each dropped mode name, and returns their pids.
-func (s *server) awaitPlugins(t *testing.T, dropped ...string) []int {
+// awaitPlugins waits until the server's children are exactly the plugin
+// processes of names, `plugin serve <name>` for a bundled group and the
+// test plugin installed as ramabana-plugin-<name> for the others, and
+// returns their pids. A plugin runs once a call started it (a bundled
+// group's, or one whose description was kept) or while it describes
+// itself, and until --plugin-idle passes.
+func (s *server) awaitPlugins(t *testing.T, names ...string) []int {
 	t.Helper()
 	var want []string
-	for _, name := range host.BundledNames() {
-		want = append(want, filepath.Base(binary)+" plugin serve "+name)
-	}
-	for _, m := range dropped {
-		want = append(want, supervise.PluginPrefix+m)
+	for _, name := range names {
+		if slices.Contains(host.BundledNames(), name) {
+			want = append(want, filepath.Base(binary)+" plugin serve "+name)
+		} else {
+			want = append(want, supervise.PluginPrefix+name)
+		}
 	}
 	slices.Sort(want)
 	var kids []int
@@ -563,11 +567,12 @@ func TestKilledPluginRestartsAndNothingIsLeftBehind(t *testing.T) {
 func TestHostKilledTakesPluginsWithIt(t *testing.T) {
 	t.Parallel()
 	s := startStdio(t, project(t), "--plugins", pluginDir(t, "echo"))
-	tools(t, s.session)
-	// Bundled groups are served at once and their processes start in the
-	// background: wait for every one.
+	// A bundled group's process starts at its first call.
+	if _, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"}); err != nil {
+		t.Fatal(err)
+	}
 	var kids []proctest.Proc // with their start times: a pid may be reused once it ends
-	for _, pid := range s.awaitPlugins(t, "echo") {
+	for _, pid := range s.awaitPlugins(t, "files", "echo") {
 		kids = append(kids, proctest.Find(pid))
 	}
 	_ = s.cmd.Process.Kill()

@@ -42,7 +42,7 @@ func TestInheritedDescriptorsReachNoPlugin(t *testing.T) {
 		t.Errorf("a command holds the server's inherited %s:\n%s", pipe, text(res))
 	}
 
-	plugins := s.awaitPlugins(t, "echo")
+	plugins := s.awaitPlugins(t, "shell", "echo") // the ones started: echo to describe itself, shell by the call
 	held, err := holders(append([]int{cmd.Process.Pid}, plugins...), pipe)
 	switch {
 	case errors.Is(err, fs.ErrPermission):

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,32 +82,32 @@ func TestSkillsAndStatusResources(t *testing.T) {
 		}
 	}
 
-	// Bundled groups' processes start in the background: read the status
-	// until every plugin runs.
-	var st hub.Status
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	// No bundled group's process runs before its first call.
+	status := func() hub.Status {
+		t.Helper()
 		text, err := readResource(t, s.session, mcpserver.StatusURI)
 		if err != nil {
 			t.Fatal(err)
 		}
-		st = hub.Status{}
+		var st hub.Status
 		if err := json.Unmarshal([]byte(text), &st); err != nil {
 			t.Fatalf("status is not JSON: %v\n%s", err, text)
 		}
-		running := 0
-		for _, p := range st.Plugins {
-			switch p.State {
-			case "running":
-				running++
-			case "starting": // the background launch has not finished
-			default:
-				t.Errorf("plugin %s is %q while the server starts, want starting or running", p.Name, p.State)
-			}
+		return st
+	}
+	st := status()
+	for _, p := range st.Plugins {
+		if p.Source != "bundled" {
+			continue // launched at start to describe itself
 		}
-		if running == len(st.Plugins) || time.Since(start) > 10*time.Second {
-			break
+		if p.State != "idle" || p.Running || p.Pid != 0 {
+			t.Errorf("plugin %s before any call = %+v, want idle with no process", p.Name, p)
 		}
 	}
+	if _, err := call(t, s.session, "view_file", map[string]any{"path": "pkg/sizes.py"}); err != nil {
+		t.Fatal(err)
+	}
+	st = status()
 	if st.Transport != "stdio" || len(st.Roots) != 1 || len(st.Skills) != 4 {
 		t.Errorf("status = %+v", st)
 	}

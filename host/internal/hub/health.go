@@ -3,8 +3,6 @@ package hub
 import (
 	"slices"
 	"strings"
-
-	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 )
 
 // Health is whether the server is ready for clients, for a load balancer's
@@ -19,7 +17,7 @@ type Health struct {
 	Upstreams []UpstreamHealth `json:"upstreams,omitempty"`
 }
 
-// PluginHealth is one plugin's state: a supervise state (starting,
+// PluginHealth is one plugin's state: a supervise state (idle, starting,
 // running, exited, failing, stopped), or skipped for a plugin that failed
 // to start and is not served.
 type PluginHealth struct {
@@ -40,26 +38,21 @@ type UpstreamHealth struct {
 const PluginSkipped = "skipped"
 
 // Health reports whether the host is ready: Start has settled (every
-// plugin described itself or was skipped, every eager upstream server
-// connected or failed and is retried in the background) and no served
-// plugin's process is still starting. A plugin that crashes later does
-// not make the host unready: its state says so, and the next call starts
-// it again.
+// plugin is described, from what is known of it or by its process, or was
+// skipped; every eager upstream server connected or failed and is retried
+// in the background). A plugin's process need not run: it starts at its
+// first call, and a plugin that crashes later does not make the host
+// unready either: its state says so, and the next call starts it again.
 func (h *Host) Health() Health {
 	hl := Health{Plugins: []PluginHealth{}}
-	settled := false
 	select {
 	case <-h.ready:
-		settled = true
+		hl.Ready = true
 	default:
 	}
-	hl.Ready = settled
 	for name, p := range h.Plugins() {
 		st := p.Health()
 		hl.Plugins = append(hl.Plugins, PluginHealth{Name: name, State: st.State, Restarts: st.Restarts})
-		if st.State == supervise.StateStarting {
-			hl.Ready = false
-		}
 	}
 	for name := range h.Skipped() {
 		hl.Plugins = append(hl.Plugins, PluginHealth{Name: name, State: PluginSkipped})

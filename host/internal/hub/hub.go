@@ -56,6 +56,10 @@ type Config struct {
 	Bundled Bundled
 	// ConfigDir is the user's ramabana config dir.
 	ConfigDir string
+	// PluginIdle, when positive, is how long a plugin process with no call
+	// in flight is kept; then it exits, and the next call starts it again
+	// (--plugin-idle). 0 keeps it.
+	PluginIdle time.Duration
 	// StartTimeout bounds a plugin's handshake and Describe; 0 means 10s.
 	StartTimeout time.Duration
 	// PluginEnv names host environment variables passed to plugins beyond
@@ -105,10 +109,10 @@ type Host struct {
 	failedAs map[string]supervise.Fingerprint // plugin name → its binary when it failed
 	idle     map[string]supervise.Source      // started, then stopped: none of their groups is mounted
 
-	launches sync.WaitGroup // background launches (launchLate)
-	closing  chan struct{}  // closed by Close
-	reloadMu sync.Mutex     // one Reload at a time; held by Close
-	closed   bool           // under reloadMu: no plugin starts after Close
+	descriptions supervise.Descriptions // plugin binaries' descriptions, kept in ConfigDir
+	closing      chan struct{}          // closed by Close
+	reloadMu     sync.Mutex             // one Reload at a time; held by Close
+	closed       bool                   // under reloadMu: no plugin starts after Close
 
 	// calls ends when CancelCalls is called: every call's context is
 	// bound to it.
@@ -196,6 +200,9 @@ func New(cfg Config) (*Host, error) {
 		closing:  make(chan struct{}),
 		ready:    make(chan struct{}),
 		search:   searcher{ix: search.New(), indexed: map[string][sha256.Size]byte{}},
+	}
+	if cfg.ConfigDir != "" {
+		h.descriptions.Dir = filepath.Join(cfg.ConfigDir, "descriptions")
 	}
 	h.sources, h.discoverErrs = sources, discoverErrs
 	h.laterGroups, h.knownGroups = laterGroups, knownGroups
@@ -358,20 +365,6 @@ func (h *Host) Close() error {
 		wg.Go(p.Stop)
 	}
 	wg.Wait()
-	h.launches.Wait()      // a stopped plugin's launch ends and kills what it started
 	h.search.worker.Wait() // no cache file is written after Close
 	return nil
-}
-
-// WaitStarted waits for the background launches of bundled groups (see
-// Bundled.Describe), or for ctx.
-func (h *Host) WaitStarted(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { h.launches.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

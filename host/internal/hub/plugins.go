@@ -3,8 +3,8 @@ package hub
 import (
 	"context"
 	"os"
+	"reflect"
 	"sync"
-	"time"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/pii"
@@ -15,7 +15,7 @@ import (
 
 // launchConfig is what every plugin is launched with.
 func (h *Host) launchConfig() supervise.Config {
-	return supervise.Config{
+	cfg := supervise.Config{
 		Host: sdk.Host{
 			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
 			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
@@ -28,52 +28,54 @@ func (h *Host) launchConfig() supervise.Config {
 			Cut:          pii.Prefix, // the log's and the status's filter must see whole values
 		},
 		Logger:   h.logger,
+		Idle:     h.cfg.PluginIdle,
 		OnChange: func() { h.changed(ChangedStatus) },
 	}
+	host, env := cfg.Host, cfg.Launch.Env
+	cfg.Described = func(src supervise.Source, d *sdk.Description) { h.described(src, host, env, d) }
+	return cfg
 }
 
-// startAll launches sources in parallel and registers them in name order,
-// so that which of two plugins declaring the same tool wins does not
-// depend on launch timing.
+// startAll registers sources in name order, so that which of two plugins
+// declaring the same tool wins does not depend on launch timing.
 //
-// A bundled group whose description the binary can give in-process
-// (Bundled.Describe) is registered at once from it, and its process is
-// launched in the background: the client gets its tools without waiting
-// for seven processes to start on two cores, and a call that comes before
-// the process is up waits for it. A background launch that fails takes
-// the group's tools away again.
+// A plugin whose description is known is registered from it and not
+// launched: its process starts at its first call (supervise.Plugin.Call).
+// A bundled group's is described in-process by the host binary
+// (Bundled.Describe); a plugin binary's is the one kept in Descriptions
+// from an earlier launch of the same binary with the same host context.
+// The others are launched in parallel and described, their descriptions
+// kept for next time, and with --plugin-idle they exit once idle.
 func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 	cfg := h.launchConfig()
 	var wg sync.WaitGroup
 	results := make([]error, len(sources))
 	plugins := make([]*supervise.Plugin, len(sources))
-	early := make([]bool, len(sources))
+	known := make([]bool, len(sources))
 	for i, src := range sources {
 		if h.policy.OptOut[src.Name] && src.Bundled {
 			continue // a whole bundled plugin opted out is not started at all
 		}
 		plugins[i] = supervise.New(src, cfg)
-		if src.Bundled && h.cfg.Bundled.Groups[src.Name] != nil {
-			if d, err := h.cfg.Bundled.Describe(src.Name, cfg.Host); err == nil {
-				plugins[i].Presume(d)
-				early[i] = true
-				continue
-			}
+		if d := h.knownDescription(src, cfg); d != nil {
+			plugins[i].Presume(d)
+			known[i] = true
+			continue
 		}
 		wg.Go(func() { results[i] = plugins[i].Start(ctx) })
 	}
 	for i, p := range plugins {
-		if p != nil && early[i] && h.register(p, nil) {
-			h.launches.Go(func() { h.launchLate(p) })
+		if p != nil && known[i] {
+			h.register(p, nil)
 		}
 	}
-	// The clients get these now, not after the slowest plugin.
+	// The clients get these now, not after the slowest launch.
 	h.toolsChanged()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		for i, p := range plugins {
 			switch {
-			case p != nil && early[i]:
+			case p != nil && known[i]:
 				h.drop(p) // registered already: take its tools away too
 			case p != nil:
 				p.Stop()
@@ -82,45 +84,50 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 		return err
 	}
 	for i, p := range plugins {
-		if p != nil && !early[i] {
+		if p != nil && !known[i] {
 			h.register(p, results[i])
 		}
 	}
 	return nil
 }
 
-// warmDelay is how long background launches wait, so that the client's
-// handshake and first tools/list do not compete with seven processes
-// starting; a call that comes sooner launches its plugin itself.
-const warmDelay = 200 * time.Millisecond
+// knownDescription is src's description when it is known without
+// launching it: a bundled group's, or a plugin binary's kept from an
+// earlier launch (whose lock check, Config.Verify, still holds). nil: it
+// is launched to learn it.
+func (h *Host) knownDescription(src supervise.Source, cfg supervise.Config) *sdk.Description {
+	if src.Bundled {
+		if h.cfg.Bundled.Groups[src.Name] == nil {
+			return nil
+		}
+		d, err := h.cfg.Bundled.Describe(src.Name, cfg.Host)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	d, ok := h.descriptions.Load(src.Name, supervise.DescriptionKey(src, cfg.Host, cfg.Launch.Env))
+	if !ok {
+		return nil
+	}
+	if h.cfg.Verify != nil && h.cfg.Verify(src.Path) != nil {
+		return nil // launched, to be refused with the lock's reason
+	}
+	return d
+}
 
-// upstreamDelay bounds how much longer background launches wait for the
-// eager upstream servers to connect: a node or python server starting
-// does not then share the CPU with seven plugin processes, and its tools
-// reach the client's first tools/list sooner.
-const upstreamDelay = 2 * time.Second
-
-// launchLate launches a plugin registered from its in-process description,
-// after warmDelay and the eager upstream servers' connects (for
-// upstreamDelay at most), unless the host closes first.
-func (h *Host) launchLate(p *supervise.Plugin) {
-	select {
-	case <-time.After(warmDelay):
-	case <-h.closing:
+// described keeps a plugin binary's own description, as each of its
+// processes gives it, for the next start (supervise.Config.Described).
+func (h *Host) described(src supervise.Source, host sdk.Host, env []string, d *sdk.Description) {
+	if src.Bundled {
+		return // described in-process
+	}
+	key := supervise.DescriptionKey(src, host, env)
+	if old, ok := h.descriptions.Load(src.Name, key); ok && reflect.DeepEqual(old, d) {
 		return
 	}
-	connected := make(chan struct{})
-	go func() { h.up.connect.Wait(); close(connected) }()
-	select {
-	case <-connected:
-	case <-time.After(upstreamDelay):
-	case <-h.closing:
-		return
-	}
-	if err := p.Start(context.Background()); err != nil && !p.Stopped() {
-		h.drop(p)
-		h.skip(p.Source(), err)
-		h.toolsChanged()
+	if err := h.descriptions.Store(src.Name, key, d); err != nil {
+		h.logger.Warn("plugin description not kept; the plugin is launched at the next start to describe it", "plugin", src.Name, "error", err)
 	}
 }
 
@@ -148,7 +155,11 @@ func (h *Host) register(p *supervise.Plugin, err error) bool {
 	h.plugins[p.Name()] = p
 	delete(h.skipped, p.Name())
 	h.mu.Unlock()
-	h.logger.Debug("plugin started", "plugin", p.Name(), "source", p.Source().String(), "pid", p.Pid())
+	if pid := p.Pid(); pid != 0 {
+		h.logger.Debug("plugin served", "plugin", p.Name(), "source", p.Source().String(), "pid", pid)
+	} else {
+		h.logger.Debug("plugin served; its process starts at its first call", "plugin", p.Name(), "source", p.Source().String())
+	}
 	return true
 }
 

@@ -262,8 +262,9 @@ type GroupStatus struct {
 type PluginStatus struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
-	// State is starting, running, exited (the next call starts it again),
-	// failing (crashing: relaunches back off) or stopped.
+	// State is idle (no process: the next call starts one), starting,
+	// running, exited (it died; the next call starts it again), failing
+	// (crashing: relaunches back off) or stopped.
 	State    string `json:"state"`
 	Running  bool   `json:"running"`
 	Pid      int    `json:"pid,omitempty"`

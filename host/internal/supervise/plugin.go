@@ -1,7 +1,10 @@
 // Package supervise finds plugin binaries (bundled groups, plugin dirs)
-// and keeps each one's process running: launched through internal/launch,
-// described, relaunched on the next call after it dies (with a crash-loop
-// back-off), and stopped with its whole process group.
+// and runs each one's process while it is wanted: launched through
+// internal/launch at its first call (or at host start when its description
+// is not known yet), described, relaunched on the next call after it dies
+// (with a crash-loop back-off) or after it exited for being idle, and
+// stopped with its whole process group. Descriptions keeps what plugins
+// described, so that an unchanged binary is listed without being started.
 package supervise
 
 import (
@@ -30,6 +33,14 @@ type Config struct {
 	Launch launch.Options
 	// Logger gets restarts and deaths.
 	Logger *slog.Logger
+	// Idle, when positive, is how long a process with no call in flight
+	// is kept: then it exits, and the next call starts another (not
+	// counted as a restart). 0 keeps it until it dies or Stop.
+	Idle time.Duration
+	// Described, when set, is given each launched process's own
+	// description (with its misdeclared tools left out), after the launch,
+	// with no lock held: to keep it in Descriptions.
+	Described func(src Source, d *sdk.Description)
 	// OnChange, when set, is called after the plugin's Health may have
 	// changed: a launch began or ended, the process exited, Stop. It runs
 	// on the goroutine of the change, with no lock held, and must not
@@ -56,7 +67,10 @@ type Plugin struct {
 	retryAt      time.Time // no relaunch before this
 	quickCrashes int       // consecutive deaths soon after a launch
 	launched     bool      // a launch has succeeded: later ones are restarts
+	retired      bool      // the last process exited for being idle: the next launch is no restart
 	stopped      bool
+	inflight     int         // calls under way
+	idleTimer    *time.Timer // retires the live process; nil while calls run or none is live
 }
 
 // A plugin that dies within crashWindow of its launch counts as crashing;
@@ -87,7 +101,8 @@ func (p *Plugin) Description() *sdk.Description {
 
 // Presume sets the description the catalog is built from before the
 // process has described itself: a bundled group's, described in-process by
-// the host binary. The process's own description, when it comes, is kept
+// the host binary, or one kept in Descriptions from an earlier launch of
+// the same binary. The process's own description, when it comes, is kept
 // only if none was presumed (a different tool list is logged).
 func (p *Plugin) Presume(d *sdk.Description) {
 	p.mu.Lock()
@@ -95,7 +110,9 @@ func (p *Plugin) Presume(d *sdk.Description) {
 	p.desc = d
 }
 
-// Start launches the plugin and describes it, at host start.
+// Start launches the plugin and describes it, at host start when its
+// description is not known otherwise. With Config.Idle, the process exits
+// once that long has passed without a call.
 func (p *Plugin) Start(ctx context.Context) error {
 	_, err := p.ensure(ctx)
 	return err
@@ -139,10 +156,14 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 			}
 			return nil, err
 		}
-		if p.launched {
+		switch {
+		case p.retired:
+			p.cfg.Logger.Debug("starting plugin again after it was idle", "plugin", p.src.Name)
+		case p.launched:
 			p.restarts++
 			p.cfg.Logger.Info("restarting plugin", "plugin", p.src.Name, "restarts", p.restarts)
 		}
+		p.retired = false
 		done := make(chan struct{})
 		p.launching = done
 		p.mu.Unlock()
@@ -170,11 +191,15 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 			if p.desc == nil {
 				p.desc = desc
 			}
-			p.live, p.launched = lp, true
+			p.live, p.launched, p.retired = lp, true, false
+			p.armIdleLocked()
 		}
 		p.mu.Unlock()
 		if err != nil && lp != nil {
 			lp.Stop()
+		}
+		if err == nil && p.cfg.Described != nil {
+			p.cfg.Described(p.src, desc)
 		}
 		if err == nil && p.cfg.OnChange != nil {
 			go func() {
@@ -220,9 +245,14 @@ func backoff(failures int) time.Duration {
 // reports UNAVAILABLE while it runs on) pass through and the process is
 // kept. Log lines name the call by call.ID.
 func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	p.begin()
+	defer p.end()
 	for retried := false; ; retried = true {
 		lp, err := p.ensure(ctx)
 		if err != nil {
+			if ctx.Err() == nil {
+				p.cfg.Logger.Warn("plugin could not start for a call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
+			}
 			return nil, err
 		}
 		res, err := lp.Group().Call(ctx, call, events)
@@ -240,6 +270,55 @@ func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 		p.cfg.Logger.Warn("plugin exited during a call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 		return nil, fmt.Errorf("%w: plugin %q exited while running %s; it restarts on the next call", ErrPluginDied, p.src.Name, call.Tool)
 	}
+}
+
+// begin counts a call under way: the live process is not retired for
+// being idle while it runs.
+func (p *Plugin) begin() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight++
+	if p.idleTimer != nil {
+		p.idleTimer.Stop()
+		p.idleTimer = nil
+	}
+}
+
+// end counts a call done; the last one arms the idle timer.
+func (p *Plugin) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight--
+	p.armIdleLocked()
+}
+
+// armIdleLocked starts the wait after which the live process, with no call
+// in flight, is retired (Config.Idle).
+func (p *Plugin) armIdleLocked() {
+	if p.cfg.Idle <= 0 || p.inflight > 0 || p.stopped || p.live == nil {
+		return
+	}
+	if p.idleTimer != nil {
+		p.idleTimer.Stop()
+	}
+	lp := p.live
+	p.idleTimer = time.AfterFunc(p.cfg.Idle, func() { p.retire(lp) })
+}
+
+// retire stops lp for being idle, unless a call began, it died, or another
+// process took its place since the timer was armed. It is not a death: the
+// next call starts another process and counts no restart.
+func (p *Plugin) retire(lp *launch.Process) {
+	p.mu.Lock()
+	if p.live != lp || p.inflight > 0 || p.stopped || lp.Exited() {
+		p.mu.Unlock()
+		return
+	}
+	p.live, p.retired, p.idleTimer = nil, true, nil
+	p.mu.Unlock()
+	p.cfg.Logger.Debug("plugin idle; its process exits until the next call", "plugin", p.src.Name, "idle", p.cfg.Idle)
+	lp.Stop()
+	p.changed()
 }
 
 // exitGrace is how long to wait for the process to be seen exiting after a
@@ -263,6 +342,10 @@ func (p *Plugin) Stop() {
 	p.mu.Lock()
 	lp := p.live
 	p.live, p.stopped = nil, true
+	if p.idleTimer != nil {
+		p.idleTimer.Stop()
+		p.idleTimer = nil
+	}
 	p.mu.Unlock()
 	if lp != nil {
 		lp.Stop()
@@ -289,7 +372,8 @@ type Health struct {
 
 // A plugin's states.
 const (
-	StateStarting = "starting" // its first process is not serving yet (launching, or about to)
+	StateIdle     = "idle"     // no process: one starts at the next call (none yet, or it exited for being idle)
+	StateStarting = "starting" // a process is being launched
 	StateRunning  = "running"
 	StateExited   = "exited"  // its process ended; the next call starts another
 	StateFailing  = "failing" // it keeps crashing: no relaunch before a back-off ends
@@ -313,8 +397,8 @@ func (p *Plugin) Health() Health {
 		h.State = StateStarting
 	case time.Now().Before(p.retryAt):
 		h.State = StateFailing
-	case !p.launched:
-		h.State = StateStarting
+	case p.retired, !p.launched && p.lastErr == nil:
+		h.State = StateIdle
 	default:
 		h.State = StateExited
 	}

@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+)
+
+// TestPluginsStartAtTheirFirstCallAndExitWhenIdle, through the binary: a
+// server that has listed its tools runs no plugin process; a call starts
+// its plugin's, which runs while the call does; --plugin-idle after the
+// call it is gone, and the next call starts it again.
+func TestPluginsStartAtTheirFirstCallAndExitWhenIdle(t *testing.T) {
+	t.Parallel()
+	root := project(t)
+	s := startStdio(t, root, "--write", "--plugin-idle", "300ms")
+	if n := len(tools(t, s.session)); n < 10 {
+		t.Fatalf("%d tools listed, want the bundled groups'", n)
+	}
+	if kids := proctest.Children(s.cmd.Process.Pid); len(kids) != 0 {
+		t.Errorf("the server runs %d processes before any call, want none: %v", len(kids), kids)
+	}
+	for round := range 2 {
+		// The command runs until the test lets it end: its plugin is seen
+		// running during the call, whatever the machine's speed.
+		release := filepath.Join(root, "release-"+strconv.Itoa(round))
+		done := make(chan error, 1)
+		go func() {
+			res, err := call(t, s.session, "run_command", map[string]any{"command": "while [ ! -e " + filepath.Base(release) + " ]; do sleep 0.02; done; echo released"})
+			if err == nil && (res.IsError || !strings.Contains(text(res), "released")) {
+				err = fmt.Errorf("run_command = %q", text(res))
+			}
+			done <- err
+		}()
+		s.awaitPlugins(t, "shell")
+		if err := os.WriteFile(release, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if !proctest.Await(func() bool { return len(proctest.Children(s.cmd.Process.Pid)) == 0 }) {
+			t.Fatalf("round %d: the shell plugin still runs after --plugin-idle; stderr:\n%s", round, s.stderr)
+		}
+	}
+}
+
+// TestAPluginBinaryIsDescribedOnce: the first server launches a plugin
+// binary to learn its tools and keeps the description in the config dir;
+// the next one lists them without launching it, and starts it at its
+// first call.
+func TestAPluginBinaryIsDescribedOnce(t *testing.T) {
+	t.Parallel()
+	root, cfg, plugins := project(t), t.TempDir(), pluginDir(t, "echo")
+	first := startStdio(t, root, "--cfg", cfg, "--plugins", plugins)
+	if _, ok := tools(t, first.session)["echo"]; !ok {
+		t.Fatalf("echo not listed; stderr:\n%s", first.stderr)
+	}
+	first.awaitPlugins(t, "echo") // launched to describe itself
+	first.stop(t)
+
+	next := startStdio(t, root, "--cfg", cfg, "--plugins", plugins)
+	if _, ok := tools(t, next.session)["echo"]; !ok {
+		t.Fatalf("echo not listed from its kept description; stderr:\n%s", next.stderr)
+	}
+	if kids := proctest.Children(next.cmd.Process.Pid); len(kids) != 0 {
+		t.Errorf("the next server runs %v before any call, want no process", kids)
+	}
+	res, err := call(t, next.session, "pid", map[string]any{})
+	if err != nil || res.IsError {
+		t.Fatalf("pid = %q, %v", text(res), err)
+	}
+	pid, _ := strconv.Atoi(text(res))
+	if got := next.awaitPlugins(t, "echo"); len(got) != 1 || got[0] != pid {
+		t.Errorf("the server's plugins after the call = %v, want echo's %d", got, pid)
+	}
+}

@@ -1,0 +1,182 @@
+package hub
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+)
+
+// TestAnIdlePluginExitsAndTheNextCallStartsIt: with PluginIdle, a plugin
+// process with no call in flight exits, which is no crash (no restart
+// counted, state idle); the next call starts another; a call that runs
+// longer than PluginIdle is not cut.
+func TestAnIdlePluginExitsAndTheNextCallStartsIt(t *testing.T) {
+	t.Parallel()
+	const idle = 300 * time.Millisecond
+	h, logs := startHost(t, Config{PluginDirs: []string{pluginDir(t, "echo")}, PluginIdle: idle})
+	p := h.Plugins()["echo"]
+	if p == nil {
+		t.Fatalf("echo not served; logs:\n%s", logs)
+	}
+	// Launched at start to describe itself, then idle.
+	if !proctest.Await(func() bool { return p.Health().State == supervise.StateIdle }) {
+		t.Fatalf("echo still %+v after %s without a call; logs:\n%s", p.Health(), idle, logs)
+	}
+	if st := p.Health(); st.State != supervise.StateIdle || st.Restarts != 0 || st.Running {
+		t.Errorf("health after an idle exit = %+v, want idle with no restart", st)
+	}
+	if !proctest.Await(func() bool { return h.Health().Ready }) {
+		t.Errorf("an idle plugin makes the server unready: %+v", h.Health())
+	}
+
+	// A call longer than PluginIdle keeps its process.
+	res, err := callText(t, h, "slow", map[string]any{"seconds": 3 * idle.Seconds()})
+	if err != nil || res.Text() != "done" {
+		t.Fatalf("slow = %v, %v; logs:\n%s", res, err, logs)
+	}
+	res, err = callText(t, h, "pid", map[string]any{})
+	if err != nil || res.IsError {
+		t.Fatalf("pid = %v, %v", res, err)
+	}
+	second, _ := strconv.Atoi(res.Text())
+	if second == 0 {
+		t.Fatalf("pid = %q", res.Text())
+	}
+	if st := p.Health(); st.Restarts != 0 {
+		t.Errorf("restarts = %d after an idle exit and a new start, want 0", st.Restarts)
+	}
+	if strings.Contains(logs.String(), "restarting plugin") || strings.Contains(logs.String(), "exited during a call") {
+		t.Errorf("an idle exit was logged as a death:\n%s", logs)
+	}
+	if !proctest.Await(func() bool { return !proctest.Alive(second) }) {
+		t.Fatalf("process %d still alive after its last call and %s", second, idle)
+	}
+}
+
+// TestAKnownDescriptionListsThePluginWithoutStartingIt: the first start
+// launches a plugin binary to describe it and keeps the description; the
+// next start with the same binary and host context lists its tools with no
+// process, and the first call starts it. A changed binary, or another host
+// context, is described afresh.
+func TestAKnownDescriptionListsThePluginWithoutStartingIt(t *testing.T) {
+	t.Parallel()
+	dir := pluginDir(t, "echo")
+	cfg := Config{PluginDirs: []string{dir}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
+
+	h1, logs := startHost(t, cfg)
+	if pid := h1.Plugins()["echo"].Pid(); pid == 0 {
+		t.Fatalf("the first start did not launch echo; logs:\n%s", logs)
+	}
+	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
+	if _, err := os.Stat(kept); err != nil {
+		t.Fatalf("no description kept: %v", err)
+	}
+	tools1 := mountedNames(h1)
+	described := h1.Plugins()["echo"].Description()
+	_ = h1.Close()
+
+	h2, logs := startHost(t, cfg)
+	p := h2.Plugins()["echo"]
+	if p == nil {
+		t.Fatalf("echo not served from its kept description; logs:\n%s", logs)
+	}
+	if st := p.Health(); st.State != supervise.StateIdle || st.Pid != 0 {
+		t.Fatalf("echo after a start with its description known = %+v, want idle with no process", st)
+	}
+	if got := p.Description(); !reflect.DeepEqual(got, described) {
+		t.Errorf("kept description differs from the plugin's own:\n%+v\n%+v", got, described)
+	}
+	if got := mountedNames(h2); got != tools1 {
+		t.Errorf("tools from the kept description = %s, want %s", got, tools1)
+	}
+	if !proctest.Await(func() bool { return h2.Health().Ready }) {
+		t.Errorf("server with idle plugins not ready: %+v", h2.Health())
+	}
+	res, err := callText(t, h2, "echo", map[string]any{"text": "hi"})
+	if err != nil || res.Text() != "hi" {
+		t.Fatalf("first call = %v, %v; logs:\n%s", res, err, logs)
+	}
+	if st := p.Health(); st.State != supervise.StateRunning {
+		t.Errorf("echo after its first call = %+v, want running", st)
+	}
+	_ = h2.Close()
+
+	// Another host context (a flag the plugin is told) is a miss.
+	other := cfg
+	other.Write = true
+	h3, _ := startHost(t, other)
+	if pid := h3.Plugins()["echo"].Pid(); pid == 0 {
+		t.Errorf("a start with --write used the description made without it")
+	}
+	_ = h3.Close()
+
+	// A replaced binary is a miss.
+	replaced := filepath.Join(dir, supervise.PluginPrefix+"echo")
+	copyFile(t, testPlugin, replaced+".new")
+	if err := os.Rename(replaced+".new", replaced); err != nil {
+		t.Fatal(err)
+	}
+	h4, _ := startHost(t, cfg)
+	if pid := h4.Plugins()["echo"].Pid(); pid == 0 {
+		t.Errorf("a replaced binary was served from the old binary's description")
+	}
+}
+
+// TestAPluginThatCannotStartAtItsFirstCallIsReported: a plugin listed
+// from its kept description whose process then fails to start fails the
+// call with the launch's reason, and the failure shows in its health and
+// the log, as a crash does.
+func TestAPluginThatCannotStartAtItsFirstCallIsReported(t *testing.T) {
+	t.Parallel()
+	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
+	h1, _ := startHost(t, cfg)
+	_ = h1.Close()
+
+	cfg.StartTimeout = time.Nanosecond // nothing starts in that: every launch fails
+	h, logs := startHost(t, cfg)
+	p := h.Plugins()["echo"]
+	if p == nil {
+		t.Fatalf("echo not served from its kept description; logs:\n%s", logs)
+	}
+	res, err := callText(t, h, "echo", map[string]any{"text": "hi"})
+	if err == nil {
+		t.Fatalf("call to a plugin that cannot start = %v, want an error", res)
+	}
+	if !strings.Contains(err.Error(), "echo") {
+		t.Errorf("error %q does not name the plugin", err)
+	}
+	st := p.Health()
+	if st.State == supervise.StateIdle || st.State == supervise.StateRunning || st.LastErr == "" {
+		t.Errorf("health after a failed start = %+v, want exited or failing with the error", st)
+	}
+	if !strings.Contains(logs.String(), "could not start for a call") {
+		t.Errorf("the failed start is not in the log:\n%s", logs)
+	}
+}
+
+// mountedNames is the names of the tools the client sees, in order.
+func mountedNames(h *Host) string {
+	var names []string
+	for _, e := range h.Mounted() {
+		names = append(names, e.Spec.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

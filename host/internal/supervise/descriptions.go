@@ -1,0 +1,191 @@
+package supervise
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ramabana/ramabana-mcp/sdk"
+)
+
+// Descriptions keeps what plugins described on disk, so that a plugin
+// whose binary has not changed is listed from what it said last time and
+// its process starts only at its first call.
+//
+// An entry is found by a key over everything that shapes a description:
+// the binary (its path and Fingerprint), the host context it was described
+// with (the roots, the flags, the host's version) and the environment it
+// was launched with. Anything else changed is a miss: the plugin is
+// launched and described again, and the entry replaced.
+//
+// Each plugin has one file, <dir>/<name>.json, of at most maxEntries
+// entries (the newest first), so that projects served in turn keep
+// theirs. A file that cannot be read, or that does not decode, is a miss;
+// a write goes to a temporary file renamed over the old one, so that a
+// reader never sees half of it. The files are the user's, like the
+// plugin dirs: whoever can write them can install a plugin too.
+//
+// The zero value (no Dir) keeps nothing.
+type Descriptions struct {
+	// Dir holds the files; created when first written.
+	Dir string
+}
+
+// maxEntries bounds the descriptions kept per plugin.
+const maxEntries = 8
+
+// maxFile bounds a file that is read: a plugin's description with its
+// schemas is tens of KB.
+const maxFile = 16 << 20
+
+// descriptionsFile is the format of a plugin's file.
+type descriptionsFile struct {
+	Entries []descriptionEntry `json:"entries"`
+}
+
+type descriptionEntry struct {
+	Key         string           `json:"key"`
+	Stored      time.Time        `json:"stored"`
+	Description *sdk.Description `json:"description"`
+}
+
+// DescriptionKey is the key of src's description when described with host
+// and launched with env (the environment the launcher passes, in order).
+func DescriptionKey(src Source, host sdk.Host, env []string) string {
+	fp := FingerprintOf(src)
+	h := sha256.New()
+	write := func(parts ...string) {
+		for _, p := range parts {
+			fmt.Fprintf(h, "%d:%s", len(p), p)
+		}
+	}
+	write("ramabana description v1", src.Name, src.Path)
+	write(src.Args...)
+	write(fmt.Sprint(src.Bundled, fp.size, fp.mtime.UnixNano(), fp.ino))
+	hostJSON, _ := json.Marshal(host) // plain fields: cannot fail
+	write(string(hostJSON))
+	write(env...)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c Descriptions) file(name string) string {
+	return filepath.Join(c.Dir, name+".json")
+}
+
+// Load returns the description kept for name under key.
+func (c Descriptions) Load(name, key string) (*sdk.Description, bool) {
+	if c.Dir == "" {
+		return nil, false
+	}
+	f, err := c.read(name)
+	if err != nil {
+		return nil, false
+	}
+	for _, e := range f.Entries {
+		if e.Key == key && e.Description != nil {
+			return unnull(e.Description), true
+		}
+	}
+	return nil, false
+}
+
+// unnull turns the schemas a description did not have, written as null,
+// back into none.
+func unnull(d *sdk.Description) *sdk.Description {
+	for gi := range d.Groups {
+		for ti := range d.Groups[gi].Tools {
+			t := &d.Groups[gi].Tools[ti]
+			if string(t.InputSchema) == "null" {
+				t.InputSchema = nil
+			}
+			if string(t.OutputSchema) == "null" {
+				t.OutputSchema = nil
+			}
+		}
+	}
+	return d
+}
+
+// Store keeps d for name under key, in front of the others; the oldest
+// beyond maxEntries go.
+func (c Descriptions) Store(name, key string, d *sdk.Description) error {
+	if c.Dir == "" || d == nil {
+		return nil
+	}
+	if err := fileName(name); err != nil {
+		return err
+	}
+	f, err := c.read(name)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		f = &descriptionsFile{} // unreadable: written anew
+	}
+	entries := []descriptionEntry{{Key: key, Stored: time.Now().UTC(), Description: d}}
+	for _, e := range f.Entries {
+		if e.Key != key && len(entries) < maxEntries {
+			entries = append(entries, e)
+		}
+	}
+	raw, err := json.Marshal(descriptionsFile{Entries: entries})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(c.Dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), c.file(name))
+}
+
+// read reads name's file; a missing one is os.ErrNotExist with an empty
+// file.
+func (c Descriptions) read(name string) (*descriptionsFile, error) {
+	f := &descriptionsFile{}
+	if err := fileName(name); err != nil {
+		return f, err
+	}
+	fh, err := os.Open(c.file(name))
+	if err != nil {
+		return f, err
+	}
+	defer fh.Close()
+	raw, err := io.ReadAll(io.LimitReader(fh, maxFile+1))
+	if err != nil {
+		return f, err
+	}
+	if len(raw) > maxFile {
+		return f, fmt.Errorf("%s is larger than %d MB", c.file(name), maxFile>>20)
+	}
+	if err := json.Unmarshal(raw, f); err != nil {
+		return &descriptionsFile{}, err
+	}
+	f.Entries = slices.DeleteFunc(f.Entries, func(e descriptionEntry) bool { return e.Description == nil })
+	return f, nil
+}
+
+// fileName refuses a name that would not name a file of Dir (plugin names
+// are checked where they are found; this holds if one is not).
+func fileName(name string) error {
+	if name == "" || name[0] == '.' || strings.ContainsAny(name, `/\`+"\x00") {
+		return fmt.Errorf("plugin name %q cannot name a file", name)
+	}
+	return nil
+}
