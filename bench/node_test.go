@@ -57,6 +57,8 @@ var nodeMeasures = []struct {
 	scale         float64 // from ms
 }{
 	{"spawn", "ms", 1},
+	{"first-read", "ms", 1},
+	{"idle-pss", "MB", 1},
 	{"list", "ms", 1},
 	{"list-req", "ms", 1},
 	{"read", "µs", 1000},
@@ -73,6 +75,10 @@ var nodeMeasures = []struct {
 // Rounds: $RAMABANA_BENCH_REPS, or 5. In each round every server makes
 // min(4, calls) cold starts and `calls` timed tools/list, bare tools/list and
 // read calls on its live session, where calls is N of -benchtime Nx, or 100.
+// A cold start also measures the process tree's PSS once idle after
+// tools/list, and its first read (for ramabana, a plugin's start included).
+// With $RAMABANA_BENCH_BASELINE naming another ramabana-mcp binary (an
+// older commit's), it takes its turns as "baseline".
 func BenchmarkNodeClient(b *testing.B) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -104,7 +110,7 @@ func BenchmarkNodeClient(b *testing.B) {
 			// others of its own environment, plus env.
 			Name: "ramabana", Command: rb.Path, Args: rb.Args[1:], Env: map[string]string{"RAMABANA_PLUGIN_PATH": ""},
 			// One tool of every bundled group in the default (read-only)
-			// set, so that spawn counts them all started.
+			// set: each is listed (its process starts at its first call).
 			WantTools: []string{"view_file", "search_code", "git_status", "fetch_url", "recall", "view_notebook"},
 			Read:      nodeRead{Tool: "view_file", Args: map[string]any{"path": "small.py"}, Expect: expect},
 		},
@@ -113,6 +119,14 @@ func BenchmarkNodeClient(b *testing.B) {
 			WantTools: []string{"read_text_file"},
 			Read:      nodeRead{Tool: "read_text_file", Args: map[string]any{"path": filepath.Join(root, "small.py")}, Expect: expect},
 		},
+	}
+	if base := os.Getenv("RAMABANA_BENCH_BASELINE"); base != "" {
+		// Another build of ramabana-mcp (an older commit's), with the same
+		// flags and calls, to compare before and after in one run.
+		bl := servers[1]
+		bl.Name, bl.Command = "baseline", base
+		bl.Args = command(ramabana, root, b.TempDir()).Args[1:]
+		servers = append(servers, bl)
 	}
 	calls := benchCalls(100)
 	spec, err := json.Marshal(map[string]any{
@@ -218,7 +232,11 @@ func summarizeNode(b *testing.B, results map[string]map[string]nodeResult, load0
 	b.Logf("load average before %s, after %s", load0, loadAvg())
 	b.Logf("spawn → tools/list (p50, p99 ms): floor %.1f, %.1f; ramabana %.1f, %.1f; server-filesystem %.1f, %.1f",
 		fl["spawn"].P50, fl["spawn"].P99, rb["spawn"].P50, rb["spawn"].P99, fs["spawn"].P50, fs["spawn"].P99)
-	b.Logf("ramabana spawn: %.0f%% of the 80 ms target; %s the floor's", 100*rb["spawn"].P50/80, ratio("spawn", fl))
+	b.Logf("ramabana spawn: %.0f%% of the 30 ms target; %s the floor's, %s server-filesystem's", 100*rb["spawn"].P50/30, ratio("spawn", fl), ratio("spawn", fs))
+	b.Logf("first read of a cold start (p50, p99 ms; ramabana's files plugin starts for it): floor %.1f, %.1f; ramabana %.1f, %.1f (target ≤ 60 ms); server-filesystem %.1f, %.1f",
+		fl["first-read"].P50, fl["first-read"].P99, rb["first-read"].P50, rb["first-read"].P99, fs["first-read"].P50, fs["first-read"].P99)
+	b.Logf("idle after tools/list, PSS of the process tree (p50 MB): floor %.1f; ramabana %.1f (target below server-filesystem's); server-filesystem %.1f; ramabana %s server-filesystem's",
+		fl["idle-pss"].P50, rb["idle-pss"].P50, fs["idle-pss"].P50, ratio("idle-pss", fs))
 	b.Logf("tools/list on a live session, bare request (p50, p99 ms): floor %.3f, %.3f; ramabana %.3f, %.3f (target ≤ 1 ms); server-filesystem %.3f, %.3f",
 		fl["list-req"].P50, fl["list-req"].P99, rb["list-req"].P50, rb["list-req"].P99, fs["list-req"].P50, fs["list-req"].P99)
 	b.Logf("tools/list result: floor %d tools, %d B; ramabana %d tools, %d B; server-filesystem %d tools, %d B",
@@ -228,6 +246,11 @@ func summarizeNode(b *testing.B, results map[string]map[string]nodeResult, load0
 	b.Logf("read small.py (p50, p99 µs): floor echo %.0f, %.0f; ramabana view_file %.0f, %.0f; server-filesystem read_text_file %.0f, %.0f",
 		1000*fl["read"].P50, 1000*fl["read"].P99, 1000*rb["read"].P50, 1000*rb["read"].P99, 1000*fs["read"].P50, 1000*fs["read"].P99)
 	b.Logf("ramabana view_file: %s server-filesystem's read_text_file (target < 1), %s the floor's echo", ratio("read", fs), ratio("read", fl))
+	if bl, ok := results["baseline"]; ok {
+		b.Logf("baseline (p50): spawn %.1f ms, first read %.1f ms, idle PSS %.1f MB, read %.0f µs; ramabana against it: spawn %s, first read %s, idle PSS %s, read %s",
+			bl["spawn"].P50, bl["first-read"].P50, bl["idle-pss"].P50, 1000*bl["read"].P50,
+			ratio("spawn", bl), ratio("first-read", bl), ratio("idle-pss", bl), ratio("read", bl))
+	}
 }
 
 func median(d []float64) float64 {

@@ -12,6 +12,7 @@
 //	  "spawns": 4,           // cold starts per server per round
 //	  "calls": 100,          // tools/list and read calls per server per round
 //	  "warmup": 20,          // untimed calls of each kind on each long-lived session first
+//	  "settle": 500,         // ms a cold start waits after tools/list before idle-pss and first-read
 //	  "servers": [{
 //	    "name": "ramabana",
 //	    "command": "/path/to/ramabana-mcp", "args": ["--root", "DIR"],
@@ -31,6 +32,16 @@
 //	list-req  the bare tools/list request on the live session (request and zod
 //	          parse only), what the server and the transport cost
 //	read      client.callTool(read.tool, read.args) on the live session
+//	first-read  in each cold start, after tools/list and "settle" ms of quiet,
+//	          the session's first callTool(read.tool, read.args): for a server
+//	          whose tools run in processes started at their first call, that
+//	          start included
+//
+// and one memory measure, in MB:
+//
+//	idle-pss  in each cold start, after tools/list and "settle" ms (default
+//	          500), the proportional set size of the server's whole process
+//	          tree (the server and its descendants, from /proc; Linux only)
 //
 // Output: one JSON object per line per server per measure:
 //
@@ -45,7 +56,8 @@
 // tail of that server's stderr, on stderr. Every server it started is closed
 // before it exits.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import process from 'node:process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -57,14 +69,14 @@ function readSpec() {
   const arg = process.argv[2];
   const text = arg === undefined || arg === '-' ? readFileSync(0, 'utf8') : arg.trimStart().startsWith('{') ? arg : readFileSync(arg, 'utf8');
   const spec = JSON.parse(text);
-  for (const k of ['rounds', 'spawns', 'calls', 'warmup']) {
+  for (const k of ['rounds', 'spawns', 'calls', 'warmup', 'settle']) {
     if (!Number.isInteger(spec[k] ?? 0) || (spec[k] ?? 0) < 0) throw new Error(`spec: ${k} must be a whole number ≥ 0, got ${JSON.stringify(spec[k])}`);
   }
   if (!Array.isArray(spec.servers) || spec.servers.length === 0) throw new Error('spec: servers must be a non-empty list');
   for (const s of spec.servers) {
     if (!s.name || !s.command) throw new Error(`spec: every server needs a name and a command: ${JSON.stringify(s)}`);
   }
-  return { rounds: spec.rounds ?? 5, spawns: spec.spawns ?? 4, calls: spec.calls ?? 100, warmup: spec.warmup ?? 20, servers: spec.servers };
+  return { rounds: spec.rounds ?? 5, spawns: spec.spawns ?? 4, calls: spec.calls ?? 100, warmup: spec.warmup ?? 20, settle: spec.settle ?? 500, servers: spec.servers };
 }
 
 // Session is one connected client with the tail of its server's stderr.
@@ -144,21 +156,61 @@ function ms(t0) {
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
-// timeSpawn is one cold start: spawn → initialize → tools/list answered.
-async function timeSpawn(server) {
+// timeSpawn is one cold start: spawn → initialize → tools/list answered;
+// then, after settle ms, the process tree's PSS and the first read.
+async function timeSpawn(server, settle) {
   const s = new Session(server);
   open.add(s);
   const t0 = process.hrtime.bigint();
+  let spawn, pss, firstRead;
   try {
     await s.connect();
     await s.listTools();
+    spawn = ms(t0);
+    await sleep(settle);
+    pss = treePSS(s.transport.pid);
+    if (server.read) {
+      const t1 = process.hrtime.bigint();
+      await s.read();
+      firstRead = ms(t1);
+    }
   } catch (e) {
     throw withStderr(s, e);
   }
-  const d = ms(t0);
   await s.close();
   open.delete(s);
-  return d;
+  return { spawn, pss, firstRead };
+}
+
+// treePSS is the PSS in MB of pid and its descendants (smaps_rollup), or
+// undefined where /proc does not tell it.
+function treePSS(pid) {
+  if (!pid) return undefined;
+  let entries;
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return undefined;
+  }
+  const children = new Map();
+  for (const e of entries) {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(e));
+    } catch { /* gone */ }
+  }
+  let kb = 0;
+  for (const todo = [pid]; todo.length;) {
+    const p = todo.pop();
+    try {
+      const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'));
+      if (m) kb += Number(m[1]);
+    } catch { /* gone, or not readable */ }
+    todo.push(...(children.get(p) ?? []));
+  }
+  return kb / 1024;
 }
 
 function withStderr(s, e) {
@@ -183,7 +235,7 @@ function quantile(sorted, q) {
 
 async function main() {
   const spec = readSpec();
-  const measures = ['spawn', 'list', 'list-req', 'read'];
+  const measures = ['spawn', 'first-read', 'idle-pss', 'list', 'list-req', 'read'];
   // samples[server][measure] holds one list of samples per round.
   const samples = new Map(spec.servers.map((s) => [s.name, Object.fromEntries(measures.map((m) => [m, []]))]));
   const add = (s, m, d) => samples.get(s.server.name)[m].push(d);
@@ -214,9 +266,14 @@ async function main() {
     // The order rotates each round, so no server always follows the same one.
     const order = live.map((_, i) => live[(i + r) % live.length]);
     for (const s of order) {
-      const d = [];
-      for (let i = 0; i < spec.spawns; i++) d.push(await timeSpawn(s.server));
-      add(s, 'spawn', d);
+      const d = { spawn: [], 'first-read': [], 'idle-pss': [] };
+      for (let i = 0; i < spec.spawns; i++) {
+        const r = await timeSpawn(s.server, spec.settle);
+        d.spawn.push(r.spawn);
+        if (r.firstRead !== undefined) d['first-read'].push(r.firstRead);
+        if (r.pss !== undefined) d['idle-pss'].push(r.pss);
+      }
+      for (const [m, v] of Object.entries(d)) if (v.length) add(s, m, v);
     }
     for (const s of order) {
       try {
@@ -236,7 +293,7 @@ async function main() {
       if (all.length === 0) continue;
       const round3 = (x) => Math.round(x * 1000) / 1000;
       console.log(JSON.stringify({
-        server: name, measure: m, unit: 'ms', n: all.length,
+        server: name, measure: m, unit: m === 'idle-pss' ? 'MB' : 'ms', n: all.length,
         ...(m.startsWith('list') ? listed.get(name) : {}),
         p50: round3(quantile(all, 0.5)), p99: round3(quantile(all, 0.99)), max: round3(all[all.length - 1]),
         rounds: rounds.map((d) => d.map(round3)),
