@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -50,7 +51,44 @@ type Validator struct {
 // NewValidator compiles the input schema of the tool called tool, which
 // must be a JSON object schema (root "type": "object") that resolves. The
 // error names the tool.
+//
+// A process compiles the same schema several times (a Toolbox checks a
+// tool as it is added, the host checks the description, then compiles the
+// validator for the first call): the outcome is kept for the same name
+// and bytes, so each compiles once.
 func NewValidator(tool string, inputSchema json.RawMessage) (*Validator, error) {
+	key := tool + "\x00" + string(inputSchema)
+	compiled.Lock()
+	c, ok := compiled.m[key]
+	compiled.Unlock()
+	if ok {
+		return c.v, c.err
+	}
+	v, err := newValidator(tool, inputSchema)
+	compiled.Lock()
+	if len(compiled.m) >= maxCompiled {
+		clear(compiled.m) // plugins reloaded many times: start again
+	}
+	compiled.m[key] = compiledSchema{v, err}
+	compiled.Unlock()
+	return v, err
+}
+
+// compiled keeps NewValidator's outcomes by tool name and schema.
+var compiled = struct {
+	sync.Mutex
+	m map[string]compiledSchema
+}{m: map[string]compiledSchema{}}
+
+// maxCompiled bounds compiled: a few hundred tools is a large catalog.
+const maxCompiled = 4096
+
+type compiledSchema struct {
+	v   *Validator
+	err error
+}
+
+func newValidator(tool string, inputSchema json.RawMessage) (*Validator, error) {
 	if len(inputSchema) == 0 {
 		return nil, fmt.Errorf("tool %q: no input schema", tool)
 	}

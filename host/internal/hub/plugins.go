@@ -48,7 +48,7 @@ func (h *Host) launchConfig() supervise.Config {
 // kept for next time, and with --plugin-idle they exit once idle.
 func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 	cfg := h.launchConfig()
-	var wg sync.WaitGroup
+	var described, wg sync.WaitGroup
 	results := make([]error, len(sources))
 	plugins := make([]*supervise.Plugin, len(sources))
 	known := make([]bool, len(sources))
@@ -57,13 +57,17 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 			continue // a whole bundled plugin opted out is not started at all
 		}
 		plugins[i] = supervise.New(src, cfg)
-		if d := h.knownDescription(src, cfg); d != nil {
-			plugins[i].Presume(d)
-			known[i] = true
-			continue
-		}
-		wg.Go(func() { results[i] = plugins[i].Start(ctx) })
+		// In parallel: describing a bundled group compiles its schemas.
+		described.Go(func() {
+			if d := h.knownDescription(src, cfg); d != nil {
+				plugins[i].Presume(d)
+				known[i] = true
+				return
+			}
+			wg.Go(func() { results[i] = plugins[i].Start(ctx) })
+		})
 	}
+	described.Wait()
 	for i, p := range plugins {
 		if p != nil && known[i] {
 			h.register(p, nil)
