@@ -603,21 +603,45 @@ func TestCommandsDoNotOutliveTheirCall(t *testing.T) {
 	root := project(t)
 	s := startStdio(t, root, "--write")
 	var c tally
+	// The escapes run at once, each in a call of its own on the one
+	// session, so that the timeouts are waited for once.
+	type ended struct {
+		name, end, out string
+		failed         bool
+		left           int
+	}
+	results := make(chan ended)
+	n := 0
 	for name := range escapes("x") {
 		for _, end := range []string{"normal", "timeout"} {
+			n++
 			marker := "ramabana-escape-" + nonce(t)
-			command := escapes(marker)[name]
-			args := map[string]any{"command": command + "\nsleep 0.2"}
-			if end == "timeout" {
-				args = map[string]any{"command": command + "\nsleep 300", "timeout_seconds": 2}
-			}
-			res, err := call(t, s.session, "run_command", args)
-			if out := resultText(res, err); err != nil || strings.Contains(out, "syntax error") {
-				t.Fatalf("%s/%s: the command did not run: %s", name, end, out)
-			}
-			left := waitGone(marker, proctest.Patience)
-			c.held(len(left) == 0, "%s after a %s end: %d processes survived the call", name, end, len(left))
+			go func() {
+				command := escapes(marker)[name]
+				args := map[string]any{"command": command + "\nsleep 0.2"}
+				if end == "timeout" {
+					args = map[string]any{"command": command + "\nsleep 300", "timeout_seconds": 2}
+				}
+				res, err := s.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_command", Arguments: args})
+				out := resultText(res, err)
+				r := ended{name: name, end: end, out: out, failed: err != nil || strings.Contains(out, "syntax error")}
+				if !r.failed {
+					r.left = len(waitGone(marker, proctest.Patience))
+				}
+				results <- r
+			}()
 		}
+	}
+	for range n {
+		r := <-results
+		if r.failed {
+			t.Errorf("%s/%s: the command did not run: %s", r.name, r.end, r.out)
+			continue
+		}
+		c.held(r.left == 0, "%s after a %s end: %d processes survived the call", r.name, r.end, r.left)
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 	// Kill the shell plugin mid-call.
 	for name := range escapes("x") {
