@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
 // TestBundledGroupsInEveryPlace: a bundled group is in every place it
@@ -77,4 +80,31 @@ func toolNames(cell string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// TestBundledDescriptionsAreTheirProcesses: the host lists a bundled
+// group's tools from its in-process description and starts its process at
+// the first call; a process that described itself otherwise would have
+// that call refused (supervise.Plugin.Call). So each bundled group's
+// in-process description is the one it gives over the wire, with every
+// host context that shapes a description.
+func TestBundledDescriptionsAreTheirProcesses(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, name := range BundledNames() {
+		for _, host := range []sdk.Host{
+			{Roots: []string{root}},
+			{Roots: []string{root}, Write: true, Commands: true},
+			{Roots: []string{root}, Web: true, ReadOutside: true, NoSandbox: true},
+		} {
+			local, err := bundled[name]().Describe(context.Background(), host)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			_, wire := sdktest.Connect(t, bundled[name](), host)
+			if !supervise.SameDescription(local, wire) {
+				t.Errorf("%s with %+v: the in-process description differs from the process's:\n%s", name, host, cmp.Diff(local, wire))
+			}
+		}
+	}
 }

@@ -180,3 +180,54 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAStaleKeptDescriptionGivesWayToTheProcesss: a kept description that
+// no longer says what the plugin's process says (here edited on disk: a
+// tool's description and kind) lists the tools until the process starts;
+// the call that started it is refused, as it was let through on the stale
+// listing; the tools follow the process's own description from then on,
+// and the kept one is replaced.
+func TestAStaleKeptDescriptionGivesWayToTheProcesss(t *testing.T) {
+	t.Parallel()
+	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
+	h1, _ := startHost(t, cfg)
+	_ = h1.Close()
+
+	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
+	raw, err := os.ReadFile(kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := strings.Replace(string(raw), `"Description":"Echo the text."`, `"Description":"STALE"`, 1)
+	if stale == string(raw) {
+		t.Fatalf("the kept description has no echo tool to edit:\n%s", raw)
+	}
+	if err := os.WriteFile(kept, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	h, logs := startHost(t, cfg)
+	echoSpec := func() string {
+		e, ok := h.Catalog().Get("echo")
+		if !ok {
+			return "(none)"
+		}
+		return e.Spec.Description
+	}
+	if got := echoSpec(); got != "STALE" {
+		t.Fatalf("echo listed as %q, want the kept description's", got)
+	}
+	res, err := callText(t, h, "echo", map[string]any{"text": "hi"})
+	if err == nil || !strings.Contains(err.Error(), "list the tools and call again") {
+		t.Fatalf("call let through on a stale listing = %v, %v; want refused", res, err)
+	}
+	if got := echoSpec(); got != "Echo the text." {
+		t.Errorf("echo after the process described itself = %q, want its own description", got)
+	}
+	if res, err := callText(t, h, "echo", map[string]any{"text": "hi"}); err != nil || res.Text() != "hi" {
+		t.Errorf("the next call = %v, %v; logs:\n%s", res, err, logs)
+	}
+	if now, _ := os.ReadFile(kept); strings.Contains(string(now), "STALE") {
+		t.Errorf("the kept description still holds the stale text")
+	}
+}

@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"os"
-	"reflect"
 	"sync"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
@@ -32,7 +31,7 @@ func (h *Host) launchConfig() supervise.Config {
 		OnChange: func() { h.changed(ChangedStatus) },
 	}
 	host, env := cfg.Host, cfg.Launch.Env
-	cfg.Described = func(src supervise.Source, d *sdk.Description) { h.described(src, host, env, d) }
+	cfg.Described = func(p *supervise.Plugin, d *sdk.Description, changed bool) { h.described(p, host, env, d, changed) }
 	return cfg
 }
 
@@ -121,18 +120,31 @@ func (h *Host) knownDescription(src supervise.Source, cfg supervise.Config) *sdk
 }
 
 // described keeps a plugin binary's own description, as each of its
-// processes gives it, for the next start (supervise.Config.Described).
-func (h *Host) described(src supervise.Source, host sdk.Host, env []string, d *sdk.Description) {
-	if src.Bundled {
-		return // described in-process
+// processes gives it, for the next start, and when it differs from the
+// one the plugin's tools were listed from (a kept description gone stale,
+// or a plugin that describes itself otherwise from one process to the
+// next) lists them anew from it (supervise.Config.Described).
+func (h *Host) described(p *supervise.Plugin, host sdk.Host, env []string, d *sdk.Description, changed bool) {
+	src := p.Source()
+	if !src.Bundled {
+		key := supervise.DescriptionKey(src, host, env)
+		if old, ok := h.descriptions.Load(src.Name, key); !ok || !supervise.SameDescription(old, d) {
+			if err := h.descriptions.Store(src.Name, key, d); err != nil {
+				h.logger.Warn("plugin description not kept; the plugin is launched at the next start to describe it", "plugin", src.Name, "error", err)
+			}
+		}
 	}
-	key := supervise.DescriptionKey(src, host, env)
-	if old, ok := h.descriptions.Load(src.Name, key); ok && reflect.DeepEqual(old, d) {
+	h.mu.Lock()
+	served := h.plugins[p.Name()] == p
+	h.mu.Unlock()
+	if !changed || !served {
 		return
 	}
-	if err := h.descriptions.Store(src.Name, key, d); err != nil {
-		h.logger.Warn("plugin description not kept; the plugin is launched at the next start to describe it", "plugin", src.Name, "error", err)
+	if err := h.catalog.Swap(p.Name(), provenance(src), d, p); err != nil {
+		h.drop(p)
+		h.skip(src, err)
 	}
+	h.toolsChanged()
 }
 
 // register adds a launched plugin's tools to the catalog, or stops it:

@@ -8,11 +8,12 @@
 package supervise
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -39,8 +40,10 @@ type Config struct {
 	Idle time.Duration
 	// Described, when set, is given each launched process's own
 	// description (with its misdeclared tools left out), after the launch,
-	// with no lock held: to keep it in Descriptions.
-	Described func(src Source, d *sdk.Description)
+	// with no lock held: to keep it in Descriptions, and, when changed
+	// says it differs from the description the plugin's tools were listed
+	// from (Presume, or an earlier process's), to list them anew.
+	Described func(p *Plugin, d *sdk.Description, changed bool)
 	// OnChange, when set, is called after the plugin's Health may have
 	// changed: a launch began or ended, the process exited, Stop. It runs
 	// on the goroutine of the change, with no lock held, and must not
@@ -173,6 +176,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		}
 
 		lp, desc, err := launch.Start(context.WithoutCancel(ctx), p.src.command(), p.cfg.Host, p.cfg.Launch)
+		changed := false
 
 		p.mu.Lock()
 		p.launching = nil
@@ -185,12 +189,11 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		case p.stopped:
 			err = fmt.Errorf("plugin %q is stopped", p.src.Name)
 		default:
-			if p.desc != nil && !sameTools(p.desc, desc) {
-				p.cfg.Logger.Warn("plugin describes other tools than before (a restart, or a process unlike the binary's in-process description); the catalog keeps the first", "plugin", p.src.Name)
+			if p.desc != nil && !SameDescription(p.desc, desc) {
+				p.cfg.Logger.Warn("plugin describes itself otherwise than the description its tools were listed from; they follow the process's own", "plugin", p.src.Name)
+				changed = true
 			}
-			if p.desc == nil {
-				p.desc = desc
-			}
+			p.desc = desc
 			p.live, p.launched, p.retired = lp, true, false
 			p.armIdleLocked()
 		}
@@ -199,7 +202,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 			lp.Stop()
 		}
 		if err == nil && p.cfg.Described != nil {
-			p.cfg.Described(p.src, desc)
+			p.cfg.Described(p, desc, changed)
 		}
 		if err == nil && p.cfg.OnChange != nil {
 			go func() {
@@ -248,12 +251,17 @@ func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*
 	p.begin()
 	defer p.end()
 	for retried := false; ; retried = true {
+		listed := p.Description()
 		lp, err := p.ensure(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				p.cfg.Logger.Warn("plugin could not start for a call", "plugin", p.src.Name, "tool", call.Tool, "call_id", call.ID, "error", err)
 			}
 			return nil, err
+		}
+		if now := p.Description(); now != listed && !sameTool(listed, now, call.Tool) {
+			// The call was let through on what the tool was listed as.
+			return nil, fmt.Errorf("plugin %q describes %s otherwise than when the tools were listed; the tool list is updated: list the tools and call again", p.src.Name, call.Tool)
 		}
 		res, err := lp.Group().Call(ctx, call, events)
 		if err == nil || ctx.Err() != nil || !lp.ExitedWithin(exitGrace(err)) {
@@ -408,15 +416,52 @@ func (p *Plugin) Health() Health {
 // Pid is the live plugin process's pid, or 0.
 func (p *Plugin) Pid() int { return p.Health().Pid }
 
-func sameTools(a, b *sdk.Description) bool {
-	names := func(d *sdk.Description) string {
-		var s []string
-		for _, g := range d.Groups {
+// SameDescription reports whether a and b describe the same plugin: equal
+// as JSON (schemas compared as JSON values, not byte for byte), each tool's
+// task read as its effective task (a description in-process leaves it
+// empty where the wire gives "completion").
+func SameDescription(a, b *sdk.Description) bool {
+	ja, erra := json.Marshal(canonical(a))
+	jb, errb := json.Marshal(canonical(b))
+	return erra == nil && errb == nil && bytes.Equal(ja, jb)
+}
+
+// canonical is d with every tool's task made explicit.
+func canonical(d *sdk.Description) *sdk.Description {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Groups = make([]sdk.GroupSpec, len(d.Groups))
+	for i, g := range d.Groups {
+		g.Tools = append([]sdk.ToolSpec(nil), g.Tools...)
+		for j := range g.Tools {
+			g.Tools[j].Task = g.Tools[j].EffectiveTask()
+		}
+		c.Groups[i] = g
+	}
+	return &c
+}
+
+// sameTool reports whether a and b describe the tool called name alike
+// (its group included); a tool in neither is alike.
+func sameTool(a, b *sdk.Description, name string) bool {
+	find := func(d *sdk.Description) []byte {
+		for _, g := range canonical(d).Groups {
 			for _, t := range g.Tools {
-				s = append(s, g.Name+"/"+t.Name)
+				if t.Name == name {
+					raw, _ := json.Marshal(struct {
+						Group sdk.GroupSpec
+						Tool  sdk.ToolSpec
+					}{sdk.GroupSpec{Name: g.Name, Mode: g.Mode, LocalData: g.LocalData, ReplacedBy: g.ReplacedBy}, t})
+					return raw
+				}
 			}
 		}
-		return strings.Join(s, ",")
+		return nil
 	}
-	return names(a) == names(b)
+	if a == nil || b == nil {
+		return a == b
+	}
+	return bytes.Equal(find(a), find(b))
 }
