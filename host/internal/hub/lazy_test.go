@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // TestAnIdlePluginExitsAndTheNextCallStartsIt: with PluginIdle, a plugin
@@ -182,11 +184,12 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // TestAStaleKeptDescriptionGivesWayToTheProcesss: a kept description that
-// no longer says what the plugin's process says (here edited on disk: a
-// tool's description and kind) lists the tools until the process starts;
-// the call that started it is refused, as it was let through on the stale
-// listing; the tools follow the process's own description from then on,
-// and the kept one is replaced.
+// no longer says what the plugin's process says (here edited on disk: the
+// write tool poke listed as a read tool, so mounted without --write) lists
+// the tools until the process starts; the call that started it is refused,
+// as it was let through on the stale listing; the tools follow the
+// process's own description from then on (poke is no longer served to a
+// read-only client), and the kept one is replaced.
 func TestAStaleKeptDescriptionGivesWayToTheProcesss(t *testing.T) {
 	t.Parallel()
 	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
@@ -194,40 +197,75 @@ func TestAStaleKeptDescriptionGivesWayToTheProcesss(t *testing.T) {
 	_ = h1.Close()
 
 	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
-	raw, err := os.ReadFile(kept)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale := strings.Replace(string(raw), `"Description":"Echo the text."`, `"Description":"STALE"`, 1)
-	if stale == string(raw) {
-		t.Fatalf("the kept description has no echo tool to edit:\n%s", raw)
-	}
-	if err := os.WriteFile(kept, []byte(stale), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	editKept(t, kept, func(tool map[string]any) {
+		if tool["Name"] == "poke" {
+			tool["Kind"], tool["Description"] = float64(sdk.KindRead), "STALE"
+		}
+	})
 
 	h, logs := startHost(t, cfg)
-	echoSpec := func() string {
-		e, ok := h.Catalog().Get("echo")
-		if !ok {
-			return "(none)"
-		}
-		return e.Spec.Description
+	if e, ok := h.Catalog().Get("poke"); !ok || e.Spec.Description != "STALE" || !h.callable(e, false) {
+		t.Fatalf("poke not served read-only from the stale kept description")
 	}
-	if got := echoSpec(); got != "STALE" {
-		t.Fatalf("echo listed as %q, want the kept description's", got)
-	}
-	res, err := callText(t, h, "echo", map[string]any{"text": "hi"})
+	res, err := callText(t, h, "poke", map[string]any{})
 	if err == nil || !strings.Contains(err.Error(), "list the tools and call again") {
 		t.Fatalf("call let through on a stale listing = %v, %v; want refused", res, err)
 	}
-	if got := echoSpec(); got != "Echo the text." {
-		t.Errorf("echo after the process described itself = %q, want its own description", got)
+	if e, ok := h.Catalog().Get("poke"); !ok || e.Spec.Kind != sdk.KindWrite || h.callable(e, false) {
+		t.Errorf("poke after the process described itself: %+v, want a write tool the read-only client cannot call", e)
 	}
 	if res, err := callText(t, h, "echo", map[string]any{"text": "hi"}); err != nil || res.Text() != "hi" {
-		t.Errorf("the next call = %v, %v; logs:\n%s", res, err, logs)
+		t.Errorf("echo after = %v, %v; logs:\n%s", res, err, logs)
 	}
 	if now, _ := os.ReadFile(kept); strings.Contains(string(now), "STALE") {
-		t.Errorf("the kept description still holds the stale text")
+		t.Errorf("the kept description still holds the stale tool")
+	}
+}
+
+// editKept rewrites every tool of the descriptions kept in file with edit.
+func editKept(t *testing.T, file string, edit func(tool map[string]any)) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f["entries"].([]any) {
+		for _, g := range e.(map[string]any)["description"].(map[string]any)["Groups"].([]any) {
+			for _, tool := range g.(map[string]any)["Tools"].([]any) {
+				edit(tool.(map[string]any))
+			}
+		}
+	}
+	if raw, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangedWordsDoNotRefuseTheFirstCall: a kept description whose tool
+// differs from the process's only in words (its description) lets the
+// first call through; the listing takes the process's words.
+func TestChangedWordsDoNotRefuseTheFirstCall(t *testing.T) {
+	t.Parallel()
+	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
+	h1, _ := startHost(t, cfg)
+	_ = h1.Close()
+	editKept(t, filepath.Join(cfg.ConfigDir, "descriptions", "echo.json"), func(tool map[string]any) {
+		if tool["Name"] == "echo" {
+			tool["Description"] = "OLD WORDS"
+		}
+	})
+	h, logs := startHost(t, cfg)
+	if res, err := callText(t, h, "echo", map[string]any{"text": "hi"}); err != nil || res.Text() != "hi" {
+		t.Fatalf("first call = %v, %v; logs:\n%s", res, err, logs)
+	}
+	if e, _ := h.Catalog().Get("echo"); e == nil || e.Spec.Description != "Echo the text." {
+		t.Errorf("echo listed as %+v after its process described it", e)
 	}
 }

@@ -443,13 +443,17 @@ func canonical(d *sdk.Description) *sdk.Description {
 	return &c
 }
 
-// sameTool reports whether a and b describe the tool called name alike
-// (its group included); a tool in neither is alike.
+// sameTool reports whether a and b describe the tool called name alike in
+// what decides whether and how it is called: its group and the group's
+// mode, its kind, annotations, task and input schema (not its title and
+// description: words that change do not refuse a call); a tool in neither
+// is alike.
 func sameTool(a, b *sdk.Description, name string) bool {
 	find := func(d *sdk.Description) []byte {
 		for _, g := range canonical(d).Groups {
 			for _, t := range g.Tools {
 				if t.Name == name {
+					t.Title, t.Description = "", ""
 					raw, _ := json.Marshal(struct {
 						Group sdk.GroupSpec
 						Tool  sdk.ToolSpec
