@@ -417,9 +417,10 @@ func (p *Plugin) Health() Health {
 func (p *Plugin) Pid() int { return p.Health().Pid }
 
 // SameDescription reports whether a and b describe the same plugin: equal
-// as JSON (schemas compared as JSON values, not byte for byte), each tool's
-// task read as its effective task (a description in-process leaves it
-// empty where the wire gives "completion").
+// as JSON, schemas compared as JSON values (not byte for byte: spacing and
+// the order of keys aside), each tool's task read as its effective task (a
+// description in-process leaves it empty where the wire gives
+// "completion").
 func SameDescription(a, b *sdk.Description) bool {
 	ja, erra := json.Marshal(canonical(a))
 	jb, errb := json.Marshal(canonical(b))
@@ -436,11 +437,27 @@ func canonical(d *sdk.Description) *sdk.Description {
 	for i, g := range d.Groups {
 		g.Tools = append([]sdk.ToolSpec(nil), g.Tools...)
 		for j := range g.Tools {
-			g.Tools[j].Task = g.Tools[j].EffectiveTask()
+			t := &g.Tools[j]
+			t.Task = t.EffectiveTask()
+			t.InputSchema, t.OutputSchema = jsonValue(t.InputSchema), jsonValue(t.OutputSchema)
 		}
 		c.Groups[i] = g
 	}
 	return &c
+}
+
+// jsonValue is raw written as encoding/json writes its value (keys sorted,
+// no spacing); raw itself when it is not JSON.
+func jsonValue(raw json.RawMessage) json.RawMessage {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // sameTool reports whether a and b describe the tool called name alike in
