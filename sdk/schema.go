@@ -3,6 +3,7 @@ package sdk
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -29,6 +30,18 @@ func SchemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMe
 		panic(fmt.Sprintf("sdk: schema for %T: %v", *new(In), err))
 	}
 	return b
+}
+
+// LazySchemaFor is SchemaFor put off until it is needed: it returns a
+// function that infers the schema on its first call and returns the same
+// bytes on every call (and panics on each, if In cannot be described).
+// SchemaFor reflects over In and marshals the result: a schema declared at
+// package level with it is paid for at the start of every process that
+// links the package, one that describes no tool included, while one
+// declared with LazySchemaFor is paid for only by the first toolbox that
+// declares its tool.
+func LazySchemaFor[In any](fix func(props map[string]*jsonschema.Schema)) func() json.RawMessage {
+	return sync.OnceValue(func() json.RawMessage { return SchemaFor[In](fix) })
 }
 
 // IntDefault gives the integer property p a default and a minimum, and a

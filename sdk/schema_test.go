@@ -49,3 +49,28 @@ func TestSchemaForPanics(t *testing.T) {
 	}()
 	sdk.SchemaFor[chan int](nil)
 }
+
+func TestLazySchemaFor(t *testing.T) {
+	t.Parallel()
+	type args struct {
+		Limit int `json:"limit,omitempty"`
+	}
+	fixes := 0
+	fix := func(p map[string]*jsonschema.Schema) {
+		fixes++
+		sdk.IntDefault(p["limit"], 50, 1, 200)
+	}
+	schema := sdk.LazySchemaFor[args](fix)
+	if fixes != 0 {
+		t.Fatalf("LazySchemaFor inferred the schema before its first call")
+	}
+	want := string(sdk.SchemaFor[args](fix))
+	for range 2 {
+		if diff := cmp.Diff(want, string(schema())); diff != "" {
+			t.Errorf("schema (-want +got):\n%s", diff)
+		}
+	}
+	if fixes != 2 { // SchemaFor's above, and LazySchemaFor's first call's
+		t.Errorf("fix ran %d times, want 2: LazySchemaFor infers the schema once", fixes)
+	}
+}

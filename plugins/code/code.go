@@ -49,8 +49,8 @@ type server struct {
 }
 
 // tool declares a typed tool with its input schema.
-func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn roots.Handler[In]) sdk.Tool {
-	spec.InputSchema = schema
+func tool[In any](s *server, spec sdk.ToolSpec, schema func() json.RawMessage, fn roots.Handler[In]) sdk.Tool {
+	spec.InputSchema = schema()
 	return roots.TypedTool(&s.roots, spec, fn)
 }
 

@@ -45,4 +45,9 @@
 // walk are followed only to regular files inside the served folders.
 // Failures a model can act on (a bad pattern, path or name; a module that
 // does not import; a timeout) are error results.
+//
+// Every process of the server's binary links every bundled group and runs
+// its package init, so what is costly to make is made at its first use:
+// the input schemas (sdk.LazySchemaFor) by the first New, dottedName's
+// regexp (its Unicode classes) by the first inspect_python call.
 package code

@@ -41,7 +41,7 @@ var findSymbolSpec = sdk.ToolSpec{
 	Description: `Find declarations (functions, methods, classes, types, variables) by name in the Go, Python, JavaScript and TypeScript files under path, with tree-sitter. One line per symbol: "path:start-end kind name/path: signature".`,
 }
 
-var findSymbolSchema = sdk.SchemaFor[findSymbolArgs](func(p map[string]*jsonschema.Schema) {
+var findSymbolSchema = sdk.LazySchemaFor[findSymbolArgs](func(p map[string]*jsonschema.Schema) {
 	p["name"].MinLength = new(1)
 	p["path"].Default = []byte(`"."`)
 	sdk.Enum(p["kind"], allKinds...)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -48,12 +49,14 @@ var inspectSpec = sdk.ToolSpec{
 	Description: `Show a Python module, class or function as help() does (signature, source file, docstring, members), from the real interpreter. Importing runs a module's code, so project modules are imported only when the shell group is mounted.`,
 }
 
-var inspectSchema = sdk.SchemaFor[inspectArgs](func(p map[string]*jsonschema.Schema) {
+var inspectSchema = sdk.LazySchemaFor[inspectArgs](func(p map[string]*jsonschema.Schema) {
 	p["target"].MinLength = new(1)
 	p["cwd"].Default = []byte(`"."`)
 })
 
-var dottedName = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*(\.[\p{L}_][\p{L}\p{N}_]*)*$`)
+var dottedName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*(\.[\p{L}_][\p{L}\p{N}_]*)*$`)
+})
 
 // inspectResult is the helper's JSON.
 type inspectResult struct {
@@ -87,7 +90,7 @@ type inspectResult struct {
 // Commands beside the roots: importing a project module runs its code.
 func (s *server) inspectTool() sdk.Tool {
 	spec := inspectSpec
-	spec.InputSchema = inspectSchema
+	spec.InputSchema = inspectSchema()
 	return roots.HostTool(&s.roots, spec, func(ctx context.Context, r *roots.Roots, host sdk.Host, args inspectArgs) (*sdk.Result, error) {
 		return s.inspectPython(ctx, r, host.Commands, args)
 	})
@@ -101,7 +104,7 @@ func (s *server) inspectTool() sdk.Tool {
 // installed packages outside the served folders import.
 func (s *server) inspectPython(ctx context.Context, r *roots.Roots, commands bool, args inspectArgs) (*sdk.Result, error) {
 	target := strings.TrimSpace(args.Target)
-	if !dottedName.MatchString(target) {
+	if !dottedName().MatchString(target) {
 		return nil, sdk.Failf("target %q is not a dotted Python name; give one such as \"json.dumps\" or \"mypkg.module.Class.method\" (no calls, brackets or spaces)", args.Target)
 	}
 	if args.Cwd == "" {

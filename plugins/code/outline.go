@@ -38,7 +38,7 @@ var outlineSpec = sdk.ToolSpec{
 	Description: `List the symbols a Go, Python, JavaScript or TypeScript file declares (tree-sitter), as "kind name (lines a-b): signature" indented by nesting; a directory outlines each supported file in it.`,
 }
 
-var outlineSchema = sdk.SchemaFor[outlineArgs](func(p map[string]*jsonschema.Schema) {
+var outlineSchema = sdk.LazySchemaFor[outlineArgs](func(p map[string]*jsonschema.Schema) {
 	sdk.IntDefault(p["depth"], defaultOutlineDepth, 1, maxOutlineDepth)
 })
 

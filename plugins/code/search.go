@@ -55,7 +55,7 @@ var searchSpec = sdk.ToolSpec{
 	Description: `Search file contents for a Go RE2 regex (or literal text) like ripgrep, line by line, skipping gitignored and binary files, and files over 2 MiB unless named as path. Output "path:line:content", sorted; a last line gives totals and how to continue.`,
 }
 
-var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
+var searchSchema = sdk.LazySchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
 	boolDefault(p["literal"], false)
 	boolDefault(p["case_sensitive"], true)
 	p["case_sensitive"].Types, p["case_sensitive"].Type = nil, "boolean"

@@ -29,7 +29,7 @@ var createSpec = sdk.ToolSpec{
 	Description: `Create a file with content, and any missing parent directories, atomically. An existing file is refused unless overwrite is true (to change part of a file, use replace_text). Content is written as UTF-8.`,
 }
 
-var createSchema = sdk.SchemaFor[createArgs](func(p map[string]*jsonschema.Schema) {
+var createSchema = sdk.LazySchemaFor[createArgs](func(p map[string]*jsonschema.Schema) {
 	p["overwrite"].Default = []byte("false")
 })
 

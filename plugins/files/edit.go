@@ -50,7 +50,7 @@ var editSpec = sdk.ToolSpec{
 T is lines joined by "\n", fully indented, without "lineno|hash|" prefixes. A stale anchor rejects the whole batch and the error shows the current lines. Returns the edited lines with fresh hashes.`,
 }
 
-var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
+var editSchema = sdk.LazySchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1
 	p["edits"].Type, p["edits"].Types = "array", nil
 	p["edits"].MinItems = &one

@@ -46,7 +46,7 @@ var listSpec = sdk.ToolSpec{
 	Description: `List the files and directories under path, recursively, one relative path per line (directories end in "/"), leaving out what git ignores. A last line says what was left out and how to continue.`,
 }
 
-var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
+var listSchema = sdk.LazySchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	p["path"].Default = []byte(`"."`)
 	sdk.IntDefault(p["depth"], 0, 0, 0)
 	sdk.IntDefault(p["limit"], defaultMaxResults, 1, maxMaxResults)

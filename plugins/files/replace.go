@@ -30,7 +30,7 @@ var replaceSpec = sdk.ToolSpec{
 	Description: `Replace an exact text in a file: old must occur exactly once (add surrounding lines to make it unique) unless replace_all is true. Whitespace counts; leave out view_file's "lineno|hash|" prefixes. Files keep their line endings and encoding. Returns the changed lines as "lineno|hash|content".`,
 }
 
-var replaceSchema = sdk.SchemaFor[replaceArgs](func(p map[string]*jsonschema.Schema) {
+var replaceSchema = sdk.LazySchemaFor[replaceArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1
 	p["old"].MinLength = &one
 	p["replace_all"].Default = []byte("false")

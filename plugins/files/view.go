@@ -36,7 +36,7 @@ var viewSpec = sdk.ToolSpec{
 	Description: `Show a text file as "lineno|hash|content" lines, e.g. "12|a3f0|    return x"; edit_file anchors on lineno and hash. Long files and lines are paged: a last line says how to continue. UTF-16, windows-1252 and ISO-8859-1 text is shown as UTF-8 (edits keep its encoding); other binary files are refused.`,
 }
 
-var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
+var viewSchema = sdk.LazySchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
 	sdk.IntDefault(p["start"], 1, 1, 0)
 	sdk.IntDefault(p["column"], 1, 1, 0)
 	sdk.IntDefault(p["limit"], defaultViewLimit, 1, 0)

@@ -64,8 +64,8 @@ type handler[In any] func(ctx context.Context, rp *repo, args In) (*sdk.Result, 
 // tool declares a typed tool that finds the repository named by the
 // arguments' repo, with write confinement for write tools. sdk.Failf
 // failures become error results; other errors are faults.
-func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
-	spec.InputSchema = schema
+func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema func() json.RawMessage, fn handler[In]) sdk.Tool {
+	spec.InputSchema = schema()
 	write := spec.Kind == sdk.KindWrite
 	return roots.HostTool(&s.roots, spec, func(ctx context.Context, r *roots.Roots, host sdk.Host, args In) (*sdk.Result, error) {
 		res, err := func() (*sdk.Result, error) {
@@ -93,10 +93,11 @@ func tool[In repoArgs](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn 
 	})
 }
 
-// schemaFor is sdk.SchemaFor with slices as plain arrays: null is not a
-// useful value to offer a model.
-func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) json.RawMessage {
-	return sdk.SchemaFor[In](func(props map[string]*jsonschema.Schema) {
+// schemaFor is sdk.LazySchemaFor with slices as plain arrays: null is not
+// a useful value to offer a model. The schemas are built by the first New,
+// not at init by every process that links the package.
+func schemaFor[In any](fix func(props map[string]*jsonschema.Schema)) func() json.RawMessage {
+	return sdk.LazySchemaFor[In](func(props map[string]*jsonschema.Schema) {
 		for _, p := range props {
 			if len(p.Types) == 2 && p.Types[0] == "null" {
 				p.Type, p.Types = p.Types[1], nil

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -47,7 +48,9 @@ type provider struct {
 }
 
 // sizeRE is a size the images API takes: WIDTHxHEIGHT, or auto.
-var sizeRE = regexp.MustCompile(`^([1-9][0-9]{0,4}x[1-9][0-9]{0,4}|auto)$`)
+var sizeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([1-9][0-9]{0,4}x[1-9][0-9]{0,4}|auto)$`)
+})
 
 const exampleConfig = `{"image": {"url": "https://api.openai.com", "model": "gpt-image-1", "key_env": "OPENAI_API_KEY"}}`
 
@@ -103,7 +106,7 @@ func loadConfig(configDir string, getenv func(string) string) (*provider, error)
 	if p.size == "" {
 		p.size = defaultSize
 	}
-	if !sizeRE.MatchString(p.size) {
+	if !sizeRE().MatchString(p.size) {
 		return nil, sdk.Failf("the \"size\" %q in the \"image\" entry of %s is not WIDTHxHEIGHT (such as 1024x1024) or auto", p.size, path)
 	}
 	switch s := fc.TimeoutSeconds; {

@@ -42,4 +42,8 @@
 // so a DNS answer that changes between check and connect does not reach
 // the local network; through a proxy, the name is resolved and checked
 // before the proxy is asked.
+//
+// Every process of the server's binary links every bundled group and runs
+// its package init, so the input schema (sdk.LazySchemaFor) and sizeRE are
+// made at their first use, not at init.
 package image

@@ -36,7 +36,7 @@ func newToolbox(s *server) *sdk.Toolbox {
 	box := sdk.NewToolbox("image", sdk.WithVersion(Version),
 		sdk.WithDescription("Generate images with a configured OpenAI-compatible images API."))
 	spec := generateSpec
-	spec.InputSchema = generateSchema
+	spec.InputSchema = generateSchema()
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "image",
 		Description: "Generate an image from a prompt through the images API in the config file; return it, and with --write save it in a served folder.",
@@ -73,7 +73,7 @@ var generateSpec = sdk.ToolSpec{
 
 // generateSchema leaves size's form to the handler, whose error says
 // more than a pattern's would.
-var generateSchema = sdk.SchemaFor[generateArgs](func(p map[string]*jsonschema.Schema) {
+var generateSchema = sdk.LazySchemaFor[generateArgs](func(p map[string]*jsonschema.Schema) {
 	p["overwrite"].Default = []byte("false")
 })
 
@@ -127,7 +127,7 @@ func (s *server) generateImage(ctx context.Context, req *sdk.Request, args gener
 		return nil, sdk.Failf("prompt is empty; describe the image to generate")
 	case len(prompt) > maxPrompt:
 		return nil, sdk.Failf("prompt is %s long; at most %s is taken", byteSize(len(prompt)), byteSize(maxPrompt))
-	case args.Size != "" && !sizeRE.MatchString(args.Size):
+	case args.Size != "" && !sizeRE().MatchString(args.Size):
 		return nil, sdk.Failf("size %q is not WIDTHxHEIGHT (such as 1024x1024) or auto", args.Size)
 	}
 	// Where to save is checked before the provider is paid.

@@ -29,7 +29,7 @@ var forgetSpec = sdk.ToolSpec{
 	Description: `Delete memories by id (recall and list_memories show ids). All or nothing: if any id is unknown, none is deleted.`,
 }
 
-var forgetSchema = sdk.SchemaFor[forgetArgs](func(p map[string]*jsonschema.Schema) {
+var forgetSchema = sdk.LazySchemaFor[forgetArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1.0
 	p["id"].Minimum = &one
 	p["ids"].Items.Minimum = &one

@@ -32,7 +32,7 @@ var listSpec = sdk.ToolSpec{
 	Description: `List saved memories, most recent first, a page at a time (recall searches them). The first line gives the next page's start.`,
 }
 
-var listSchema = sdk.SchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
+var listSchema = sdk.LazySchemaFor[listArgs](func(p map[string]*jsonschema.Schema) {
 	intBounds(p["limit"], defaultListLimit, 1, maxListLimit)
 	intBounds(p["start"], 0, 0, 0)
 	intBounds(p["max_chars"], defaultListChars, 1, maxContent)

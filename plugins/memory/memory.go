@@ -108,9 +108,11 @@ type env struct {
 type handler[In any] func(ctx context.Context, e env, args In) (*sdk.Result, error)
 
 // tool declares a typed tool whose sdk.Failf failures become error results
-// and whose other errors are faults.
-func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
-	spec.InputSchema = schema
+// and whose other errors are faults. The schemas are declared with
+// sdk.LazySchemaFor, so they are built by the first New, not at init by
+// every process that links the package.
+func tool[In any](s *server, spec sdk.ToolSpec, schema func() json.RawMessage, fn handler[In]) sdk.Tool {
+	spec.InputSchema = schema()
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
 		res, err := run(ctx, s, req.Host, args, fn)
 		if err != nil {

@@ -33,7 +33,7 @@ var recallSpec = sdk.ToolSpec{
 	Description: `Search long-term memory (notes saved with remember) by words, best first; words match by prefix and stem, with no search syntax. Recall before starting on a project or task.`,
 }
 
-var recallSchema = sdk.SchemaFor[recallArgs](func(p map[string]*jsonschema.Schema) {
+var recallSchema = sdk.LazySchemaFor[recallArgs](func(p map[string]*jsonschema.Schema) {
 	minLen := 1
 	p["query"].MinLength = &minLen
 	intBounds(p["limit"], defaultRecallLimit, 1, maxRecallLimit)

@@ -31,7 +31,7 @@ var rememberSpec = sdk.ToolSpec{
 	Description: `Save a note to long-term memory for later sessions: a user preference, a decision and its reason, a convention, a command that works. Write it to stand alone, in words someone would search for. By default it belongs to this project; scope "global" recalls it everywhere. Returns its id.`,
 }
 
-var rememberSchema = sdk.SchemaFor[rememberArgs](func(p map[string]*jsonschema.Schema) {
+var rememberSchema = sdk.LazySchemaFor[rememberArgs](func(p map[string]*jsonschema.Schema) {
 	minLen, maxLen := 1, maxContent
 	p["content"].MinLength, p["content"].MaxLength = &minLen, &maxLen
 	maxItems := maxTags

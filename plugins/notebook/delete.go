@@ -25,7 +25,7 @@ var deleteSpec = sdk.ToolSpec{
 	Description: `Delete one notebook cell with its outputs. Name the cell by id (preferred) or index; given both, they must agree or nothing is written.`,
 }
 
-var deleteSchema = sdk.SchemaFor[deleteArgs](func(p map[string]*jsonschema.Schema) {
+var deleteSchema = sdk.LazySchemaFor[deleteArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 })
 

@@ -28,7 +28,7 @@ var editSpec = sdk.ToolSpec{
 	Description: `Replace one notebook cell's whole source, optionally changing its type; a code cell's outputs and execution count are cleared. Name the cell by id (preferred) or index; given both, they must agree or nothing is written.`,
 }
 
-var editSchema = sdk.SchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
+var editSchema = sdk.LazySchemaFor[editArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 	sdk.Enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })

@@ -26,7 +26,7 @@ var insertSpec = sdk.ToolSpec{
 	Description: `Insert a new cell into a notebook at index (0: first; the number of cells: last). Returns the new cell's id.`,
 }
 
-var insertSchema = sdk.SchemaFor[insertArgs](func(p map[string]*jsonschema.Schema) {
+var insertSchema = sdk.LazySchemaFor[insertArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 	sdk.Enum(p["cell_type"], typeCode, typeMarkdown, typeRaw)
 })

@@ -25,7 +25,7 @@ var moveSpec = sdk.ToolSpec{
 	Description: `Move one notebook cell so that it ends at index to (0: first). Name the cell by id (preferred) or current index; given both, they must agree or nothing is written.`,
 }
 
-var moveSchema = sdk.SchemaFor[moveArgs](func(p map[string]*jsonschema.Schema) {
+var moveSchema = sdk.LazySchemaFor[moveArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["index"], 0, -1)
 	intArg(p["to"], 0, -1)
 })

@@ -47,9 +47,11 @@ type server struct {
 	writeMu sync.Mutex
 }
 
-// tool declares a typed tool with its input schema.
-func tool[In any](s *server, spec sdk.ToolSpec, schema json.RawMessage, fn roots.Handler[In]) sdk.Tool {
-	spec.InputSchema = schema
+// tool declares a typed tool with its input schema. The schemas are
+// declared with sdk.LazySchemaFor, so they are built by the first New, not
+// at init by every process that links the package.
+func tool[In any](s *server, spec sdk.ToolSpec, schema func() json.RawMessage, fn roots.Handler[In]) sdk.Tool {
+	spec.InputSchema = schema()
 	return roots.TypedTool(&s.roots, spec, fn)
 }
 

@@ -40,7 +40,7 @@ var viewSpec = sdk.ToolSpec{
 	Description: `Show a Jupyter notebook (.ipynb) cell by cell: per cell a header "[index] id=... type", its source, and summaries of its outputs (images elided). A last line gives the start of the next page.`,
 }
 
-var viewSchema = sdk.SchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
+var viewSchema = sdk.LazySchemaFor[viewArgs](func(p map[string]*jsonschema.Schema) {
 	intArg(p["start"], 0, 0)
 	intArg(p["limit"], 1, defaultViewLimit)
 	p["outputs"].Type, p["outputs"].Types = "boolean", nil

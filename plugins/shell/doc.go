@@ -31,4 +31,8 @@
 // to a head and a tail with a note of how much was cut. A non-zero exit is a
 // normal result that says so; failing to start, a timeout and a
 // cancellation are error results.
+//
+// Every process of the server's binary links every bundled group and runs
+// its package init, so the input schema (sdk.LazySchemaFor) and envName are
+// made at their first use, not at init.
 package shell

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -39,33 +40,24 @@ var runSpec = sdk.ToolSpec{
 	Title:       "Run shell command",
 	Kind:        sdk.KindWrite,
 	Description: `Run a command line with /bin/bash -c and return "exit N in Xs" and its stdout and stderr; a non-zero exit is a normal result. Non-interactive (stdin is /dev/null); each call is a fresh shell (use cwd, env or &&); the environment is allow-listed (no API keys). Sandboxed where the kernel allows: writes only inside the served folders and $TMPDIR. Everything it started is killed when the call ends, background jobs too. Longer output keeps its start and end.`,
-	InputSchema: runSchema,
 }
 
-var runSchema = func() json.RawMessage {
-	s, err := jsonschema.For[runArgs](nil)
-	if err != nil {
-		panic(fmt.Sprintf("shell: schema: %v", err))
-	}
-	p := s.Properties
+var runSchema = sdk.LazySchemaFor[runArgs](func(p map[string]*jsonschema.Schema) {
 	one := 1
 	p["command"].MinLength = &one
 	bound(p["timeout_seconds"], defaultTimeout, 1, maxTimeout)
 	bound(p["limit"], defaultMaxOutput, minMaxOutput, maxMaxOutput)
-	p["env"].PropertyNames = &jsonschema.Schema{Type: "string", Pattern: envName.String()}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("shell: schema: %v", err))
-	}
-	return b
-}()
+	p["env"].PropertyNames = &jsonschema.Schema{Type: "string", Pattern: envName().String()}
+})
 
 func bound(p *jsonschema.Schema, def int, lo, hi float64) {
 	p.Default = json.RawMessage(fmt.Sprint(def))
 	p.Minimum, p.Maximum = &lo, &hi
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+})
 
 func (s *server) runCommand(ctx context.Context, req *sdk.Request, args runArgs) (*sdk.Result, error) {
 	if strings.TrimSpace(args.Command) == "" {
@@ -145,7 +137,7 @@ func extraEnv(extra map[string]string) ([]string, string) {
 	for _, name := range names {
 		v := extra[name]
 		switch {
-		case !envName.MatchString(name):
+		case !envName().MatchString(name):
 			bad = append(bad, fmt.Sprintf("%q is not a valid variable name (letters, digits and _, not starting with a digit)", name))
 		case strings.IndexByte(v, 0) >= 0:
 			bad = append(bad, fmt.Sprintf("the value of %s contains a NUL byte", name))

@@ -11,6 +11,8 @@ const Version = "0.1.0"
 // New returns the shell plugin, ready for sdk.Serve.
 func New() *sdk.Toolbox {
 	s := &server{}
+	spec := runSpec
+	spec.InputSchema = runSchema()
 	sdk.AtExit(removeTempBase)
 	sdk.AtExit(running.killAll) // hooks run in reverse: commands first
 	box := sdk.NewToolbox("shell", sdk.WithVersion(Version),
@@ -20,7 +22,7 @@ func New() *sdk.Toolbox {
 		Description: "Run a bash command line in a served folder, with a timeout that kills everything it started, capped output and progress.",
 		Mode:        sdk.ModeDefault,
 	},
-		sdk.TypedTool(runSpec, s.runCommand),
+		sdk.TypedTool(spec, s.runCommand),
 	)
 	return box
 }

@@ -43,7 +43,7 @@ var fetchSpec = sdk.ToolSpec{
 	Description: `Fetch an http(s) URL and return its text, paged: HTML as markdown (main content; JavaScript is not run; raw for the source), other text as is; binaries are refused. A last line gives the start of the next page.`,
 }
 
-var fetchSchema = sdk.SchemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
+var fetchSchema = sdk.LazySchemaFor[fetchArgs](func(p map[string]*jsonschema.Schema) {
 	p["url"].Format = "uri"
 	sdk.IntDefault(p["start"], 0, 0, 0)
 	sdk.IntDefault(p["limit"], defaultMaxLength, 1, maxMaxLength)

@@ -42,7 +42,7 @@ var searchSpec = sdk.ToolSpec{
 	Description: `Search the web with the provider the user configured; returns numbered results with title, URL and snippet. Without a provider the error says how to set one up: relay it to the user.`,
 }
 
-var searchSchema = sdk.SchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
+var searchSchema = sdk.LazySchemaFor[searchArgs](func(p map[string]*jsonschema.Schema) {
 	sdk.IntDefault(p["limit"], defaultCount, 1, maxCount)
 })
 

@@ -67,8 +67,10 @@ type handler[In any] func(ctx context.Context, req *sdk.Request, args In) (*sdk.
 
 // tool declares a typed tool that refuses to run without the web, and
 // whose sdk.Failf failures become error results and other errors faults.
-func tool[In any](spec sdk.ToolSpec, schema json.RawMessage, fn handler[In]) sdk.Tool {
-	spec.InputSchema = schema
+// The schemas are declared with sdk.LazySchemaFor, so they are built by the
+// first New, not at init by every process that links the package.
+func tool[In any](spec sdk.ToolSpec, schema func() json.RawMessage, fn handler[In]) sdk.Tool {
+	spec.InputSchema = schema()
 	return sdk.TypedTool(spec, func(ctx context.Context, req *sdk.Request, args In) (*sdk.Result, error) {
 		if !req.Host.Web {
 			return nil, sdk.Failf(errWebOff, spec.Name)

@@ -44,5 +44,8 @@
 //
 // Find makes one pass over the text per family (secrets, '@' signs, digit
 // spans, PEM markers) and looks closer only at candidates, with a few small
-// anchored regular expressions; its cost is linear in the text.
+// anchored regular expressions; its cost is linear in the text. Those
+// regular expressions, the larger word sets (lazyRegexp, lazySet) and the
+// name lists are made at their first use, not at init: every process of the
+// server's binary links this package, and most never look for PII.
 package pii

@@ -122,47 +122,45 @@ var particles = map[string]bool{
 // suffixes may follow a name without being part of it: King Jr.
 var suffixes = map[string]bool{"Jr": true, "Sr": true, "Esq": true, "PhD": true}
 
+// lazySet returns the set of the space-separated words, made at its first
+// use.
+func lazySet(words string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[w] = true
+		}
+		return m
+	})
+}
+
 // calendar words are never a surname.
-var calendar = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+var calendar = lazySet(`
 		January February March April June July August September October November December
-		Monday Tuesday Wednesday Thursday Friday Saturday Sunday`) {
-		m[w] = true
-	}
-	return m
-}()
+		Monday Tuesday Wednesday Thursday Friday Saturday Sunday`)
 
 // notName reports whether w is never part of a name: a month or a day, or
 // a word that turns a person's name into a place's, a building's, a
 // prize's or a company's, unless it is a known surname too (Hall, Park).
 func (l *nameLists) notName(w string) bool {
-	return calendar[w] || notName[w] && !l.isLast(w)
+	return calendar()[w] || notName()[w] && !l.isLast(w)
 }
 
 // notName are the words that turn a person's name into a place's, a
 // building's, a prize's or a company's, and a few companies and products.
-var notName = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+var notName = lazySet(`
 		Center Centre Institute University College School Academy Hospital Clinic Foundation Fund Trust
 		Street St Avenue Ave Road Rd Boulevard Blvd Lane Drive Square Plaza Park Bridge Building Hall
 		Tower Station Airport Library Museum Memorial Stadium Arena Theatre Theater Church Cathedral
 		Award Awards Prize Medal Fellowship Lecture Day Act Law Syndrome Disease Effect Theorem
 		Inc LLC Ltd GmbH AG Corp Corporation Company Co PLC Group Partners Associates Studios Labs
 		Hotel Island River Lake Mountain Valley Bay Beach County City State Province Republic Kingdom
-		Linux Windows Android Google Microsoft Apple Amazon Azure Oracle GitHub`) {
-		m[w] = true
-	}
-	return m
-}()
+		Linux Windows Android Google Microsoft Apple Amazon Azure Oracle GitHub`)
 
 // places are names of places that are not also common first names or
 // surnames; they are not a surname (Austin Texas), nor a name after a
 // title.
-var places = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
+var places = lazySet(`
 		America Africa Asia Europe Australia Antarctica
 		Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Hawaii
 		Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maryland Massachusetts Michigan
@@ -175,11 +173,7 @@ var places = func() map[string]bool {
 		London Paris Berlin Madrid Rome Vienna Prague Warsaw Amsterdam Brussels Dublin Lisbon Zurich
 		Munich Hamburg Frankfurt Heidelberg Cologne Lyon Marseille Milan Naples Barcelona Seville
 		Boston Chicago Seattle Atlanta Miami Detroit Toronto Vancouver Montreal Melbourne Tokyo Osaka
-		Kyoto Beijing Shanghai Delhi Mumbai`) {
-		m[w] = true
-	}
-	return m
-}()
+		Kyoto Beijing Shanghai Delhi Mumbai`)
 
 // labels are the words after which capitalised words are a person's name
 // whether or not the first one is a known first name: "Author: Wei Zhang",
@@ -485,7 +479,7 @@ func initialed(l *nameLists, text string, t nameTok) (int, int, bool) {
 		return 0, 0, false
 	}
 	for _, t := range []nameTok{seq[0], seq[k]} {
-		if l.notName(t.word) || places[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
+		if l.notName(t.word) || places()[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
 			return 0, 0, false
 		}
 	}
@@ -599,7 +593,7 @@ func titled(l *nameLists, text string, i int) (int, int, bool) {
 	var caps []nameTok
 	for _, t := range seq {
 		if t.kind == tokCap {
-			if l.notName(t.word) || places[t.word] {
+			if l.notName(t.word) || places()[t.word] {
 				break
 			}
 			caps = append(caps, t)
@@ -627,7 +621,7 @@ func firstLast(l *nameLists, text string, first nameTok) (int, int, bool) {
 	if first.kind != tokCap {
 		return 0, 0, false
 	}
-	if !l.isFirst(first.word) || calendar[first.word] || afterThe(text, i) {
+	if !l.isFirst(first.word) || calendar()[first.word] || afterThe(text, i) {
 		return 0, 0, false
 	}
 	if first.end >= len(text) || text[first.end] != ' ' {
@@ -667,7 +661,7 @@ func firstLast(l *nameLists, text string, first nameTok) (int, int, bool) {
 // surname reports whether w can be a surname: a known one, or, unless
 // strict, any capitalised word that is not a common English word.
 func surname(l *nameLists, w string, strict bool) bool {
-	if l.notName(w) || places[w] {
+	if l.notName(w) || places()[w] {
 		return false
 	}
 	if l.isLast(w) {
@@ -733,7 +727,7 @@ func labelled(l *nameLists, text string, i int) (int, int, bool) {
 			continue
 		}
 		caps++
-		if l.notName(t.word) || places[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
+		if l.notName(t.word) || places()[t.word] || l.isWord(t.word) && !l.isFirst(t.word) && !l.isLast(t.word) {
 			return 0, 0, false
 		}
 	}

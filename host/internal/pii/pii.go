@@ -1,8 +1,10 @@
 package pii
 
 import (
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Kind is a category of personal or secret data.
@@ -244,6 +246,11 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func isAlpha(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 func isAlnum(c byte) bool { return isDigit(c) || isAlpha(c) }
 func isWord(c byte) bool  { return isAlnum(c) || c == '_' }
+
+// lazyRegexp compiles expr at its first use.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // at returns text[i], or 0 outside the text.
 func at(text string, i int) byte {

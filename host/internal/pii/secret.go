@@ -2,7 +2,6 @@ package pii
 
 import (
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -311,10 +310,10 @@ func keyLines(text string, off int) (end, next, material int) {
 	return end, next, material
 }
 
-var viewPrefix = regexp.MustCompile(`^\s*\d+\|[0-9a-z]+\|`)
+var viewPrefix = lazyRegexp(`^\s*\d+\|[0-9a-z]+\|`)
 
 func stripViewPrefix(line string) string {
-	if loc := viewPrefix.FindStringIndex(line); loc != nil {
+	if loc := viewPrefix().FindStringIndex(line); loc != nil {
 		return line[loc[1]:]
 	}
 	return line
@@ -469,8 +468,8 @@ func isValueByte(c byte) bool {
 }
 
 var (
-	uuidRE       = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	identifierRE = regexp.MustCompile(`^[A-Za-z]*[0-9]*(?:[._/-]+[A-Za-z]*[0-9]*)*$`)
+	uuidRE       = lazyRegexp(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	identifierRE = lazyRegexp(`^[A-Za-z]*[0-9]*(?:[._/-]+[A-Za-z]*[0-9]*)*$`)
 )
 
 // secretValue reports whether v looks like a generated secret.
@@ -484,7 +483,7 @@ func secretValue(v string) bool {
 	if v[0] == '*' || v[0] == '&' {
 		return false // a pointer type or an address in code
 	}
-	if uuidRE.MatchString(v) || identifierRE.MatchString(v) {
+	if uuidRE().MatchString(v) || identifierRE().MatchString(v) {
 		return false
 	}
 	if hasUpper(v) && hasLower(v) && wordLength(v) >= 3.5 {

@@ -1,6 +1,9 @@
 package search
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // synonymWeight is how much a word found through a synonym counts against
 // one the query wrote: enough to find a tool described in other words, not
@@ -172,8 +175,10 @@ var synonymGroups = [][]string{
 // phrase is a synonym's terms, in order.
 type phrase []string
 
-// synonyms is synonymGroups analysed: each group's phrases as terms.
-var synonyms = func() [][]phrase {
+// synonyms is synonymGroups analysed: each group's phrases as terms. It is
+// analysed at the first query, not at init: every process of the server's
+// binary links this package, and most never search.
+var synonyms = sync.OnceValue(func() [][]phrase {
 	groups := make([][]phrase, 0, len(synonymGroups))
 	for _, g := range synonymGroups {
 		var ps []phrase
@@ -185,7 +190,7 @@ var synonyms = func() [][]phrase {
 		groups = append(groups, ps)
 	}
 	return groups
-}()
+})
 
 // queryTerm is one term of an analysed query and what it counts.
 type queryTerm struct {
@@ -212,7 +217,7 @@ func analyzeQuery(q string) []queryTerm {
 	for _, t := range ts {
 		add(t, 1)
 	}
-	for _, g := range synonyms {
+	for _, g := range synonyms() {
 		if !slices.ContainsFunc(g, func(p phrase) bool { return containsPhrase(ts, p) }) {
 			continue
 		}
