@@ -38,7 +38,13 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", home)
 	os.Setenv("GIT_CONFIG_GLOBAL", global)
 	os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	baseEnv = os.Environ()
+	if templatesDir, err = os.MkdirTemp("", "git-plugin-templates"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	os.RemoveAll(templatesDir)
 	os.RemoveAll(home)
 	os.Exit(code)
 }
@@ -60,9 +66,15 @@ type envOpts struct {
 	// commands tells the plugin that the user allows commands (the shell
 	// group is mounted), so hooks and filters run.
 	commands bool
+	// repo, when set, is the template the repository is a copy of, in
+	// place of an empty one; its own config decides the identity
+	// (noIdentity is not looked at).
+	repo *repoTemplate
 }
 
-// newEnv makes an empty repository (branch main) in a fresh served folder.
+// newEnv makes an empty repository (branch main), or a copy of o.repo, in a
+// fresh served folder. The empty one is a copy of a template too, made by
+// git init -b main (and git config user.name, user.email).
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -74,11 +86,15 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, dir, "init", "-q", "-b", "main")
-	if !o.noIdentity {
-		gitT(t, dir, "config", "user.name", "Ada Lovelace")
-		gitT(t, dir, "config", "user.email", "ada@example.com")
+	tmpl := o.repo
+	switch {
+	case tmpl != nil:
+	case o.noIdentity:
+		tmpl = emptyRepo
+	default:
+		tmpl = identityRepo
 	}
+	tmpl.copyTo(t, dir)
 	g, _ := sdktest.Connect(t, git.New(), sdk.Host{Roots: []string{root}, ReadOutside: o.readOutside, Write: true, Commands: o.commands})
 	return &env{root: root, dir: dir, g: g}
 }

@@ -1,6 +1,7 @@
 package git_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,35 +16,47 @@ import (
 func TestCheckoutRefusesAnUnrunSmudge(t *testing.T) {
 	t.Parallel()
 	for _, commands := range []bool{false, true} {
-		e := newEnv(t, envOpts{commands: commands})
-		marker := filepath.Join(t.TempDir(), "smudged")
-		script := filepath.Join(t.TempDir(), "smudge.sh")
-		if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		e.write(t, map[string]string{".gitattributes": "*.bin filter=lfsish\n", "a.bin": "one\n"})
-		gitT(t, e.dir, "add", "-A")
-		gitT(t, e.dir, "commit", "-q", "-m", "one")
-		gitT(t, e.dir, "checkout", "-q", "-b", "other")
-		e.write(t, map[string]string{"a.bin": "two\n"})
-		gitT(t, e.dir, "commit", "-q", "-am", "two")
-		gitT(t, e.dir, "checkout", "-q", "main")
-		gitT(t, e.dir, "config", "filter.lfsish.smudge", script)
+		t.Run(fmt.Sprintf("commands=%v", commands), func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, envOpts{commands: commands, repo: smudgeRepo})
+			marker := filepath.Join(t.TempDir(), "smudged")
+			script := filepath.Join(t.TempDir(), "smudge.sh")
+			if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gitT(t, e.dir, "config", "filter.lfsish.smudge", script)
 
-		text, isErr := e.call(t, "git_checkout", map[string]any{"ref": "other"})
-		_, ran := os.Stat(marker)
-		head := strings.TrimSpace(gitT(t, e.dir, "branch", "--show-current"))
-		if !commands {
-			if !isErr || !strings.Contains(text, "filter lfsish") || !strings.Contains(text, "a.bin") {
-				t.Errorf("without commands: %q (error %v), want a refusal naming the filter and the file", text, isErr)
+			text, isErr := e.call(t, "git_checkout", map[string]any{"ref": "other"})
+			_, ran := os.Stat(marker)
+			head := strings.TrimSpace(gitT(t, e.dir, "branch", "--show-current"))
+			if !commands {
+				if !isErr || !strings.Contains(text, "filter lfsish") || !strings.Contains(text, "a.bin") {
+					t.Errorf("without commands: %q (error %v), want a refusal naming the filter and the file", text, isErr)
+				}
+				if ran == nil || head != "main" {
+					t.Errorf("without commands: smudge ran %v, HEAD %s; want neither", ran == nil, head)
+				}
+				return
 			}
-			if ran == nil || head != "main" {
-				t.Errorf("without commands: smudge ran %v, HEAD %s; want neither", ran == nil, head)
+			if isErr || ran != nil || head != "other" {
+				t.Errorf("with commands: %q (error %v), smudge ran %v, HEAD %s; want the checkout through the filter", text, isErr, ran == nil, head)
 			}
-			continue
-		}
-		if isErr || ran != nil || head != "other" {
-			t.Errorf("with commands: %q (error %v), smudge ran %v, HEAD %s; want the checkout through the filter", text, isErr, ran == nil, head)
-		}
+		})
 	}
 }
+
+// smudgeRepo is TestCheckoutRefusesAnUnrunSmudge's repository, before the
+// filter's program is set: *.bin files have filter lfsish, and a.bin is
+// "one" on main and "two" on branch other.
+var smudgeRepo = &repoTemplate{name: "smudge", build: func(b *builder) {
+	b.git("init", "-q", "-b", "main")
+	b.git("config", "user.name", "Ada Lovelace")
+	b.git("config", "user.email", "ada@example.com")
+	b.write(map[string]string{".gitattributes": "*.bin filter=lfsish\n", "a.bin": "one\n"})
+	b.git("add", "-A")
+	b.git("commit", "-q", "-m", "one")
+	b.git("checkout", "-q", "-b", "other")
+	b.write(map[string]string{"a.bin": "two\n"})
+	b.git("commit", "-q", "-am", "two")
+	b.git("checkout", "-q", "main")
+}}

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,7 +32,8 @@ type trustEnv struct {
 // a branch "other" that changes c.t (checkout writes it), a HEAD commit
 // that changes a.t (show diffs it) and carries a signature (log and show
 // verify it when asked), a.t changed in the work tree and b.t touched so
-// that git must read it again to know it is unchanged.
+// that git must read it again to know it is unchanged. The history is a
+// copy of trustRepo.
 func newTrustEnv(t *testing.T) *trustEnv {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -52,31 +52,37 @@ func newTrustEnv(t *testing.T) *trustEnv {
 	if err := os.WriteFile(e.prog, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, e.dir, "init", "-q", "-b", "main")
-	gitT(t, e.dir, "config", "user.name", "Ada Lovelace")
-	gitT(t, e.dir, "config", "user.email", "ada@example.com")
-	e.write(t, map[string]string{".gitattributes": "*.t diff=drv filter=drv merge=drv\n", "a.t": "a\n", "b.t": "b\n", "c.t": "c\n"})
-	gitT(t, e.dir, "add", "-A")
-	gitT(t, e.dir, "commit", "-q", "-m", "base")
-	e.write(t, map[string]string{"a.t": "a2\n"})
-	gitT(t, e.dir, "commit", "-q", "-am", "change a")
-	gitT(t, e.dir, "checkout", "-q", "-b", "other")
-	e.write(t, map[string]string{"c.t": "c other\n"})
-	gitT(t, e.dir, "commit", "-q", "-am", "other")
-	gitT(t, e.dir, "checkout", "-q", "main")
-	// A signature git verifies with gpg.program when log.showSignature
-	// is set.
-	raw := gitT(t, e.dir, "cat-file", "commit", "HEAD")
-	head, msg, _ := strings.Cut(raw, "\n\n")
-	signed := head + "\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\n" + msg + "\n"
-	oid := gitIn(t, e.dir, signed, "hash-object", "-t", "commit", "-w", "--stdin")
-	gitT(t, e.dir, "update-ref", "refs/heads/main", oid)
+	trustRepo.copyTo(t, e.dir)
 	e.write(t, map[string]string{"a.t": "a3\n"})
 	if err := os.Chtimes(filepath.Join(e.dir, "b.t"), time2000, time2000); err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
+
+// trustRepo is newTrustEnv's repository up to the history: the work tree
+// matches HEAD.
+var trustRepo = &repoTemplate{name: "trust", build: func(b *builder) {
+	b.git("init", "-q", "-b", "main")
+	b.git("config", "user.name", "Ada Lovelace")
+	b.git("config", "user.email", "ada@example.com")
+	b.write(map[string]string{".gitattributes": "*.t diff=drv filter=drv merge=drv\n", "a.t": "a\n", "b.t": "b\n", "c.t": "c\n"})
+	b.git("add", "-A")
+	b.git("commit", "-q", "-m", "base")
+	b.write(map[string]string{"a.t": "a2\n"})
+	b.git("commit", "-q", "-am", "change a")
+	b.git("checkout", "-q", "-b", "other")
+	b.write(map[string]string{"c.t": "c other\n"})
+	b.git("commit", "-q", "-am", "other")
+	b.git("checkout", "-q", "main")
+	// A signature git verifies with gpg.program when log.showSignature
+	// is set.
+	raw := b.git("cat-file", "commit", "HEAD")
+	head, msg, _ := strings.Cut(raw, "\n\n")
+	signed := head + "\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\n" + msg + "\n"
+	oid := b.gitEnvIn(nil, signed, "hash-object", "-t", "commit", "-w", "--stdin")
+	b.git("update-ref", "refs/heads/main", oid)
+}}
 
 func (e *trustEnv) write(t *testing.T, files map[string]string) {
 	t.Helper()
@@ -113,19 +119,6 @@ func (e *trustEnv) ran(t *testing.T) []string {
 		os.Remove(filepath.Join(e.markers, d.Name()))
 	}
 	return names
-}
-
-// gitIn runs git with stdin for a test's setup.
-func gitIn(t *testing.T, dir, stdin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // programClass is one way repository data names a program.
@@ -479,14 +472,11 @@ func TestLayoutConfinement(t *testing.T) {
 		}
 		return dir
 	}
-	// ownRepo makes root/repo a repository of its own.
+	// ownRepo makes root/repo a repository of its own, with a.txt
+	// committed as changed (a copy of layoutOwnRepo).
 	ownRepo := func(t *testing.T, root string) string {
-		dir := workTree(t, root)
-		gitT(t, dir, "init", "-q", "-b", "main")
-		gitT(t, dir, "config", "user.name", "x")
-		gitT(t, dir, "config", "user.email", "x@x")
-		gitT(t, dir, "add", "a.txt")
-		gitT(t, dir, "commit", "-q", "-m", "own")
+		dir := filepath.Join(root, "repo")
+		layoutOwnRepo.copyTo(t, dir)
 		return dir
 	}
 	cases := map[string]layoutCase{
@@ -579,15 +569,7 @@ func TestLayoutConfinement(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				gitT(t, outside, "init", "-q", "-b", "main")
-				gitT(t, outside, "config", "user.name", "x")
-				gitT(t, outside, "config", "user.email", "x@x")
-				if err := os.WriteFile(filepath.Join(outside, "a.txt"), []byte("a\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				gitT(t, outside, "add", "a.txt")
-				gitT(t, outside, "commit", "-q", "-m", "outside")
-				gitT(t, outside, "branch", "other")
+				layoutOutsideRepo.copyTo(t, outside)
 				lc.setup(t, root, outside)
 				before := snapshotTree(t, outside)
 				host.Roots = []string{root}
@@ -625,6 +607,29 @@ func TestLayoutConfinement(t *testing.T) {
 		}
 	}
 }
+
+// layoutOutsideRepo is TestLayoutConfinement's repository outside the
+// served folder: a.txt committed, and a branch other.
+var layoutOutsideRepo = &repoTemplate{name: "layout-outside", build: func(b *builder) {
+	b.git("init", "-q", "-b", "main")
+	b.git("config", "user.name", "x")
+	b.git("config", "user.email", "x@x")
+	b.write(map[string]string{"a.txt": "a\n"})
+	b.git("add", "a.txt")
+	b.git("commit", "-q", "-m", "outside")
+	b.git("branch", "other")
+}}
+
+// layoutOwnRepo is a repository of its own inside the served folder, for
+// the layouts that point it outside.
+var layoutOwnRepo = &repoTemplate{name: "layout-own", build: func(b *builder) {
+	b.write(map[string]string{"a.txt": "changed\n"})
+	b.git("init", "-q", "-b", "main")
+	b.git("config", "user.name", "x")
+	b.git("config", "user.email", "x@x")
+	b.git("add", "a.txt")
+	b.git("commit", "-q", "-m", "own")
+}}
 
 // TestRepositoryEnvIgnored sets the variables that would point git at
 // another repository in the plugin's own environment: the tools still work

@@ -128,15 +128,15 @@ func TestCommitRefusals(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, tc.opts)
+			opts := tc.opts
 			if name != "nothing at all on a new repository" {
-				gitEnvT(t, e.dir, []string{"GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@x", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@x"},
-					"commit", "-q", "--allow-empty", "-m", "base")
-				e.write(t, map[string]string{"a.txt": "a\n"})
-				gitT(t, e.dir, "add", "a.txt")
-				gitEnvT(t, e.dir, []string{"GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@x", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@x"},
-					"commit", "-q", "-m", "a")
+				// Two commits, by x: an empty one, then a.txt.
+				opts.repo = refusalsRepo
+				if opts.noIdentity {
+					opts.repo = refusalsRepoNoIdentity
+				}
 			}
+			e := newEnv(t, opts)
 			if tc.setup != nil {
 				tc.setup(t, e)
 			}
@@ -147,6 +147,26 @@ func TestCommitRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusalsRepo is TestCommitRefusals' repository: an empty commit "base"
+// and a commit "a" adding a.txt, both by x, with the repository's identity
+// set (refusalsRepo) or not (refusalsRepoNoIdentity).
+var refusalsRepo, refusalsRepoNoIdentity = refusalsTemplate("refusals", true), refusalsTemplate("refusals-no-identity", false)
+
+func refusalsTemplate(name string, identity bool) *repoTemplate {
+	return &repoTemplate{name: name, build: func(b *builder) {
+		b.git("init", "-q", "-b", "main")
+		if identity {
+			b.git("config", "user.name", "Ada Lovelace")
+			b.git("config", "user.email", "ada@example.com")
+		}
+		x := []string{"GIT_AUTHOR_NAME=x", "GIT_AUTHOR_EMAIL=x@x", "GIT_COMMITTER_NAME=x", "GIT_COMMITTER_EMAIL=x@x"}
+		b.gitEnvIn(x, "", "commit", "-q", "--allow-empty", "-m", "base")
+		b.write(map[string]string{"a.txt": "a\n"})
+		b.git("add", "a.txt")
+		b.gitEnvIn(x, "", "commit", "-q", "-m", "a")
+	}}
 }
 
 func TestAddRefusals(t *testing.T) {
@@ -182,24 +202,28 @@ func TestBranch(t *testing.T) {
 		t.Errorf("list (-want +got):\n%s", diff)
 	}
 
-	for name, tc := range map[string]struct {
-		args map[string]any
-		want string
-	}{
-		"exists":                {map[string]any{"name": "feature"}, "already exists"},
-		"space":                 {map[string]any{"name": "bad name"}, "is not a valid branch name"},
-		"dot dot":               {map[string]any{"name": "a..b"}, "is not a valid branch name"},
-		"option":                {map[string]any{"name": "-D"}, "begins with '-'"},
-		"option start":          {map[string]any{"name": "x", "start_point": "--orphan"}, "begins with '-'"},
-		"unknown start":         {map[string]any{"name": "x", "start_point": "nope"}, `start_point "nope" does not name a commit`},
-		"start_point, no name":  {map[string]any{"start_point": "HEAD"}, "start_point needs name"},
-		"at sign":               {map[string]any{"name": "@"}, "is not a valid branch name"},
-		"previous branch magic": {map[string]any{"name": "@{-1}"}, "is not a valid branch name"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			e.mustFail(t, "git_branch", tc.args, tc.want)
-		})
-	}
+	// The refusals run in parallel; the group returns when all are done.
+	t.Run("refusals", func(t *testing.T) {
+		for name, tc := range map[string]struct {
+			args map[string]any
+			want string
+		}{
+			"exists":                {map[string]any{"name": "feature"}, "already exists"},
+			"space":                 {map[string]any{"name": "bad name"}, "is not a valid branch name"},
+			"dot dot":               {map[string]any{"name": "a..b"}, "is not a valid branch name"},
+			"option":                {map[string]any{"name": "-D"}, "begins with '-'"},
+			"option start":          {map[string]any{"name": "x", "start_point": "--orphan"}, "begins with '-'"},
+			"unknown start":         {map[string]any{"name": "x", "start_point": "nope"}, `start_point "nope" does not name a commit`},
+			"start_point, no name":  {map[string]any{"start_point": "HEAD"}, "start_point needs name"},
+			"at sign":               {map[string]any{"name": "@"}, "is not a valid branch name"},
+			"previous branch magic": {map[string]any{"name": "@{-1}"}, "is not a valid branch name"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				e.mustFail(t, "git_branch", tc.args, tc.want)
+			})
+		}
+	})
 	if got := gitT(t, e.dir, "branch", "--format=%(refname:short)"); got != "feature\nmain\nold/fix" {
 		t.Errorf("branches after refusals: %q", got)
 	}
@@ -236,16 +260,27 @@ func sha(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// checkoutRepo is TestCheckout's repository: on main, a.txt and same.txt
+// committed and tagged v1; branch feature changes a.txt and adds f.txt.
+var checkoutRepo = &repoTemplate{name: "checkout", build: func(b *builder) {
+	b.git("init", "-q", "-b", "main")
+	b.git("config", "user.name", "Ada Lovelace")
+	b.git("config", "user.email", "ada@example.com")
+	b.commit("one", map[string]string{"a.txt": "a\n", "same.txt": "s\n"})
+	b.git("tag", "v1")
+	b.git("checkout", "-q", "-b", "feature")
+	b.vals["feature"] = b.commit("feature", map[string]string{"a.txt": "feature a\n", "f.txt": "f\n"})
+	b.git("checkout", "-q", "main")
+}}
+
 func TestCheckout(t *testing.T) {
 	t.Parallel()
+	// setup makes a copy of checkoutRepo, and returns the short hash of
+	// its branch feature.
 	setup := func(t *testing.T) (*env, string) {
-		e := newEnv(t, envOpts{})
-		e.commit(t, "", "one", map[string]string{"a.txt": "a\n", "same.txt": "s\n"})
-		gitT(t, e.dir, "tag", "v1")
-		gitT(t, e.dir, "checkout", "-q", "-b", "feature")
-		h := e.commit(t, "", "feature", map[string]string{"a.txt": "feature a\n", "f.txt": "f\n"})
-		gitT(t, e.dir, "checkout", "-q", "main")
-		return e, h
+		e := newEnv(t, envOpts{repo: checkoutRepo})
+		_, vals := checkoutRepo.get(t)
+		return e, vals["feature"]
 	}
 
 	t.Run("switch", func(t *testing.T) {
