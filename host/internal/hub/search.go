@@ -42,6 +42,10 @@ type searcher struct {
 	embedRetry time.Duration
 	embedClock func() time.Time
 
+	// stale says the catalog changed since the index was brought in line
+	// with it: the next query (freshIndex) reindexes first.
+	stale atomic.Bool
+
 	mu      sync.Mutex
 	indexed map[string][sha256.Size]byte // source → the content its documents were made from
 	lazy    map[string]*lazyTools        // lazy servers' tools, by server id (indexSession)
@@ -56,6 +60,15 @@ func serverOf(e *catalog.Entry) string {
 		return e.Upstream.Server
 	}
 	return e.Group
+}
+
+// freshIndex reindexes when the catalog changed since the last time: the
+// index is built for the first query, not on the way to a client's first
+// tools/list.
+func (h *Host) freshIndex() {
+	if h.search.stale.Swap(false) {
+		h.reindex()
+	}
 }
 
 // reindex brings the index in line with the catalog: sources whose tools
@@ -246,6 +259,7 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 		limit = DefaultSearchLimit
 	}
 	limit = min(limit, MaxSearchLimit)
+	h.freshIndex()
 	agent := callerOf(ctx).IsAgent()
 	sess := upstreamSessionOf(ctx)
 	callable := func(e *catalog.Entry) bool { return e.Group != SearchGroup && h.callable(e, agent) }
@@ -444,10 +458,14 @@ func (c searchCaller) Call(ctx context.Context, call *sdk.Call, events sdk.Event
 	return box.Call(ctx, call, events)
 }
 
-// syncSearch indexes what changed and, when the servers changed, gives
+// syncSearch marks the index stale (the next query, or with embeddings
+// this call, indexes what changed) and, when the servers changed, gives
 // search_capabilities a description naming them.
 func (h *Host) syncSearch() {
-	h.reindex()
+	h.search.stale.Store(true)
+	if h.cfg.Embed != nil {
+		h.freshIndex() // the tools' embeddings start as the tools come, not at the first query
+	}
 	servers := h.serverList()
 	h.search.mu.Lock()
 	same := servers == h.search.servers
