@@ -79,9 +79,10 @@ func main() {
 		}, sdk.SkillAuto, "---\nname: house-style\ndescription: Use when writing user-facing text.\n---\n# House style\nShort sentences.\n"))
 		sdk.Serve(box)
 	case "eofexit":
+		stderr := os.Stderr // go-plugin's Serve replaces the variable as it starts
 		go func() {
 			_, _ = io.Copy(io.Discard, os.Stdin)
-			fmt.Fprintln(os.Stderr, "testplugin: stdin reached EOF; exiting")
+			fmt.Fprintln(stderr, "testplugin: stdin reached EOF; exiting")
 			// At once, as a plugin in another language would: os.Exit
 			// under the race detector lingers a second (GORACE's
 			// atexit_sleep_ms), long enough to answer Describe.
