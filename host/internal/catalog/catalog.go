@@ -23,6 +23,11 @@ type Caller interface {
 	Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error)
 }
 
+// ListedCaller is a Caller told the description the call was admitted on.
+type ListedCaller interface {
+	CallListed(ctx context.Context, listed *sdk.Description, call *sdk.Call, events sdk.Events) (*sdk.Result, error)
+}
+
 // Entry is one tool in the catalog: its spec, where it comes from, and the
 // resolved input schema that arguments are validated against.
 type Entry struct {
@@ -47,6 +52,8 @@ type Entry struct {
 	LocalData bool
 
 	caller Caller
+	// listed is the description the entry was made from (a plugin's).
+	listed *sdk.Description
 	// input compiles the input schema at the tool's first call, not when
 	// it is listed: a host starts with dozens of tools, or thousands from
 	// upstream servers, and a model calls a few. Nil: the source validates
@@ -138,6 +145,9 @@ func (e *Entry) Hints() sdk.Hints { return e.Spec.Hints() }
 // Call runs the entry's tool in its source, with arguments already
 // validated.
 func (e *Entry) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	if lc, ok := e.caller.(ListedCaller); ok && e.listed != nil {
+		return lc.CallListed(ctx, e.listed, call, events)
+	}
 	return e.caller.Call(ctx, call, events)
 }
 
@@ -222,7 +232,7 @@ func entriesOf(plugin string, from Provenance, desc *sdk.Description, caller Cal
 			// desc.Validate compiled every input schema once already.
 			batch = append(batch, &Entry{
 				Spec: t, Group: g.Name, GroupMode: g.Mode, GroupDescription: g.Description, ReplacedBy: g.ReplacedBy,
-				Plugin: plugin, From: from, LocalData: g.LocalData, caller: caller, input: lazyValidator(t),
+				Plugin: plugin, From: from, LocalData: g.LocalData, caller: caller, listed: desc, input: lazyValidator(t),
 			})
 		}
 	}

@@ -1,12 +1,15 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,5 +270,69 @@ func TestChangedWordsDoNotRefuseTheFirstCall(t *testing.T) {
 	}
 	if e, _ := h.Catalog().Get("echo"); e == nil || e.Spec.Description != "Echo the text." {
 		t.Errorf("echo listed as %+v after its process described it", e)
+	}
+}
+
+// TestConcurrentFirstQueriesSeeTheWholeIndex: a query that comes while
+// another builds the index waits for it.
+func TestConcurrentFirstQueriesSeeTheWholeIndex(t *testing.T) {
+	t.Parallel()
+	for r := range 10 {
+		h, _ := startHost(t, Config{})
+		for g := range 3 {
+			tools := map[string]string{}
+			for i := range 15 {
+				tools[fmt.Sprintf("g%d_widget_tool_%d", g, i)] = "Frobnicate the widget number " + fmt.Sprint(i)
+			}
+			if err := h.AddGroup(fmt.Sprintf("grp%d", g), probeBox(fmt.Sprintf("grp%d", g), tools)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var wg sync.WaitGroup
+		counts := make([]int, 2)
+		start := make(chan struct{})
+		for i := range counts {
+			wg.Go(func() {
+				<-start
+				res, err := h.Search(context.Background(), "frobnicate widget", 8, "")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, s := range res.Servers {
+					counts[i] += len(s.Tools)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if counts[0] != counts[1] || counts[0] == 0 {
+			t.Errorf("round %d: two first queries at once found %d and %d tools", r, counts[0], counts[1])
+		}
+		_ = h.Close()
+	}
+}
+
+// TestAKeptDescriptionTheCatalogWouldNotTakeIsNoDescription: a kept
+// description with a misdeclared tool (which the catalog would refuse
+// whole, where a live one only loses that tool) is a miss: the plugin is
+// launched, described and served, not skipped for good.
+func TestAKeptDescriptionTheCatalogWouldNotTakeIsNoDescription(t *testing.T) {
+	t.Parallel()
+	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
+	h1, _ := startHost(t, cfg)
+	_ = h1.Close()
+	editKept(t, filepath.Join(cfg.ConfigDir, "descriptions", "echo.json"), func(tool map[string]any) {
+		if tool["Name"] == "echo" {
+			tool["Mode"] = string(sdk.SkillAuto) // a completion tool with a skill mode
+		}
+	})
+	h, logs := startHost(t, cfg)
+	p := h.Plugins()["echo"]
+	if p == nil || p.Pid() == 0 {
+		t.Fatalf("echo not launched after a kept description the catalog would refuse; skipped: %v; logs:\n%s", h.Skipped(), logs)
+	}
+	if res, err := callText(t, h, "echo", map[string]any{"text": "hi"}); err != nil || res.Text() != "hi" {
+		t.Errorf("echo = %v, %v", res, err)
 	}
 }

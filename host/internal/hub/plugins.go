@@ -58,7 +58,7 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 		plugins[i] = supervise.New(src, cfg)
 		// In parallel: describing a bundled group compiles its schemas.
 		described.Go(func() {
-			if d := h.knownDescription(src, cfg); d != nil {
+			if d := h.knownDescription(plugins[i], cfg); d != nil {
 				plugins[i].Presume(d)
 				known[i] = true
 				return
@@ -94,11 +94,13 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 	return nil
 }
 
-// knownDescription is src's description when it is known without
-// launching it: a bundled group's, or a plugin binary's kept from an
-// earlier launch (whose lock check, Config.Verify, still holds). nil: it
-// is launched to learn it.
-func (h *Host) knownDescription(src supervise.Source, cfg supervise.Config) *sdk.Description {
+// knownDescription is p's description when it is known without launching
+// it: a bundled group's, or a plugin binary's kept from an earlier launch
+// (whose lock check, Config.Verify, still holds, and which the catalog
+// would take whole: one it would refuse, or whose tools it would drop, is
+// no description to list). nil: it is launched to learn it.
+func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.Description {
+	src := p.Source()
 	if src.Bundled {
 		if h.cfg.Bundled.Groups[src.Name] == nil {
 			return nil
@@ -109,8 +111,11 @@ func (h *Host) knownDescription(src supervise.Source, cfg supervise.Config) *sdk
 		}
 		return d
 	}
-	d, ok := h.descriptions.Load(src.Name, supervise.DescriptionKey(src, cfg.Host, cfg.Launch.Env))
-	if !ok {
+	d, ok := h.descriptions.Load(src.Name, supervise.DescriptionKey(src, p.Fingerprint(), cfg.Host, cfg.Launch.Env))
+	if !ok || d.Validate() != nil {
+		return nil
+	}
+	if _, refused := d.DropMisdeclared(); refused != nil {
 		return nil
 	}
 	if h.cfg.Verify != nil && h.cfg.Verify(src.Path) != nil {
@@ -127,7 +132,7 @@ func (h *Host) knownDescription(src supervise.Source, cfg supervise.Config) *sdk
 func (h *Host) described(p *supervise.Plugin, host sdk.Host, env []string, d *sdk.Description, changed bool) {
 	src := p.Source()
 	if !src.Bundled {
-		key := supervise.DescriptionKey(src, host, env)
+		key := supervise.DescriptionKey(src, p.Fingerprint(), host, env)
 		if old, ok := h.descriptions.Load(src.Name, key); !ok || !supervise.SameDescription(old, d) {
 			if err := h.descriptions.Store(src.Name, key, d); err != nil {
 				h.logger.Warn("plugin description not kept; the plugin is launched at the next start to describe it", "plugin", src.Name, "error", err)

@@ -45,6 +45,9 @@ type searcher struct {
 	// stale says the catalog changed since the index was brought in line
 	// with it: the next query (freshIndex) reindexes first.
 	stale atomic.Bool
+	// fresh serialises freshIndex: a query waits for the reindex another
+	// query started.
+	fresh sync.Mutex
 
 	mu      sync.Mutex
 	indexed map[string][sha256.Size]byte // source → the content its documents were made from
@@ -66,6 +69,8 @@ func serverOf(e *catalog.Entry) string {
 // index is built for the first query, not on the way to a client's first
 // tools/list.
 func (h *Host) freshIndex() {
+	h.search.fresh.Lock()
+	defer h.search.fresh.Unlock()
 	if h.search.stale.Swap(false) {
 		h.reindex()
 	}

@@ -57,19 +57,21 @@ type descriptionEntry struct {
 	Description *sdk.Description `json:"description"`
 }
 
-// DescriptionKey is the key of src's description when described with host
-// and launched with env (the environment the launcher passes, in order).
-func DescriptionKey(src Source, host sdk.Host, env []string) string {
-	fp := FingerprintOf(src)
+// DescriptionKey is the key of the description of src's binary as fp
+// fingerprints it (the Plugin's, taken before its launch: a binary
+// replaced since is not keyed with the old one's description) when
+// described with host and launched with env (the environment the launcher
+// passes, in order).
+func DescriptionKey(src Source, fp Fingerprint, host sdk.Host, env []string) string {
 	h := sha256.New()
 	write := func(parts ...string) {
 		for _, p := range parts {
 			fmt.Fprintf(h, "%d:%s", len(p), p)
 		}
 	}
-	write("ramabana description v1", src.Name, src.Path)
+	write("ramabana description v2", src.Name, src.Path)
 	write(src.Args...)
-	write(fmt.Sprint(src.Bundled, fp.size, fp.mtime.UnixNano(), fp.ino))
+	write(fmt.Sprint(src.Bundled, fp.size, fp.mtime.UnixNano(), fp.ino, fp.ctime))
 	hostJSON, _ := json.Marshal(host) // plain fields: cannot fail
 	write(string(hostJSON))
 	write(env...)

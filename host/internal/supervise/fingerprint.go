@@ -11,6 +11,7 @@ type Fingerprint struct {
 	size  int64
 	mtime time.Time
 	ino   uint64
+	ctime int64 // the inode's change time (ns; 0 where there is none): a rewrite that restores the mtime still changes it
 }
 
 // FingerprintOf is the fingerprint of src's binary as it is now; the zero
@@ -20,5 +21,6 @@ func FingerprintOf(src Source) Fingerprint {
 	if err != nil {
 		return Fingerprint{}
 	}
-	return Fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
+	ino, ctime := inode(fi)
+	return Fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: ino, ctime: ctime}
 }

@@ -95,7 +95,9 @@ func (p *Plugin) Name() string { return p.src.Name }
 // Source says where the plugin comes from.
 func (p *Plugin) Source() Source { return p.src }
 
-// Description is the plugin's first good description, nil before one.
+// Description is the description the plugin's tools are listed from: the
+// presumed one (Presume) until a process describes itself otherwise, then
+// the latest process's; nil before any.
 func (p *Plugin) Description() *sdk.Description {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -105,8 +107,9 @@ func (p *Plugin) Description() *sdk.Description {
 // Presume sets the description the catalog is built from before the
 // process has described itself: a bundled group's, described in-process by
 // the host binary, or one kept in Descriptions from an earlier launch of
-// the same binary. The process's own description, when it comes, is kept
-// only if none was presumed (a different tool list is logged).
+// the same binary. The process's own description, when it comes, takes
+// its place if it differs (Config.Described is told, and a call admitted
+// on the presumed one is refused if its tool changed: CallListed).
 func (p *Plugin) Presume(d *sdk.Description) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -189,11 +192,16 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		case p.stopped:
 			err = fmt.Errorf("plugin %q is stopped", p.src.Name)
 		default:
-			if p.desc != nil && !SameDescription(p.desc, desc) {
+			switch {
+			case p.desc == nil:
+				p.desc = desc
+			case SameDescription(p.desc, desc):
+				// The same: the catalog's entries keep the description
+				// they were made from (CallListed compares pointers first).
+			default:
 				p.cfg.Logger.Warn("plugin describes itself otherwise than the description its tools were listed from; they follow the process's own", "plugin", p.src.Name)
-				changed = true
+				p.desc, changed = desc, true
 			}
-			p.desc = desc
 			p.live, p.launched, p.retired = lp, true, false
 			p.armIdleLocked()
 		}
@@ -248,10 +256,22 @@ func backoff(failures int) time.Duration {
 // reports UNAVAILABLE while it runs on) pass through and the process is
 // kept. Log lines name the call by call.ID.
 func (p *Plugin) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	return p.CallListed(ctx, nil, call, events)
+}
+
+// CallListed is Call for a call the host admitted on the description
+// admitted (the one its catalog entry was made from; nil: the plugin's
+// description when the call begins). If the process that takes the call
+// describes the tool otherwise in what decides whether and how it may be
+// called, the call is refused before it reaches the process.
+func (p *Plugin) CallListed(ctx context.Context, admitted *sdk.Description, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
 	p.begin()
 	defer p.end()
 	for retried := false; ; retried = true {
-		listed := p.Description()
+		listed := admitted
+		if listed == nil {
+			listed = p.Description()
+		}
 		lp, err := p.ensure(ctx)
 		if err != nil {
 			if ctx.Err() == nil {

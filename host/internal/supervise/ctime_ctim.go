@@ -1,0 +1,7 @@
+//go:build unix && !(darwin || freebsd || netbsd)
+
+package supervise
+
+import "syscall"
+
+func ctimeOf(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }
