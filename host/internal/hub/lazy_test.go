@@ -3,7 +3,9 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,6 +165,11 @@ func TestAPluginThatCannotStartAtItsFirstCallIsReported(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "could not start for a call") {
 		t.Errorf("the failed start is not in the log:\n%s", logs)
+	}
+	// Not listed from the kept description again: the next start launches
+	// the plugin (and would report it skipped if it failed there).
+	if _, err := os.Stat(filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the description of a plugin that failed to start is still kept (%v)", err)
 	}
 }
 

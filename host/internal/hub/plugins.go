@@ -32,6 +32,13 @@ func (h *Host) launchConfig() supervise.Config {
 	}
 	host, env := cfg.Host, cfg.Launch.Env
 	cfg.Described = func(p *supervise.Plugin, d *sdk.Description, changed bool) { h.described(p, host, env, d, changed) }
+	cfg.LaunchFailed = func(p *supervise.Plugin, _ error) {
+		if src := p.Source(); !src.Bundled {
+			// A binary that no longer starts is not listed from what it
+			// said before at the next start: it is launched and reported.
+			_ = h.descriptions.Forget(src.Name, supervise.DescriptionKey(src, p.Fingerprint(), host, env))
+		}
+	}
 	return cfg
 }
 

@@ -135,7 +135,12 @@ func (c Descriptions) Store(name, key string, d *sdk.Description) error {
 			entries = append(entries, e)
 		}
 	}
-	raw, err := json.Marshal(descriptionsFile{Entries: entries})
+	return c.write(name, &descriptionsFile{Entries: entries})
+}
+
+// write replaces name's file with f: a temporary file renamed over it.
+func (c Descriptions) write(name string, f *descriptionsFile) error {
+	raw, err := json.Marshal(f)
 	if err != nil {
 		return err
 	}
@@ -155,6 +160,28 @@ func (c Descriptions) Store(name, key string, d *sdk.Description) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), c.file(name))
+}
+
+// Forget drops what is kept for name under key.
+func (c Descriptions) Forget(name, key string) error {
+	if c.Dir == "" {
+		return nil
+	}
+	f, err := c.read(name)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	kept := slices.DeleteFunc(f.Entries, func(e descriptionEntry) bool { return e.Key == key })
+	if len(kept) == len(f.Entries) {
+		return nil
+	}
+	if len(kept) == 0 {
+		return os.Remove(c.file(name))
+	}
+	return c.write(name, &descriptionsFile{Entries: kept})
 }
 
 // read reads name's file; a missing one is os.ErrNotExist with an empty

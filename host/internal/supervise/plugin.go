@@ -44,6 +44,10 @@ type Config struct {
 	// says it differs from the description the plugin's tools were listed
 	// from (Presume, or an earlier process's), to list them anew.
 	Described func(p *Plugin, d *sdk.Description, changed bool)
+	// LaunchFailed, when set, is given a launch's failure, with no lock
+	// held: a description kept for a binary that no longer starts is to be
+	// forgotten, so that the next start launches it and reports it.
+	LaunchFailed func(p *Plugin, err error)
 	// OnChange, when set, is called after the plugin's Health may have
 	// changed: a launch began or ended, the process exited, Stop. It runs
 	// on the goroutine of the change, with no lock held, and must not
@@ -180,6 +184,7 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 
 		lp, desc, err := launch.Start(context.WithoutCancel(ctx), p.src.command(), p.cfg.Host, p.cfg.Launch)
 		changed := false
+		launchErr := err
 
 		p.mu.Lock()
 		p.launching = nil
@@ -211,6 +216,9 @@ func (p *Plugin) ensure(ctx context.Context) (*launch.Process, error) {
 		}
 		if err == nil && p.cfg.Described != nil {
 			p.cfg.Described(p, desc, changed)
+		}
+		if launchErr != nil && p.cfg.LaunchFailed != nil {
+			p.cfg.LaunchFailed(p, launchErr)
 		}
 		if err == nil && p.cfg.OnChange != nil {
 			go func() {
