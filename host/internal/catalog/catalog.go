@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -185,9 +186,15 @@ func (c *Catalog) Add(plugin string, from Provenance, desc *sdk.Description, cal
 	return c.put(plugin, from, desc, caller, false)
 }
 
+// ErrReplaced is Swap's error when the source's tools in the catalog are
+// another caller's now (a plugin replaced by a reload): the swap is not
+// made.
+var ErrReplaced = errors.New("the source is served by another caller now")
+
 // Swap is Add for a source already in the catalog: its tools become
 // those of desc in one step (an in-process group whose description
-// changes). A tool another source serves leaves the whole swap undone.
+// changes). A tool another source serves leaves the whole swap undone;
+// so does a source whose tools caller no longer serves (ErrReplaced).
 func (c *Catalog) Swap(plugin string, from Provenance, desc *sdk.Description, caller Caller) error {
 	return c.put(plugin, from, desc, caller, true)
 }
@@ -200,6 +207,13 @@ func (c *Catalog) put(plugin string, from Provenance, desc *sdk.Description, cal
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if replace {
+		for _, e := range c.entries {
+			if e.Plugin == plugin && e.caller != caller {
+				return fmt.Errorf("plugin %q: %w", plugin, ErrReplaced)
+			}
+		}
+	}
 	for _, e := range batch {
 		if prev, dup := c.entries[e.Spec.Name]; dup && !(replace && prev.Plugin == plugin) {
 			return fmt.Errorf("tool %q is already served by plugin %q", e.Spec.Name, prev.Plugin)

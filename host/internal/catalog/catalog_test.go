@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -161,5 +162,41 @@ func TestUpstreamEntryValidation(t *testing.T) {
 		InputSchema: []byte(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)}
 	if err := NewUpstreamEntry(plain, "w", "mcp:w", &Upstream{Server: "w"}, nil).Validate([]byte(`{}`)); err == nil {
 		t.Error("a missing required argument passed")
+	}
+}
+
+// namedCaller is a caller told from another by its name.
+type namedCaller struct{ name string }
+
+func (c *namedCaller) Call(context.Context, *sdk.Call, sdk.Events) (*sdk.Result, error) {
+	return sdk.TextResult(c.name), nil
+}
+
+// TestSwapByACallerReplacedLeavesTheCatalog: a swap by a caller whose
+// source another caller serves now (a plugin replaced by a reload, whose
+// late description comes after) is refused with ErrReplaced and changes
+// nothing; the serving caller's swap goes through.
+func TestSwapByACallerReplacedLeavesTheCatalog(t *testing.T) {
+	t.Parallel()
+	old, current := &namedCaller{"old"}, &namedCaller{"current"}
+	c := New()
+	if err := c.Add("p", ThirdParty, desc("p", read("p_tool")), current); err != nil {
+		t.Fatal(err)
+	}
+	err := c.Swap("p", ThirdParty, desc("p", read("p_other")), old)
+	if !errors.Is(err, ErrReplaced) {
+		t.Fatalf("Swap by the replaced caller = %v, want ErrReplaced", err)
+	}
+	if _, ok := c.Get("p_tool"); !ok {
+		t.Error("the refused swap took the serving caller's tool away")
+	}
+	if _, ok := c.Get("p_other"); ok {
+		t.Error("the refused swap added its tool")
+	}
+	if err := c.Swap("p", ThirdParty, desc("p", read("p_other")), current); err != nil {
+		t.Fatalf("Swap by the serving caller = %v", err)
+	}
+	if _, ok := c.Get("p_other"); !ok {
+		t.Error("the serving caller's swap did not take")
 	}
 }

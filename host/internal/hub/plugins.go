@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"os"
 	"sync"
 
@@ -153,6 +154,9 @@ func (h *Host) described(p *supervise.Plugin, host sdk.Host, env []string, d *sd
 		return
 	}
 	if err := h.catalog.Swap(p.Name(), provenance(src), d, p); err != nil {
+		if errors.Is(err, catalog.ErrReplaced) {
+			return // a reload put another process in p's place: its tools stand
+		}
 		h.drop(p)
 		h.skip(src, err)
 	}
