@@ -103,11 +103,11 @@ type Host struct {
 	warned      map[string]bool // skill warnings already logged
 	agentStatus func() any      // nil without an agent
 
-	mu       sync.Mutex
-	plugins  map[string]*supervise.Plugin
-	skipped  map[string]string                // plugin name → why it is not served
-	failedAs map[string]supervise.Fingerprint // plugin name → its binary when it failed
-	idle     map[string]supervise.Source      // started, then stopped: none of their groups is mounted
+	mu        sync.Mutex
+	plugins   map[string]*supervise.Plugin
+	skipped   map[string]string                // plugin name → why it is not served
+	failedAs  map[string]supervise.Fingerprint // plugin name → its binary when it failed
+	unmounted map[string]unmountedPlugin       // described, then stopped: none of their groups is mounted
 
 	descriptions supervise.Descriptions // plugin binaries' descriptions, kept in ConfigDir
 	closing      chan struct{}          // closed by Close
@@ -186,20 +186,20 @@ func New(cfg Config) (*Host, error) {
 		cfg.HomeDir, _ = os.UserHomeDir()
 	}
 	h := &Host{
-		cfg:      cfg,
-		policy:   catalog.Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
-		logger:   cfg.Logger,
-		roots:    roots,
-		catalog:  catalog.New(),
-		plugins:  map[string]*supervise.Plugin{},
-		skipped:  map[string]string{},
-		failedAs: map[string]supervise.Fingerprint{},
-		idle:     map[string]supervise.Source{},
-		activity: activity.New(activity.Options{}),
-		warned:   map[string]bool{},
-		closing:  make(chan struct{}),
-		ready:    make(chan struct{}),
-		search:   searcher{ix: search.New(), indexed: map[string][sha256.Size]byte{}},
+		cfg:       cfg,
+		policy:    catalog.Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
+		logger:    cfg.Logger,
+		roots:     roots,
+		catalog:   catalog.New(),
+		plugins:   map[string]*supervise.Plugin{},
+		skipped:   map[string]string{},
+		failedAs:  map[string]supervise.Fingerprint{},
+		unmounted: map[string]unmountedPlugin{},
+		activity:  activity.New(activity.Options{}),
+		warned:    map[string]bool{},
+		closing:   make(chan struct{}),
+		ready:     make(chan struct{}),
+		search:    searcher{ix: search.New(), indexed: map[string][sha256.Size]byte{}},
 	}
 	if cfg.ConfigDir != "" {
 		h.descriptions.Dir = filepath.Join(cfg.ConfigDir, "descriptions")

@@ -343,3 +343,35 @@ func TestAKeptDescriptionTheCatalogWouldNotTakeIsNoDescription(t *testing.T) {
 		t.Errorf("echo = %v, %v", res, err)
 	}
 }
+
+// TestAnUnmountedPluginIsDescribedAgainWhenItsBinaryChanges: a plugin none
+// of whose groups is mounted is described and stopped; a reload leaves it
+// alone while its binary is the same, and describes it again once the
+// binary is replaced.
+func TestAnUnmountedPluginIsDescribedAgainWhenItsBinaryChanges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, supervise.PluginPrefix+"optin")
+	copyFile(t, testPlugin, bin)
+	h, logs := startHost(t, Config{PluginDirs: []string{dir}}) // the opt-in group is not named in --groups
+	const stopped = "none of its groups is mounted"
+	if n := strings.Count(logs.String(), stopped); n != 1 {
+		t.Fatalf("%d stops for an unmounted plugin at start, want 1; logs:\n%s", n, logs)
+	}
+	if err := h.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), stopped); n != 1 {
+		t.Errorf("a reload with the same binary described it again (%d stops)", n)
+	}
+	copyFile(t, testPlugin, bin+".new")
+	if err := os.Rename(bin+".new", bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), stopped); n != 2 {
+		t.Errorf("a reload after the binary was replaced: %d stops, want 2 (described again); logs:\n%s", n, logs)
+	}
+}

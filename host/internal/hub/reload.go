@@ -43,13 +43,13 @@ func (h *Host) Reload(ctx context.Context) error {
 			h.mu.Lock()
 			_, failed := h.skipped[src.Name]
 			failedAs := h.failedAs[src.Name]
-			idle, isIdle := h.idle[src.Name]
+			was, unmounted := h.unmounted[src.Name]
 			h.mu.Unlock()
 			if failed && (src.Bundled || failedAs == supervise.FingerprintOf(src)) {
 				continue // the binary that failed would fail again
 			}
-			if isIdle && idle.Path == src.Path && supervise.FingerprintOf(idle) == supervise.FingerprintOf(src) {
-				continue // still none of its groups is mounted
+			if unmounted && was.src.Path == src.Path && was.binary == supervise.FingerprintOf(src) {
+				continue // the same binary: still none of its groups is mounted
 			}
 			start = append(start, src)
 		case p.Source().Path != src.Path || p.Fingerprint() != supervise.FingerprintOf(src):
@@ -172,4 +172,12 @@ func (h *Host) Watch(ctx context.Context) error {
 			h.changed(ChangedSkills | ChangedStatus)
 		}
 	}
+}
+
+// unmountedPlugin is a plugin that was described and stopped because none
+// of its groups is mounted, with its binary as it was then: a reload
+// starts it again only when the binary changed.
+type unmountedPlugin struct {
+	src    supervise.Source
+	binary supervise.Fingerprint
 }
