@@ -31,13 +31,12 @@ func (h *Host) launchConfig() supervise.Config {
 		Idle:     h.cfg.PluginIdle,
 		OnChange: func() { h.changed(ChangedStatus) },
 	}
-	host, env := cfg.Host, cfg.Launch.Env
-	cfg.Described = func(p *supervise.Plugin, d *sdk.Description, changed bool) { h.described(p, host, env, d, changed) }
+	cfg.Described = h.described
 	cfg.LaunchFailed = func(p *supervise.Plugin, _ error) {
 		if src := p.Source(); !src.Bundled {
 			// A binary that no longer starts is not listed from what it
 			// said before at the next start: it is launched and reported.
-			_ = h.descriptions.Forget(src.Name, supervise.DescriptionKey(src, p.Fingerprint(), host, env))
+			_ = h.descriptions.Forget(src.Name, p.DescriptionKey())
 		}
 	}
 	return cfg
@@ -119,7 +118,7 @@ func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.
 		}
 		return d
 	}
-	d, ok := h.descriptions.Load(src.Name, supervise.DescriptionKey(src, p.Fingerprint(), cfg.Host, cfg.Launch.Env))
+	d, ok := h.descriptions.Load(src.Name, p.DescriptionKey())
 	if !ok || d.Validate() != nil {
 		return nil
 	}
@@ -137,10 +136,10 @@ func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.
 // one the plugin's tools were listed from (a kept description gone stale,
 // or a plugin that describes itself otherwise from one process to the
 // next) lists them anew from it (supervise.Config.Described).
-func (h *Host) described(p *supervise.Plugin, host sdk.Host, env []string, d *sdk.Description, changed bool) {
+func (h *Host) described(p *supervise.Plugin, d *sdk.Description, changed bool) {
 	src := p.Source()
 	if !src.Bundled {
-		key := supervise.DescriptionKey(src, p.Fingerprint(), host, env)
+		key := p.DescriptionKey()
 		if old, ok := h.descriptions.Load(src.Name, key); !ok || !supervise.SameDescription(old, d) {
 			if err := h.descriptions.Store(src.Name, key, d); err != nil {
 				h.logger.Warn("plugin description not kept; the plugin is launched at the next start to describe it", "plugin", src.Name, "error", err)

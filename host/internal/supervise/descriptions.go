@@ -57,12 +57,16 @@ type descriptionEntry struct {
 	Description *sdk.Description `json:"description"`
 }
 
-// DescriptionKey is the key of the description of src's binary as fp
-// fingerprints it (the Plugin's, taken before its launch: a binary
-// replaced since is not keyed with the old one's description) when
-// described with host and launched with env (the environment the launcher
-// passes, in order).
-func DescriptionKey(src Source, fp Fingerprint, host sdk.Host, env []string) string {
+// DescriptionKey is the key under which p's description is kept: over
+// its binary as p's Fingerprint saw it (taken before any launch: a binary
+// replaced since is not keyed with the old one's description), the host
+// context p is described with and the environment it is launched with
+// (in order).
+func (p *Plugin) DescriptionKey() string {
+	return descriptionKey(p.src, p.fingerprint, p.cfg.Host, p.cfg.Launch.Env)
+}
+
+func descriptionKey(src Source, fp Fingerprint, host sdk.Host, env []string) string {
 	h := sha256.New()
 	write := func(parts ...string) {
 		for _, p := range parts {
