@@ -455,7 +455,7 @@ func SameDescription(a, b *sdk.Description) bool {
 	return erra == nil && errb == nil && bytes.Equal(ja, jb)
 }
 
-// canonical is d with every tool's task made explicit.
+// canonical is d with every tool canonical (canonicalTool).
 func canonical(d *sdk.Description) *sdk.Description {
 	if d == nil {
 		return nil
@@ -464,14 +464,20 @@ func canonical(d *sdk.Description) *sdk.Description {
 	c.Groups = make([]sdk.GroupSpec, len(d.Groups))
 	for i, g := range d.Groups {
 		g.Tools = append([]sdk.ToolSpec(nil), g.Tools...)
-		for j := range g.Tools {
-			t := &g.Tools[j]
-			t.Task = t.EffectiveTask()
-			t.InputSchema, t.OutputSchema = jsonValue(t.InputSchema), jsonValue(t.OutputSchema)
+		for j, t := range g.Tools {
+			g.Tools[j] = canonicalTool(t)
 		}
 		c.Groups[i] = g
 	}
 	return &c
+}
+
+// canonicalTool is t with its task made explicit and its schemas written
+// as encoding/json writes their values.
+func canonicalTool(t sdk.ToolSpec) sdk.ToolSpec {
+	t.Task = t.EffectiveTask()
+	t.InputSchema, t.OutputSchema = jsonValue(t.InputSchema), jsonValue(t.OutputSchema)
+	return t
 }
 
 // jsonValue is raw written as encoding/json writes its value (keys sorted,
@@ -495,9 +501,10 @@ func jsonValue(raw json.RawMessage) json.RawMessage {
 // is alike.
 func sameTool(a, b *sdk.Description, name string) bool {
 	find := func(d *sdk.Description) []byte {
-		for _, g := range canonical(d).Groups {
+		for _, g := range d.Groups {
 			for _, t := range g.Tools {
 				if t.Name == name {
+					t = canonicalTool(t)
 					t.Title, t.Description = "", ""
 					raw, _ := json.Marshal(struct {
 						Group sdk.GroupSpec
