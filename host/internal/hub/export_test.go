@@ -6,4 +6,5 @@ package hub
 var (
 	StartHost  = startHost
 	TestPlugin = func() string { return testPlugin }
+	CopyFile   = copyFile
 )

@@ -126,10 +126,7 @@ func TestAKnownDescriptionListsThePluginWithoutStartingIt(t *testing.T) {
 
 	// A replaced binary is a miss.
 	replaced := filepath.Join(dir, supervise.PluginPrefix+"echo")
-	copyFile(t, testPlugin, replaced+".new")
-	if err := os.Rename(replaced+".new", replaced); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, testPlugin, replaced)
 	h4, _ := startHost(t, cfg)
 	if pid := h4.Plugins()["echo"].Pid(); pid == 0 {
 		t.Errorf("a replaced binary was served from the old binary's description")
@@ -142,9 +139,7 @@ func TestAKnownDescriptionListsThePluginWithoutStartingIt(t *testing.T) {
 // the log, as a crash does.
 func TestAPluginThatCannotStartAtItsFirstCallIsReported(t *testing.T) {
 	t.Parallel()
-	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
-	h1, _ := startHost(t, cfg)
-	_ = h1.Close()
+	cfg := keptEcho(t)
 
 	cfg.StartTimeout = time.Nanosecond // nothing starts in that: every launch fails
 	h, logs := startHost(t, cfg)
@@ -182,15 +177,31 @@ func mountedNames(h *Host) string {
 	return strings.Join(names, ",")
 }
 
-func copyFile(t *testing.T, from, to string) {
+// copyFile copies the test plugin to dst through a temp file and a rename,
+// as an install does: a replaced binary is a new inode.
+func copyFile(t *testing.T, src, dst string) {
 	t.Helper()
-	b, err := os.ReadFile(from)
+	b, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(to, b, 0o755); err != nil {
+	tmp := filepath.Join(filepath.Dir(dst), ".install.tmp")
+	if err := os.WriteFile(tmp, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keptEcho is the config of a host serving the echo test plugin whose
+// description a first host, started and closed here, has kept.
+func keptEcho(t *testing.T) Config {
+	t.Helper()
+	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
+	h, _ := startHost(t, cfg)
+	_ = h.Close()
+	return cfg
 }
 
 // TestAStaleKeptDescriptionGivesWayToTheProcesss: a kept description that
@@ -202,9 +213,7 @@ func copyFile(t *testing.T, from, to string) {
 // read-only client), and the kept one is replaced.
 func TestAStaleKeptDescriptionGivesWayToTheProcesss(t *testing.T) {
 	t.Parallel()
-	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
-	h1, _ := startHost(t, cfg)
-	_ = h1.Close()
+	cfg := keptEcho(t)
 
 	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
 	editKept(t, kept, func(tool map[string]any) {
@@ -263,9 +272,7 @@ func editKept(t *testing.T, file string, edit func(tool map[string]any)) {
 // first call through; the listing takes the process's words.
 func TestChangedWordsDoNotRefuseTheFirstCall(t *testing.T) {
 	t.Parallel()
-	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
-	h1, _ := startHost(t, cfg)
-	_ = h1.Close()
+	cfg := keptEcho(t)
 	editKept(t, filepath.Join(cfg.ConfigDir, "descriptions", "echo.json"), func(tool map[string]any) {
 		if tool["Name"] == "echo" {
 			tool["Description"] = "OLD WORDS"
@@ -326,9 +333,7 @@ func TestConcurrentFirstQueriesSeeTheWholeIndex(t *testing.T) {
 // launched, described and served, not skipped for good.
 func TestAKeptDescriptionTheCatalogWouldNotTakeIsNoDescription(t *testing.T) {
 	t.Parallel()
-	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
-	h1, _ := startHost(t, cfg)
-	_ = h1.Close()
+	cfg := keptEcho(t)
 	editKept(t, filepath.Join(cfg.ConfigDir, "descriptions", "echo.json"), func(tool map[string]any) {
 		if tool["Name"] == "echo" {
 			tool["Mode"] = string(sdk.SkillAuto) // a completion tool with a skill mode
@@ -364,10 +369,7 @@ func TestAnUnmountedPluginIsDescribedAgainWhenItsBinaryChanges(t *testing.T) {
 	if n := strings.Count(logs.String(), stopped); n != 1 {
 		t.Errorf("a reload with the same binary described it again (%d stops)", n)
 	}
-	copyFile(t, testPlugin, bin+".new")
-	if err := os.Rename(bin+".new", bin); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, testPlugin, bin) // a new inode: a replaced binary
 	if err := h.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}

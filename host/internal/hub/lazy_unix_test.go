@@ -25,9 +25,7 @@ import (
 // that storing the new description blocks.
 func TestACallAdmittedOnAStaleListingIsRefusedWhileTheListChanges(t *testing.T) {
 	t.Parallel()
-	cfg := Config{PluginDirs: []string{pluginDir(t, "echo")}, ConfigDir: t.TempDir(), Roots: []string{t.TempDir()}}
-	h1, _ := startHost(t, cfg)
-	_ = h1.Close()
+	cfg := keptEcho(t)
 	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
 	editKept(t, kept, func(tool map[string]any) {
 		if tool["Name"] == "poke" {

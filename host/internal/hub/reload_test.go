@@ -15,22 +15,8 @@ import (
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
-// copyFile copies the test plugin to dst through a temp file and a rename,
-// as an install does.
-func copyFile(t *testing.T, src, dst string) {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := filepath.Join(filepath.Dir(dst), ".install.tmp")
-	if err := os.WriteFile(tmp, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		t.Fatal(err)
-	}
-}
+// copyFile installs a binary as an install does (package hub's helper).
+var copyFile = hub.CopyFile
 
 func TestHotReload(t *testing.T) {
 	t.Parallel()
