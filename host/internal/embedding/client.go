@@ -23,9 +23,9 @@ const (
 	DefaultMaxInputBytes = 2000
 )
 
-// maxResponseBytes bounds an answer's body: 64 texts of 4,096 dimensions
-// written as JSON are about 5 MB.
-const maxResponseBytes = 64 << 20
+// maxResponseBytes bounds an answer's body: the light client's default,
+// which is sized for embeddings (openaiapi.DefaultMaxBody).
+const maxResponseBytes = openaiapi.DefaultMaxBody
 
 // maxMessage bounds the server's own words quoted in an error.
 const maxMessage = openaiapi.MaxMessage
