@@ -87,7 +87,7 @@ func toolNames(cell string) []string {
 // the first call; a process that described itself otherwise would have
 // that call refused (supervise.Plugin.Call). So each bundled group's
 // in-process description is the one it gives over the wire, with every
-// host context that shapes a description.
+// host context that shapes a description, and every schema in it compiles.
 func TestBundledDescriptionsAreTheirProcesses(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -100,6 +100,11 @@ func TestBundledDescriptionsAreTheirProcesses(t *testing.T) {
 			local, err := bundled[name]().Describe(context.Background(), host)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
+			}
+			// The host compiles a bundled group's schemas only at each
+			// tool's first call (catalog): here every one is compiled.
+			if err := local.Validate(); err != nil {
+				t.Errorf("%s: %v", name, err)
 			}
 			_, wire := sdktest.Connect(t, bundled[name](), host)
 			if !supervise.SameDescription(local, wire) {

@@ -149,7 +149,7 @@ func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
 			seen[t.Name] = earlier.Name
 		}
 	}
-	if err := g.validate(seen); err != nil {
+	if err := g.validate(seen, true); err != nil {
 		panic("sdk: " + err.Error())
 	}
 	next := b.desc

@@ -25,7 +25,17 @@ import (
 // Validate reports the first reason the host would refuse d: a bad plugin
 // or group name, no groups, a tool declared twice, or a tool that fails
 // ToolSpec.Validate. The error names the group and tool.
-func (d *Description) Validate() error {
+func (d *Description) Validate() error { return d.validate(true) }
+
+// ValidateUncompiled is Validate without compiling the input schemas: it
+// checks that each schema is a JSON object schema, and leaves whether it
+// resolves to the tool's first call. It is for a description the binary
+// describing itself made, whose schemas its own tests compile: a bundled
+// group's, kept from an earlier start. Compiling every schema of every
+// group at each start costs more than listing the tools.
+func (d *Description) ValidateUncompiled() error { return d.validate(false) }
+
+func (d *Description) validate(compile bool) error {
 	if err := validatePluginName(d.Name); err != nil {
 		return err
 	}
@@ -34,7 +44,7 @@ func (d *Description) Validate() error {
 	}
 	seen := map[string]string{}
 	for _, g := range d.Groups {
-		if err := g.validate(seen); err != nil {
+		if err := g.validate(seen, compile); err != nil {
 			return err
 		}
 	}
@@ -50,8 +60,9 @@ func validatePluginName(name string) error {
 }
 
 // validate checks one group of a description, its tools' names against
-// seen (tool name → group, of the groups before it), which it extends.
-func (g GroupSpec) validate(seen map[string]string) error {
+// seen (tool name → group, of the groups before it), which it extends;
+// its tools' input schemas are compiled only when compile is set.
+func (g GroupSpec) validate(seen map[string]string, compile bool) error {
 	if !schema.ValidName(g.Name) {
 		return fmt.Errorf("group name %q: use lower-case letters, digits and '-'", g.Name)
 	}
@@ -60,7 +71,7 @@ func (g GroupSpec) validate(seen map[string]string) error {
 			return fmt.Errorf("tool %q is declared twice (groups %q and %q)", t.Name, other, g.Name)
 		}
 		seen[t.Name] = g.Name
-		if err := t.Validate(); err != nil {
+		if err := t.validate(compile); err != nil {
 			return fmt.Errorf("group %q: %w", g.Name, err)
 		}
 	}
@@ -71,7 +82,9 @@ func (g GroupSpec) validate(seen map[string]string) error {
 // this tool: a bad name, no kind, an input schema that is missing, not an
 // object schema or does not resolve, or an output schema that is not an
 // object schema (MCP requires one). The error names the tool.
-func (s ToolSpec) Validate() error {
+func (s ToolSpec) Validate() error { return s.validate(true) }
+
+func (s ToolSpec) validate(compile bool) error {
 	if !schema.ValidToolName(s.Name) {
 		return fmt.Errorf("tool name %q: use letters, digits, '_' and '-' (1 to %d)", s.Name, schema.MaxToolName)
 	}
@@ -82,11 +95,21 @@ func (s ToolSpec) Validate() error {
 	default:
 		return fmt.Errorf("tool %q: unknown kind %d: read, write or act", s.Name, s.Kind)
 	}
-	if _, err := schema.NewValidator(s.Name, s.InputSchema); err != nil {
-		return err
+	if compile {
+		if _, err := schema.NewValidator(s.Name, s.InputSchema); err != nil {
+			return err
+		}
+	} else if len(s.InputSchema) == 0 {
+		return fmt.Errorf("tool %q: no input schema", s.Name)
+	} else if err := schema.IsObject(s.InputSchema); err != nil {
+		return fmt.Errorf("tool %q: input schema: %w", s.Name, err)
 	}
 	if len(s.OutputSchema) > 0 {
-		if _, err := schema.Object(s.OutputSchema); err != nil {
+		check := schema.IsObject
+		if compile {
+			check = func(raw json.RawMessage) error { _, err := schema.Object(raw); return err }
+		}
+		if err := check(s.OutputSchema); err != nil {
 			return fmt.Errorf("tool %q: output schema: %w", s.Name, err)
 		}
 	}

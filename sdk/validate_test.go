@@ -33,14 +33,35 @@ func TestDescriptionValidate(t *testing.T) {
 		"no input schema":     {sdk.Description{Name: "p", Groups: []sdk.GroupSpec{{Name: "g", Tools: []sdk.ToolSpec{{Name: "a", Kind: sdk.KindRead}}}}}, `tool "a": no input schema`},
 		"output not object":   {sdk.Description{Name: "p", Groups: []sdk.GroupSpec{{Name: "g", Tools: []sdk.ToolSpec{{Name: "a", Kind: sdk.KindRead, InputSchema: objSchema, OutputSchema: json.RawMessage(`{"type":"string"}`)}}}}}, `tool "a": output schema`},
 		"task problems pass":  {sdk.Description{Name: "p", Groups: []sdk.GroupSpec{{Name: "g", Tools: []sdk.ToolSpec{{Name: "a", Kind: sdk.KindRead, InputSchema: objSchema, Task: "router"}}}}}, ""},
+		"input not object":    {sdk.Description{Name: "p", Groups: []sdk.GroupSpec{{Name: "g", Tools: []sdk.ToolSpec{{Name: "a", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"array"}`)}}}}}, `tool "a": input schema`},
+		"input not JSON":      {sdk.Description{Name: "p", Groups: []sdk.GroupSpec{{Name: "g", Tools: []sdk.ToolSpec{{Name: "a", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":`)}}}}}, `tool "a": input schema`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			err := tc.d.Validate()
-			if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-				t.Errorf("Validate = %v, want %q", err, tc.want)
+			// ValidateUncompiled refuses what Validate does, but for
+			// schemas that do not resolve (TestValidateUncompiledLeaves...).
+			for check, err := range map[string]error{"Validate": tc.d.Validate(), "ValidateUncompiled": tc.d.ValidateUncompiled()} {
+				if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+					t.Errorf("%s = %v, want %q", check, err, tc.want)
+				}
 			}
 		})
+	}
+}
+
+// TestValidateUncompiledLeavesTheSchemasToTheFirstCall: an input schema
+// that is an object schema but does not resolve (a $ref to nothing) is
+// refused by Validate and left by ValidateUncompiled, which checks only
+// what it can without compiling it.
+func TestValidateUncompiledLeavesTheSchemasToTheFirstCall(t *testing.T) {
+	t.Parallel()
+	dangling := json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/nothing"}}}`)
+	d := sdk.Description{Name: "p", Groups: []sdk.GroupSpec{{Name: "g", Tools: []sdk.ToolSpec{{Name: "a", Kind: sdk.KindRead, InputSchema: dangling}}}}}
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), `tool "a"`) {
+		t.Errorf("Validate = %v, want the dangling $ref refused", err)
+	}
+	if err := d.ValidateUncompiled(); err != nil {
+		t.Errorf("ValidateUncompiled = %v, want nil", err)
 	}
 }
 

@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
@@ -79,4 +84,75 @@ func TestAPluginBinaryIsDescribedOnce(t *testing.T) {
 	if got := next.awaitPlugins(t, "echo"); len(got) != 1 || got[0] != pid {
 		t.Errorf("the server's plugins after the call = %v, want echo's %d", got, pid)
 	}
+}
+
+// TestABundledGroupIsListedFromWhatItSaidLastTime: the first server keeps
+// each bundled group's description in the config dir; the next one lists
+// the group's tools from it without building them in-process. What is
+// kept is only a presumption: a kept description that differs from the
+// group's own (here a view_file description edited in the file) is
+// replaced by what the group's process says at its first call, for the
+// client at once and in the file for the next start.
+func TestABundledGroupIsListedFromWhatItSaidLastTime(t *testing.T) {
+	t.Parallel()
+	root, cfg := project(t), t.TempDir()
+	first := startStdio(t, root, "--cfg", cfg)
+	want := tools(t, first.session)["view_file"]
+	if want == nil {
+		t.Fatalf("view_file not listed; stderr:\n%s", first.stderr)
+	}
+	first.stop(t)
+
+	kept := filepath.Join(cfg, "descriptions", "files.json")
+	raw, err := os.ReadFile(kept)
+	if err != nil {
+		t.Fatalf("the files group's description was not kept: %v", err)
+	}
+	const planted = "KEPT-NOT-BUILT: a description read from the kept file"
+	edited := strings.Replace(string(raw), `"Description":"`+jsonText(t, want.Description)+`"`, `"Description":"`+planted+`"`, 1)
+	if edited == string(raw) {
+		t.Fatalf("view_file's description not found in %s", kept)
+	}
+	if err := os.WriteFile(kept, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	changed := make(chan struct{}, 16)
+	next := startStdioEnvOpts(t, nil, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}}, root, "--cfg", cfg)
+	if got := tools(t, next.session)["view_file"]; got == nil || got.Description != planted {
+		t.Fatalf("the next server's view_file = %+v, want it listed from the kept file (%q)", got, planted)
+	}
+	if kids := proctest.Children(next.cmd.Process.Pid); len(kids) != 0 {
+		t.Errorf("the next server runs %v before any call, want no process", kids)
+	}
+	if res, err := call(t, next.session, "view_file", map[string]any{"path": "."}); err != nil {
+		t.Fatalf("view_file: %v", err)
+	} else if res.IsError {
+		t.Logf("view_file of a folder: %s", text(res)) // the call's outcome is not the point: its process described itself
+	}
+	select {
+	case <-changed:
+	case <-time.After(proctest.Patience):
+		t.Fatalf("no tools/list_changed after the files process described itself otherwise; stderr:\n%s", next.stderr)
+	}
+	if got := tools(t, next.session)["view_file"]; got == nil || got.Description != want.Description {
+		t.Errorf("after the files process described itself, view_file = %q, want its own description %q", got.Description, want.Description)
+	}
+	if !proctest.Await(func() bool {
+		b, err := os.ReadFile(kept)
+		return err == nil && !strings.Contains(string(b), planted) && strings.Contains(string(b), jsonText(t, want.Description))
+	}) {
+		t.Errorf("the kept file still holds the edited description, or lost the group's own")
+	}
+}
+
+// jsonText is s as it appears inside a JSON string.
+func jsonText(t *testing.T, s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b[1 : len(b)-1])
 }

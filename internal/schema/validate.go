@@ -148,6 +148,22 @@ func Arguments(args json.RawMessage) json.RawMessage {
 	return args
 }
 
+// IsObject checks, without parsing it as a schema, that raw is a JSON
+// object whose "type" is "object": the light check of a schema that is
+// compiled later (Object's condition, but not its keywords' types).
+func IsObject(raw json.RawMessage) error {
+	var root struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return err
+	}
+	if root.Type != "object" {
+		return errors.New(`the root must have "type": "object"`)
+	}
+	return nil
+}
+
 // Object parses a JSON Schema whose root must have type "object": a
 // tool's input or output schema.
 func Object(raw json.RawMessage) (*jsonschema.Schema, error) {

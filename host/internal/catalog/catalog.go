@@ -232,9 +232,16 @@ func (c *Catalog) put(plugin string, from Provenance, desc *sdk.Description, cal
 	return nil
 }
 
-// entriesOf checks a description and makes its entries.
+// entriesOf checks a description and makes its entries. A bundled
+// group's input schemas are not compiled here but at each tool's first
+// call: they are the binary's own, compiled by its tests, and compiling
+// every one at each start would cost more than listing them.
 func entriesOf(plugin string, from Provenance, desc *sdk.Description, caller Caller) ([]*Entry, error) {
-	if err := desc.Validate(); err != nil {
+	check := desc.Validate
+	if from == Bundled {
+		check = desc.ValidateUncompiled
+	}
+	if err := check(); err != nil {
 		return nil, err
 	}
 	if _, refused := desc.DropMisdeclared(); refused != nil {
@@ -243,7 +250,7 @@ func entriesOf(plugin string, from Provenance, desc *sdk.Description, caller Cal
 	var batch []*Entry
 	for _, g := range desc.Groups {
 		for _, t := range g.Tools {
-			// desc.Validate compiled every input schema once already.
+			// Compiled at the first call (desc.Validate may have already).
 			batch = append(batch, &Entry{
 				Spec: t, Group: g.Name, GroupMode: g.Mode, GroupDescription: g.Description, ReplacedBy: g.ReplacedBy,
 				Plugin: plugin, From: from, LocalData: g.LocalData, caller: caller, listed: desc, input: lazyValidator(t),

@@ -200,3 +200,27 @@ func TestSwapByACallerReplacedLeavesTheCatalog(t *testing.T) {
 		t.Error("the serving caller's swap did not take")
 	}
 }
+
+// TestABundledGroupsSchemasCompileAtTheFirstCall: a third party's input
+// schema that does not resolve refuses the plugin when it is added; a
+// bundled group's is the binary's own, whose tests compile it, and is
+// compiled at the tool's first call instead, where it fails the call.
+func TestABundledGroupsSchemasCompileAtTheFirstCall(t *testing.T) {
+	t.Parallel()
+	dangling := sdk.ToolSpec{Name: "dangling", Kind: sdk.KindRead, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"$ref":"#/$defs/nothing"}}}`)}
+	c := New()
+	if err := c.Add("third", ThirdParty, desc("third", dangling), nopCaller{}); err == nil {
+		t.Fatal("a third party's schema that does not resolve was added")
+	}
+	if err := c.Add("own", Bundled, desc("own", dangling, read("fine")), nopCaller{}); err != nil {
+		t.Fatalf("a bundled group's description was refused: %v", err)
+	}
+	e, _ := c.Get("dangling")
+	if err := e.Validate(json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), `tool "dangling"`) {
+		t.Errorf("first call's Validate = %v, want the schema's compile error", err)
+	}
+	fine, _ := c.Get("fine")
+	if err := fine.Validate(json.RawMessage(`{"n":"x"}`)); err == nil {
+		t.Error("a bundled tool's arguments were not checked at its call")
+	}
+}

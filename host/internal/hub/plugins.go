@@ -109,14 +109,7 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.Description {
 	src := p.Source()
 	if src.Bundled {
-		if h.cfg.Bundled.Groups[src.Name] == nil {
-			return nil
-		}
-		d, err := h.cfg.Bundled.Describe(src.Name, cfg.Host)
-		if err != nil {
-			return nil
-		}
-		return d
+		return h.bundledDescription(p, cfg)
 	}
 	d, ok := h.descriptions.Load(src.Name, p.DescriptionKey())
 	if !ok || d.Validate() != nil {
@@ -131,6 +124,40 @@ func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.
 	return d
 }
 
+// bundledDescription is a bundled group's description: the one kept from
+// an earlier start of the same binary with the same host context, or else
+// the one the host binary gives in-process (Bundled.Describe), kept for
+// the next start. Building a group's tools reflects over their types and
+// compiles their schemas, which costs more than the rest of a start; a
+// kept one is read, and its schemas compiled at each tool's first call
+// (catalog: a bundled group's schemas are compiled by the tests).
+//
+// The in-process description is the running binary's: it is kept only
+// under the key of the binary on disk when that is the running one, not a
+// newer build installed over it since it started.
+func (h *Host) bundledDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.Description {
+	src := p.Source()
+	if h.cfg.Bundled.Groups[src.Name] == nil {
+		return nil
+	}
+	key := p.DescriptionKey()
+	if d, ok := h.descriptions.Load(src.Name, key); ok && d.ValidateUncompiled() == nil {
+		if _, refused := d.DropMisdeclared(); refused == nil {
+			return d
+		}
+	}
+	d, err := h.cfg.Bundled.Describe(src.Name, cfg.Host)
+	if err != nil {
+		return nil
+	}
+	if p.Fingerprint().Running() {
+		if err := h.descriptions.Store(src.Name, key, d); err != nil {
+			h.logger.Debug("bundled group's description not kept; it is described in-process at the next start", "plugin", src.Name, "error", err)
+		}
+	}
+	return d
+}
+
 // described keeps a plugin binary's own description, as each of its
 // processes gives it, for the next start, and when it differs from the
 // one the plugin's tools were listed from (a kept description gone stale,
@@ -138,7 +165,14 @@ func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.
 // next) lists them anew from it (supervise.Config.Described).
 func (h *Host) described(p *supervise.Plugin, d *sdk.Description, changed bool) {
 	src := p.Source()
-	if !src.Bundled {
+	switch {
+	case src.Bundled && changed:
+		// Not the description kept or made in-process: the process's
+		// stands, for the next start too.
+		if err := h.descriptions.Store(src.Name, p.DescriptionKey(), d); err != nil {
+			h.logger.Warn("plugin description not kept", "plugin", src.Name, "error", err)
+		}
+	case !src.Bundled:
 		key := p.DescriptionKey()
 		if old, ok := h.descriptions.Load(src.Name, key); !ok || !supervise.SameDescription(old, d) {
 			if err := h.descriptions.Store(src.Name, key, d); err != nil {

@@ -24,3 +24,24 @@ func FingerprintOf(src Source) Fingerprint {
 	ino, ctime := inode(fi)
 	return Fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: ino, ctime: ctime}
 }
+
+// selfExe names the running binary's own file where the system has one:
+// on Linux it is the inode the process was started from, even after a
+// new build was renamed over its path.
+const selfExe = "/proc/self/exe"
+
+// Running reports whether f is the fingerprint of the binary this process
+// runs: a description the process gives of itself may be kept under f.
+// Where the system does not say which file the process runs, f is taken
+// to be it when it is the fingerprint of a file at all.
+func (f Fingerprint) Running() bool {
+	if f == (Fingerprint{}) {
+		return false
+	}
+	fi, err := os.Stat(selfExe)
+	if err != nil {
+		return true
+	}
+	ino, ctime := inode(fi)
+	return f == Fingerprint{size: fi.Size(), mtime: fi.ModTime(), ino: ino, ctime: ctime}
+}
