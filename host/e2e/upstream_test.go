@@ -171,11 +171,11 @@ func TestUpstreamServersForAClient(t *testing.T) {
 			t.Errorf("renamed %s → %v", short, long)
 		}
 	}
-	if files := upstreamStatus(t, cs, "files"); files["state"] != "failed" || !strings.Contains(fmt.Sprint(files["error"]), "built-in tool group") {
-		t.Errorf("files status = %v: an id that is a built-in group's name must be refused", files)
+	if files := upstreamStatus(t, cs, "files"); files["state"] != "ready" {
+		t.Errorf("files status = %v: a server whose id is a built-in group's name is served like any", files)
 	}
-	if _, ok := got["files__echo"]; ok {
-		t.Error("a server with a built-in group's id was served")
+	if _, ok := got["files__echo"]; !ok {
+		t.Error("a server with a built-in group's id was not served")
 	}
 	if st := upstreamStatus(t, cs, "skipme"); st["state"] != "idle" || !strings.Contains(fmt.Sprint(st["error"]), "opted out") {
 		t.Errorf("skipme status = %v", st)
@@ -470,5 +470,64 @@ func TestEverythingServerThroughRamabana(t *testing.T) {
 	}
 	if res, err := call(t, s.session, "everything__echo", map[string]any{"message": "ping"}); err != nil || res.IsError || !strings.Contains(text(res), "ping") {
 		t.Errorf("everything__echo = %v, %v", res, err)
+	}
+}
+
+// TestServersNamedAsBuiltInGroupsAreServed: the reference servers are
+// often configured as "git" or "memory". Such a server is served as
+// <id>__<tool> beside the bundled group of the same name; in --groups a
+// plain "git" names the bundled group and "mcp:git" the server, and a
+// server's plain id names it when no built-in group has it.
+func TestServersNamedAsBuiltInGroupsAreServed(t *testing.T) {
+	t.Parallel()
+	cfg := mcpConfig(t, map[string]any{
+		"git":    upstreamServer("ok", map[string]any{"readonly": true}),
+		"search": upstreamServer("ok", map[string]any{"readonly": true}),
+		"other":  upstreamServer("ok", map[string]any{"readonly": true}),
+	})
+	for _, tc := range []struct {
+		groups      string
+		want, unwnt []string
+		optedOut    []string // servers the status says are opted out
+	}{
+		{"", []string{"git_status", "git__echo", "search__echo", "other__echo"}, nil, nil},
+		{"-git", []string{"git__echo", "search__echo", "other__echo"}, []string{"git_status"}, nil},
+		{"-mcp:git", []string{"git_status", "search__echo", "other__echo"}, []string{"git__echo"}, []string{"git"}},
+		{"-mcp:search,-other", []string{"git_status", "git__echo"}, []string{"search__echo", "other__echo"}, []string{"search", "other"}},
+	} {
+		// No comma in a subtest's name: its TempDir would hold it, and
+		// --root splits at commas.
+		t.Run(strings.NewReplacer(",", " ", ":", "_").Replace(tc.groups), func(t *testing.T) {
+			t.Parallel()
+			args := []string{"--mcp-config", cfg}
+			if tc.groups != "" {
+				args = append(args, "--groups", tc.groups)
+			}
+			s := startStdio(t, project(t), args...)
+			got := tools(t, s.session)
+			for _, name := range tc.want {
+				if _, ok := got[name]; !ok {
+					t.Errorf("--groups %q: %s not listed; stderr:\n%s", tc.groups, name, s.stderr)
+				}
+			}
+			for _, name := range tc.unwnt {
+				if _, ok := got[name]; ok {
+					t.Errorf("--groups %q: %s listed", tc.groups, name)
+				}
+			}
+			for _, id := range tc.optedOut {
+				if st := upstreamStatus(t, s.session, id); !strings.Contains(fmt.Sprint(st["error"]), "opted out") {
+					t.Errorf("--groups %q: %s status = %v, want opted out", tc.groups, id, st)
+				}
+			}
+			if _, ok := got["git__echo"]; ok {
+				if res, err := call(t, s.session, "git__echo", map[string]any{"text": "hi"}); err != nil || res.IsError || text(res) != "hi" {
+					t.Errorf("git__echo = %v, %v", res, err)
+				}
+			}
+		})
+	}
+	if code, _, stderr := runBinary(t, "--root", project(t), "--cfg", t.TempDir(), "--mcp-config", cfg, "--groups", "-mcp:nosuch"); code == 0 || !strings.Contains(stderr, `no group "mcp:nosuch"`) {
+		t.Errorf("--groups -mcp:nosuch: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -90,6 +90,12 @@ func (p Provenance) String() string {
 	return "third-party"
 }
 
+// InHostGroup reports whether the entry is of the host's own in-process
+// group called name (search, agent, session): a plugin's group or an
+// upstream server that is called so is not, and gets none of its
+// treatment.
+func (e *Entry) InHostGroup(name string) bool { return e.From == InProcess && e.Group == name }
+
 // Trusted says whether the entry's claims about itself are to be believed:
 // it is the server's own code, in-process or as a bundled group.
 func (e *Entry) Trusted() bool { return e.From == Bundled || e.From == InProcess }

@@ -224,3 +224,49 @@ func TestABundledGroupsSchemasCompileAtTheFirstCall(t *testing.T) {
 		t.Error("a bundled tool's arguments were not checked at its call")
 	}
 }
+
+// TestServersAndGroupsOfOneName: in --groups, "mcp:ID" names the upstream
+// server ID; a plain name is the built-in group when there is one of that
+// name, and otherwise the server too. A malformed server name is refused.
+func TestServersAndGroupsOfOneName(t *testing.T) {
+	t.Parallel()
+	builtin := map[string]bool{"git": true, "memory": true}
+	upstreamTool := func(id string) *Entry {
+		return NewUpstreamEntry(read(id+"__echo"), id, "mcp:"+id, &Upstream{Server: id}, nopCaller{})
+	}
+	bundledGit := &Entry{Spec: read("git_status"), Group: "git", From: Bundled}
+	for _, tc := range []struct {
+		groups                        []string
+		bundledGit, serverGit, server bool // mounted: the bundled git group's tool, server git's, server other's
+	}{
+		{nil, true, true, true},
+		{[]string{"-git"}, false, true, true},
+		{[]string{"-mcp:git"}, true, false, true},
+		{[]string{"-other"}, true, true, false},
+		{[]string{"-mcp:other"}, true, true, false},
+	} {
+		optIn, optOut, err := ParseGroups(tc.groups)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.groups, err)
+		}
+		p := Policy{OptIn: optIn, OptOut: optOut, Builtin: builtin, Web: true}
+		for name, c := range map[string]struct {
+			e    *Entry
+			want bool
+		}{"bundled git": {bundledGit, tc.bundledGit}, "server git": {upstreamTool("git"), tc.serverGit}, "server other": {upstreamTool("other"), tc.server}} {
+			if ok, why := p.Mounted(c.e); ok != c.want {
+				t.Errorf("--groups %v: %s mounted = %v (%s), want %v", tc.groups, name, ok, why, c.want)
+			} else if !ok && !strings.Contains(why, "--groups") {
+				t.Errorf("--groups %v: %s: reason %q does not name the flag", tc.groups, name, why)
+			}
+		}
+	}
+	for _, bad := range []string{"-mcp:", "mcp:Bad", "-mcp:a__b", "mcp:x_"} {
+		if _, _, err := ParseGroups([]string{bad}); err == nil {
+			t.Errorf("ParseGroups(%q) accepted", bad)
+		}
+	}
+	if _, optOut, err := ParseGroups([]string{"-my_server"}); err != nil || !optOut["my_server"] {
+		t.Errorf("a server id with '_' = %v, %v; want it opted out", optOut, err)
+	}
+}

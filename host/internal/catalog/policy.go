@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -20,10 +21,22 @@ type Policy struct {
 	OptIn, OptOut map[string]bool
 	// Agent is true when an agent is configured: legacy groups are left out.
 	Agent bool
+	// Builtin names the groups a plain name in OptIn and OptOut means
+	// when an upstream server has it for its id too: the bundled groups
+	// and the host's own. Such a server is named ServerPrefix+id.
+	Builtin map[string]bool
 }
 
+// ServerPrefix names an upstream server in --groups: "mcp:ID" is always
+// the server ID, where a plain "ID" is the server only when no built-in
+// group is called ID (Policy.Builtin): the reference servers are often
+// configured as "git" or "memory", and "-git" keeps meaning the bundled
+// git group.
+const ServerPrefix = "mcp:"
+
 // ParseGroups reads the --groups list: "name" opts a group in, "-name" opts
-// it out.
+// it out; a name is a group's, an upstream server's id, or ServerPrefix and
+// a server's id.
 func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 	optIn, optOut = map[string]bool{}, map[string]bool{}
 	for _, g := range list {
@@ -33,8 +46,8 @@ func ParseGroups(list []string) (optIn, optOut map[string]bool, err error) {
 		}
 		name, out := strings.CutPrefix(g, "-")
 		name = strings.TrimPrefix(name, "+")
-		if !schema.ValidName(name) {
-			return nil, nil, fmt.Errorf("--groups: %q is not a group name", g)
+		if id, server := strings.CutPrefix(name, ServerPrefix); server && !upstream.ValidID(id) || !server && !schema.ValidName(name) && !upstream.ValidID(name) {
+			return nil, nil, fmt.Errorf("--groups: %q is not a group name nor %sID for an MCP server", g, ServerPrefix)
 		}
 		if out {
 			optOut[name] = true
@@ -68,10 +81,7 @@ func (p Policy) Mounted(e *Entry) (bool, string) {
 // user who configures an agent lets its turns write), the rest is the
 // client's rule.
 func (p Policy) MountedForAgent(e *Entry) (bool, string) {
-	if ok, why := p.GroupMounted(e.Group, e.GroupMode); !ok {
-		if e.GroupMode == sdk.ModeLegacy && e.ReplacedBy != "" {
-			why += fmt.Sprintf("; use %s instead", e.ReplacedBy)
-		}
+	if ok, why := p.EntryGroupMounted(e); !ok {
 		return false, why
 	}
 	if !p.Web && e.Hints().OpenWorld {
@@ -100,6 +110,32 @@ func allOpenWorld(tools []sdk.ToolSpec) bool {
 		}
 	}
 	return len(tools) > 0
+}
+
+// EntryGroupMounted is GroupMounted for the entry's group, or
+// ServerMounted for an upstream server's tool.
+func (p Policy) EntryGroupMounted(e *Entry) (bool, string) {
+	if e.Upstream != nil {
+		return p.ServerMounted(e.Upstream.Server)
+	}
+	ok, why := p.GroupMounted(e.Group, e.GroupMode)
+	if !ok && e.GroupMode == sdk.ModeLegacy && e.ReplacedBy != "" {
+		why += fmt.Sprintf("; use %s instead", e.ReplacedBy)
+	}
+	return ok, why
+}
+
+// ServerMounted reports whether --groups leaves the upstream server id
+// in, and if not, why: "-mcp:ID" leaves it out, and so does "-ID" unless
+// a built-in group is called ID.
+func (p Policy) ServerMounted(id string) (bool, string) {
+	switch {
+	case p.OptOut[ServerPrefix+id]:
+		return false, fmt.Sprintf("its MCP server %q is opted out with --groups -%s%s; start it without that", id, ServerPrefix, id)
+	case p.OptOut[id] && !p.Builtin[id]:
+		return false, fmt.Sprintf("its MCP server %q is opted out with --groups -%s; start it without that", id, id)
+	}
+	return true, ""
 }
 
 // GroupMounted reports whether a group of the given mode is mounted, and

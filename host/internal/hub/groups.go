@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -50,33 +51,37 @@ var ownGroups = []string{AgentGroup, SearchGroup, SessionGroup}
 
 // checkGroups checks the names --groups uses against those known before
 // any plugin starts: the bundled groups and the groups they declare, the
-// hub's own, the upstream server ids, and the names of the plugins found
-// in the plugin dirs (sources). A name none of them has is an error
+// hub's own (together the builtin names, which a plain name means when an
+// upstream server has it for its id: catalog.Policy.Builtin), the upstream
+// server ids with and without catalog.ServerPrefix, and the names of the
+// plugins found in the plugin dirs (sources). A name none of them has is an error
 // naming the valid ones: a typo such as "exhsh" or "-shel" would otherwise
 // be ignored in silence. But a plugin found in a plugin dir may declare
 // groups beyond its own name, known only once it has started: with such
 // plugins, an unknown name is returned in later instead, with the names
 // known, for warnLaterGroups to judge once they have started.
-func checkGroups(cfg Config, optIn, optOut map[string]bool, sources []supervise.Source) (later []string, known map[string]bool, err error) {
+func checkGroups(cfg Config, optIn, optOut map[string]bool, sources []supervise.Source) (later []string, known, builtin map[string]bool, err error) {
 	if len(cfg.Groups) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	known = map[string]bool{}
+	builtin = map[string]bool{}
 	for _, g := range ownGroups {
-		known[g] = true
+		builtin[g] = true
 	}
 	for _, name := range cfg.Bundled.Names() {
-		known[name] = true
+		builtin[name] = true
 		d, err := cfg.Bundled.Describe(name, sdk.Host{})
 		if err != nil {
-			return nil, nil, fmt.Errorf("describe bundled group %q: %w", name, err)
+			return nil, nil, nil, fmt.Errorf("describe bundled group %q: %w", name, err)
 		}
 		for _, g := range d.Groups {
-			known[g.Name] = true
+			builtin[g.Name] = true
 		}
 	}
+	known = maps.Clone(builtin)
 	for _, s := range cfg.Upstream.Servers() {
 		known[s.ID] = true
+		known[catalog.ServerPrefix+s.ID] = true
 	}
 	thirdParty := false
 	for _, src := range sources {
@@ -91,11 +96,11 @@ func checkGroups(cfg Config, optIn, optOut map[string]bool, sources []supervise.
 	}
 	switch {
 	case len(unknown) == 0:
-		return nil, nil, nil
+		return nil, nil, builtin, nil
 	case thirdParty:
-		return unknown, known, nil
+		return unknown, known, builtin, nil
 	}
-	return nil, nil, &GroupsError{fmt.Errorf("--groups: no group %s; the groups are %s", quoteList(unknown), strings.Join(slices.Sorted(maps.Keys(known)), ", "))}
+	return nil, nil, nil, &GroupsError{fmt.Errorf("--groups: no group %s; the groups are %s", quoteList(unknown), strings.Join(slices.Sorted(maps.Keys(known)), ", "))}
 }
 
 // warnLaterGroups warns about the names of --groups that no started

@@ -153,7 +153,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	// The plugins, found once: Start launches these.
 	sources, discoverErrs := supervise.Discover(cfg.Bundled.Self, cfg.Bundled.Names(), cfg.PluginDirs)
-	laterGroups, knownGroups, err := checkGroups(cfg, optIn, optOut, sources)
+	laterGroups, knownGroups, builtinGroups, err := checkGroups(cfg, optIn, optOut, sources)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	h := &Host{
 		cfg:       cfg,
-		policy:    catalog.Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent},
+		policy:    catalog.Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent, Builtin: builtinGroups},
 		logger:    cfg.Logger,
 		roots:     roots,
 		catalog:   catalog.New(),
@@ -327,7 +327,7 @@ func (h *Host) uncallable(e *catalog.Entry, agent bool) string {
 		_, why := h.policy.Mounted(e)
 		return why
 	}
-	if e.Group == AgentGroup {
+	if e.InHostGroup(AgentGroup) {
 		return "the ask agent's own tool, not for its turns"
 	}
 	if e.Plugin == connectSource {

@@ -82,7 +82,7 @@ func (h *Host) reindex() {
 	bySource := map[string][]*catalog.Entry{}
 	var order []string
 	for _, e := range h.catalog.All() {
-		if e.Group == SearchGroup {
+		if e.InHostGroup(SearchGroup) {
 			continue
 		}
 		if _, ok := bySource[e.Plugin]; !ok {
@@ -267,7 +267,7 @@ func (h *Host) Search(ctx context.Context, query string, limit int, server strin
 	h.freshIndex()
 	agent := callerOf(ctx).IsAgent()
 	sess := upstreamSessionOf(ctx)
-	callable := func(e *catalog.Entry) bool { return e.Group != SearchGroup && h.callable(e, agent) }
+	callable := func(e *catalog.Entry) bool { return !e.InHostGroup(SearchGroup) && h.callable(e, agent) }
 	// entry is the tool the caller may call by that name: the catalog's,
 	// or one its conversation's mcp_connect added (callable when added).
 	entry := func(name string) (*catalog.Entry, bool) {
@@ -397,7 +397,7 @@ func searchDescription(servers string) string {
 func (h *Host) serverList() string {
 	seen := map[string]bool{}
 	for _, e := range h.catalog.All() {
-		if ok, _ := h.policy.GroupMounted(e.Group, e.GroupMode); ok && e.Group != SearchGroup {
+		if ok, _ := h.policy.EntryGroupMounted(e); ok && !e.InHostGroup(SearchGroup) {
 			seen[serverOf(e)] = true
 		}
 	}

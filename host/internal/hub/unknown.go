@@ -67,7 +67,7 @@ func (h *Host) whyUnknownUpstream(name string, connect bool) (why string, ok boo
 		if refused := h.up.refused[id]; refused != "" {
 			return fmt.Sprintf("MCP server %q is not served: %s", id, refused), true
 		}
-		if ok, why := h.policy.GroupMounted(id, sdk.ModeDefault); !ok {
+		if ok, why := h.policy.ServerMounted(id); !ok {
 			return why, true
 		}
 		if !s.Allows(tool) {
@@ -102,5 +102,5 @@ func (h *Host) whyLazy(s upstream.Server, connect bool) string {
 // mcp_connect of its own.
 func (h *Host) askServed() bool {
 	e, ok := h.catalog.Get("ask")
-	return ok && e.Group == AgentGroup && h.callable(e, false)
+	return ok && e.InHostGroup(AgentGroup) && h.callable(e, false)
 }

@@ -41,18 +41,6 @@ func (h *Host) newUpstreams() {
 	h.up.links = map[string]*upstream.Link{}
 	h.up.state = map[string]string{}
 	h.up.refused = map[string]string{}
-	reserved := map[string]bool{AgentGroup: true, SearchGroup: true, "session": true, "web": true}
-	for _, name := range h.cfg.Bundled.Names() {
-		reserved[name] = true
-	}
-	for _, s := range h.cfg.Upstream.Servers() {
-		if reserved[s.ID] {
-			// The id is the group of the server's tools: --groups and the
-			// serving policy would take them for the built-in group's.
-			h.up.refused[s.ID] = fmt.Sprintf("the id %q is a built-in tool group's name; give the server another id", s.ID)
-			h.logger.Warn("MCP server skipped", "mcp_server", s.ID, "error", h.up.refused[s.ID])
-		}
-	}
 	for _, s := range h.upstreamServers() {
 		if s.Lazy {
 			continue
@@ -67,11 +55,18 @@ func (h *Host) newUpstreams() {
 func (h *Host) upstreamServers() []upstream.Server {
 	var out []upstream.Server
 	for _, s := range h.cfg.Upstream.Servers() {
-		if _, refused := h.up.refused[s.ID]; !refused && !h.policy.OptOut[s.ID] {
+		if _, refused := h.up.refused[s.ID]; !refused && h.serverMounted(s.ID) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// serverMounted reports whether --groups leaves the upstream server id in
+// (catalog.Policy.ServerMounted).
+func (h *Host) serverMounted(id string) bool {
+	ok, _ := h.policy.ServerMounted(id)
+	return ok
 }
 
 func (h *Host) upstreamOptions() upstream.ConnectOptions {
@@ -192,7 +187,7 @@ func (h *Host) UpstreamStatus() []upstream.LinkStatus {
 			st := upstream.IdleStatus(s)
 			st.State, st.Error = upstream.StateFailed, h.up.refused[s.ID]
 			out = append(out, st)
-		case h.policy.OptOut[s.ID]:
+		case !h.serverMounted(s.ID):
 			st := upstream.IdleStatus(s)
 			st.State, st.Error = upstream.StateIdle, "opted out with --groups"
 			out = append(out, st)

@@ -230,7 +230,7 @@ func (t *tools) known(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e := t.exported[name]; e != nil {
-		return e.Group != hub.SearchGroup && e.Group != hub.AgentGroup
+		return !e.InHostGroup(hub.SearchGroup) && !e.InHostGroup(hub.AgentGroup)
 	}
 	return t.own[name] && name != InvokeTool
 }
@@ -285,7 +285,7 @@ func (t *tools) sync() {
 		if e.Spec.Name == upstream.ConnectToolName && t.session == nil {
 			continue // this session connects nothing itself (connectable)
 		}
-		if !t.searchOnly || e.Group == hub.SearchGroup || e.Group == hub.AgentGroup {
+		if !t.searchOnly || e.InHostGroup(hub.SearchGroup) || e.InHostGroup(hub.AgentGroup) {
 			want[e.Spec.Name] = e
 		}
 	}
