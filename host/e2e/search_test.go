@@ -159,3 +159,39 @@ func TestCapabilityMode(t *testing.T) {
 		t.Errorf("the invoked call is not in the activity feed as itself: %v, %v", text(act), err)
 	}
 }
+
+// TestInvokeToolsHintsFollowWhatItReaches: in capability mode invoke_tool
+// is read-only when every tool it can reach is (codex exec approves such
+// tools by itself, and refused every call before), open-world only when
+// one of them is, destructive when one of them is. A read-only server
+// still has act tools: inspect_python (it runs python) unless the code
+// group is left out, and with the web generate_image, which writes a file.
+func TestInvokeToolsHintsFollowWhatItReaches(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args                  []string
+		readOnly, destructive bool
+		openWorld             bool
+	}{
+		{[]string{"--web=false", "--groups", "-code"}, true, false, false},
+		{[]string{"--web=false"}, false, false, false},
+		{[]string{}, false, true, true}, // generate_image: open-world, and it writes the image's file
+		{[]string{"--write", "--web=false"}, false, true, false},
+	} {
+		t.Run(strings.Join(append([]string{"flags"}, tc.args...), " "), func(t *testing.T) {
+			t.Parallel()
+			s := startStdio(t, project(t), append([]string{"--tools", "search"}, tc.args...)...)
+			invoke := tools(t, s.session)["invoke_tool"]
+			if invoke == nil || invoke.Annotations == nil {
+				t.Fatalf("invoke_tool = %+v", invoke)
+			}
+			a := invoke.Annotations
+			destructive := a.DestructiveHint == nil && !a.ReadOnlyHint || a.DestructiveHint != nil && *a.DestructiveHint // absent means true, unless read-only
+			openWorld := a.OpenWorldHint == nil || *a.OpenWorldHint
+			if a.ReadOnlyHint != tc.readOnly || destructive != tc.destructive || openWorld != tc.openWorld {
+				t.Errorf("%v: invoke_tool's hints = read-only %v, destructive %v, open-world %v; want %v, %v, %v",
+					tc.args, a.ReadOnlyHint, destructive, openWorld, tc.readOnly, tc.destructive, tc.openWorld)
+			}
+		})
+	}
+}

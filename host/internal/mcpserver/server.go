@@ -142,9 +142,6 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(g.Receiving())
 		s.AddSendingMiddleware(g.Sending())
 	}
-	if t.searchOnly {
-		addInvoke(s, t)
-	}
 	res.add()
 	return s
 }
@@ -209,7 +206,7 @@ type tools struct {
 	server     *mcp.Server
 	host       *hub.Host
 	logger     *slog.Logger
-	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed
+	searchOnly bool // capability mode: only search_capabilities, invoke_tool and ask are listed (invoke_tool by sync)
 	stateless  bool // one server for every request (Options.Stateless)
 	resources  *resources
 	activity   *activity.Log // the session's own; nil when stateless
@@ -218,6 +215,7 @@ type tools struct {
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
 	own      map[string]bool           // the session's own tools: mcp_connect and what it added
 	session  *hub.UpstreamSession      // the session's mcp_connect activations; nil before the first
+	invokeAs *mcp.ToolAnnotations      // invoke_tool's annotations as last added (capability mode)
 	attached bool
 	ended    bool
 }
@@ -281,12 +279,22 @@ func (t *tools) sync() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	want := map[string]*catalog.Entry{}
+	var reach []*catalog.Entry // what invoke_tool calls, in capability mode
 	for _, e := range t.host.Mounted() {
 		if e.Spec.Name == upstream.ConnectToolName && t.session == nil {
 			continue // this session connects nothing itself (connectable)
 		}
 		if !t.searchOnly || e.InHostGroup(hub.SearchGroup) || e.InHostGroup(hub.AgentGroup) {
 			want[e.Spec.Name] = e
+		} else {
+			reach = append(reach, e)
+		}
+	}
+	if t.searchOnly {
+		if ann := invokeAnnotations(reach); !sameAnnotations(ann, t.invokeAs) {
+			t.invokeAs = ann
+			t.server.AddTool(invokeTool(ann), t.invoke)
+			t.own[InvokeTool] = true
 		}
 	}
 	var gone []string
