@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/plugincli"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstreamcli"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -38,4 +39,10 @@ func PluginCommand(ctx context.Context, args []string, env CommandEnv) error {
 		return nil
 	}
 	return plugincli.Run(ctx, plugincli.Env{Self: env.Self, Bundled: BundledNames(), Version: env.Version, Stdout: env.Stdout, Stderr: env.Stderr}, args)
+}
+
+// UpstreamCommand runs `ramabana-mcp upstream ARGS`: diff and approve an
+// upstream MCP server's tools against their pins.
+func UpstreamCommand(ctx context.Context, args []string, env CommandEnv) error {
+	return upstreamcli.Run(ctx, upstreamcli.Env{Version: env.Version, Stdout: env.Stdout, Stderr: env.Stderr}, args)
 }

@@ -115,6 +115,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Upstream:     upstreams,
 		UpstreamOptions: upstream.ConnectOptions{
 			Name: "ramabana-mcp", Logger: logger, Stderr: upstreamStderr, ConnectTimeout: o.UpstreamConnectTimeout,
+			Pins: upstream.ConfigPins(o.ConfigDir),
 		},
 		Embed:     embedder,
 		Telemetry: tel.Instruments,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/plugincli"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstreamcli"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 )
 
@@ -41,7 +42,10 @@ usage:
 	for _, c := range plugincli.Commands {
 		fmt.Fprintf(w, "  ramabana-mcp plugin %-13s %s\n", c.Synopsis, c.Summary)
 	}
-	fmt.Fprint(w, `  ramabana-mcp help [plugin]        this text, or the plugin commands' flags (also -h, --help)
+	for _, c := range upstreamcli.Commands {
+		fmt.Fprintf(w, "  ramabana-mcp upstream %-20s\n      %s\n", c.Synopsis, c.Summary)
+	}
+	fmt.Fprint(w, `  ramabana-mcp help [plugin|upstream] this text, or the plugin or upstream commands' flags (also -h, --help)
 `)
 	cliflag.PrintFlags(w, flags, FlagSections)
 	fmt.Fprint(w, `
@@ -51,16 +55,18 @@ More in README.md, in the source or at https://github.com/ramabana/ramabana-mcp.
 `)
 }
 
-// Help is `help [topic]`: the usage, or the plugin commands' with topic
-// plugin.
+// Help is `help [topic]`: the usage, or the plugin or upstream commands'
+// with topic plugin or upstream.
 func Help(args []string, stdout io.Writer, flags *flag.FlagSet) error {
 	switch {
 	case len(args) == 0:
 		PrintUsage(stdout, flags)
 	case len(args) == 1 && args[0] == "plugin":
 		plugincli.Usage(stdout)
+	case len(args) == 1 && args[0] == "upstream":
+		upstreamcli.Usage(stdout)
 	default:
-		return cliflag.Usage(fmt.Errorf("help %q: no such topic; use help or help plugin", strings.Join(args, " ")), help)
+		return cliflag.Usage(fmt.Errorf("help %q: no such topic; use help, help plugin or help upstream", strings.Join(args, " ")), help)
 	}
 	return nil
 }

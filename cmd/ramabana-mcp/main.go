@@ -104,7 +104,8 @@ func hostVersion() string {
 
 // run dispatches the subcommands: `help` prints the usage, `plugin ...`
 // runs the plugin commands (`plugin serve <name>` a bundled group as a
-// plugin process); anything else serves MCP.
+// plugin process), `upstream ...` the upstream servers' pins; anything
+// else serves MCP.
 func run(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		switch args[0] {
@@ -112,6 +113,8 @@ func run(ctx context.Context, args []string) error {
 			return host.Help(args[1:], os.Stdout, newFlagSet(&flags{}))
 		case "plugin":
 			return runPlugin(ctx, args[1:])
+		case "upstream":
+			return host.UpstreamCommand(ctx, args[1:], host.CommandEnv{Version: hostVersion(), Stdout: os.Stdout, Stderr: os.Stderr})
 		}
 	}
 	f, err := parseFlags(args)

@@ -75,6 +75,9 @@ const (
 	// EventUpstreamRegister is an upstream server connected and its tools
 	// registered; Message says how (transport, tool count, instructions).
 	EventUpstreamRegister = "upstream_register"
+	// EventUpstreamHeld is an upstream server's tool held back: its
+	// definition changed since it was pinned; Message says how.
+	EventUpstreamHeld = "upstream_held"
 )
 
 // Filter selects records; zero fields match everything.

@@ -88,6 +88,32 @@ func (h *Host) drop(p *supervise.Plugin) {
 	p.Stop()
 }
 
+// watchPins watches the upstream servers' pins (upstream.Pins), so that
+// an approval (`ramabana-mcp upstream approve`) serves the tool at once.
+// Nothing is watched when no eager server is configured or pins are off.
+func (h *Host) watchPins() (events chan fsnotify.Event, errs chan error, closeFn func()) {
+	dir := h.cfg.UpstreamOptions.Pins.Dir
+	if dir == "" || len(h.up.links) == 0 {
+		return nil, nil, func() {}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		h.logger.Warn("MCP server pins are not watched; an approval is seen at the next start", "error", err)
+		return nil, nil, func() {}
+	}
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		err = w.Add(dir)
+		if err != nil {
+			_ = w.Close()
+		}
+	}
+	if err != nil {
+		h.logger.Warn("MCP server pins are not watched; an approval is seen at the next start", "error", err)
+		return nil, nil, func() {}
+	}
+	return w.Events, w.Errors, func() { _ = w.Close() }
+}
+
 // Watch reloads whenever a ramabana-plugin-* file is created, written,
 // renamed or removed in a plugin dir, until ctx ends. Bursts of events (a
 // copy, then a rename) are folded into one reload. Dirs that do not exist
@@ -131,6 +157,10 @@ func (h *Host) Watch(ctx context.Context) error {
 	// Told once now, as the first reload: a skill added before the
 	// watch began is not missed.
 	skillsChanged := time.NewTimer(0)
+	pinEvents, pinErrors, closePins := h.watchPins()
+	defer closePins()
+	repin := time.NewTimer(0)
+	repin.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -170,6 +200,22 @@ func (h *Host) Watch(ctx context.Context) error {
 			h.logger.Warn("skill folder watch", "error", err)
 		case <-skillsChanged.C:
 			h.changed(ChangedSkills | ChangedStatus)
+		case ev, ok := <-pinEvents:
+			if !ok {
+				pinEvents = nil
+				continue
+			}
+			if strings.HasSuffix(ev.Name, ".json") {
+				repin.Reset(settle)
+			}
+		case err, ok := <-pinErrors:
+			if !ok {
+				pinErrors = nil
+				continue
+			}
+			h.logger.Warn("pins watch", "error", err)
+		case <-repin.C:
+			h.repinUpstreams()
 		}
 	}
 }

@@ -70,6 +70,13 @@ func (h *Host) whyUnknownUpstream(name string, connect bool) (why string, ok boo
 		if ok, why := h.policy.ServerMounted(id); !ok {
 			return why, true
 		}
+		if l := h.up.links[id]; l != nil {
+			for _, held := range l.Held() {
+				if held.Namespaced == name || held.Tool == tool {
+					return held.Reason(id), true
+				}
+			}
+		}
 		if !s.Allows(tool) {
 			return fmt.Sprintf("the config's allow and deny lists for MCP server %q leave it out", id), true
 		}

@@ -30,7 +30,8 @@ type upstreams struct {
 	// syncMu makes each sync read a link's tools and put them in the
 	// catalog in one step, so the last listing is the one that stays.
 	syncMu sync.Mutex
-	state  map[string]string // the state each link was last seen in
+	state  map[string]string          // the state each link was last seen in
+	held   map[string]map[string]bool // the tools each link held back when last seen
 }
 
 // upstreamSource is the catalog source of an upstream server's tools.
@@ -40,6 +41,7 @@ func upstreamSource(id string) string { return "mcp:" + id }
 func (h *Host) newUpstreams() {
 	h.up.links = map[string]*upstream.Link{}
 	h.up.state = map[string]string{}
+	h.up.held = map[string]map[string]bool{}
 	h.up.refused = map[string]string{}
 	for _, s := range h.upstreamServers() {
 		if s.Lazy {
@@ -60,6 +62,15 @@ func (h *Host) upstreamServers() []upstream.Server {
 		}
 	}
 	return out
+}
+
+// repinUpstreams checks every eager server's tools against the pins
+// again, after the pins changed on disk (an approval): a tool approved is
+// served at once.
+func (h *Host) repinUpstreams() {
+	for _, l := range h.up.links {
+		l.Repin()
+	}
 }
 
 // serverMounted reports whether --groups leaves the upstream server id in
@@ -141,6 +152,14 @@ func (h *Host) syncUpstream(id string) {
 		entries = append(entries, UpstreamEntry(l.Server(), t, caller))
 	}
 	errs := h.catalog.Replace(upstreamSource(id), entries)
+	held := map[string]bool{}
+	for _, t := range st.Held {
+		held[t.Tool] = true
+		if !h.up.held[id][t.Tool] {
+			h.activity.Note(activity.EventUpstreamHeld, id, activity.Server, t.Name+": "+t.Reason)
+		}
+	}
+	h.up.held[id] = held
 	h.up.syncMu.Unlock()
 	for _, err := range errs {
 		h.logger.Warn("MCP server tool left out", "mcp_server", id, "error", err)

@@ -60,6 +60,9 @@ type Server struct {
 	// such as "read_*"; see [Server.Allows]. Load rejects empty entries and
 	// malformed patterns.
 	Allow, Deny []string
+	// Pin is how the server's tools are pinned; empty means PinNewTools.
+	// See [Pins].
+	Pin PinMode
 
 	// Source says where the server was configured, for messages:
 	// "<file>: mcpServers.<id>" or "<file>: servers.<id>" from [Load],
@@ -210,6 +213,7 @@ type rawServer struct {
 	IncludeTools  []string `json:"includeTools"` // Gemini CLI's name for allow
 	Deny          []string `json:"deny"`
 	ExcludeTools  []string `json:"excludeTools"` // Gemini CLI's name for deny
+	Pin           string   `json:"pin"`
 }
 
 var (
@@ -348,6 +352,13 @@ func parseServer(id string, data json.RawMessage, dir string) (Server, bool, []s
 		s.ReadOnly = *raw.ReadOnly
 	case raw.ReadOnlyCamel != nil:
 		s.ReadOnly = *raw.ReadOnlyCamel
+	}
+	switch PinMode(raw.Pin) {
+	case "": // PinNewTools
+	case PinStrict, PinNewTools, PinOff:
+		s.Pin = PinMode(raw.Pin)
+	default:
+		bad(`"pin" %q: use "strict", "new-tools" or "off"`, raw.Pin)
 	}
 	var perrs []error
 	s.Allow, perrs = toolPatterns("allow", raw.Allow, "includeTools", raw.IncludeTools)

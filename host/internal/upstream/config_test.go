@@ -192,6 +192,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"readonly and readOnly":   {`{"mcpServers": {"r": {"command": "x", "readonly": true, "readOnly": true}}}`, []string{`mcpServers.r: set "readonly" or "readOnly", not both`}, nil},
 		"allow and includeTools":  {`{"mcpServers": {"r": {"command": "x", "allow": ["a"], "includeTools": []}}}`, []string{`mcpServers.r: set "allow" or "includeTools", not both`}, nil},
 		"deny and excludeTools":   {`{"mcpServers": {"r": {"command": "x", "deny": [], "excludeTools": ["b"]}}}`, []string{`mcpServers.r: set "deny" or "excludeTools", not both`}, nil},
+		"unknown pin":             {`{"mcpServers": {"r": {"command": "x", "pin": "sometimes"}}}`, []string{`mcpServers.r: "pin" "sometimes": use "strict", "new-tools" or "off"`}, nil},
 		"empty allow entry":       {`{"mcpServers": {"r": {"command": "x", "allow": ["a", ""]}}}`, []string{`mcpServers.r: "allow"[1] is empty`}, nil},
 		"bad deny pattern":        {`{"mcpServers": {"r": {"command": "x", "deny": ["read_[a"]}}}`, []string{`mcpServers.r: "deny"[0] "read_[a" is not a valid pattern (an exact name or a glob such as "read_*")`}, nil},
 		"bad pattern under alias": {`{"mcpServers": {"r": {"command": "x", "excludeTools": ["ok", "x["]}}}`, []string{`mcpServers.r: "excludeTools"[1] "x[" is not a valid pattern`}, nil},

@@ -47,6 +47,9 @@ type ConnectOptions struct {
 	// ConnectTimeout bounds a Link's connect: the handshake and the first
 	// tools/list. Zero means DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// Pins holds back a Link's tools whose definitions changed since they
+	// were pinned; the zero value pins nothing.
+	Pins Pins
 }
 
 func (o ConnectOptions) logger() *slog.Logger {

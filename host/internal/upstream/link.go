@@ -45,8 +45,10 @@ type Link struct {
 	connectMu sync.Mutex // one connect at a time
 
 	mu            sync.Mutex
-	conn          *Conn // nil when not connected
-	tools         []Tool
+	conn          *Conn  // nil when not connected
+	listed        []Tool // as last listed, those the allow and deny lists let through
+	tools         []Tool // listed, less those held
+	held          []Held // listed tools the pins hold back
 	names         map[string]string // namespaced name → upstream name
 	state         string
 	err           error
@@ -284,13 +286,54 @@ func (l *Link) relist(c *Conn) {
 	l.changed()
 }
 
-// setTools replaces the tools; l.mu is held.
-func (l *Link) setTools(tools []Tool) {
-	l.tools = tools
+// setTools replaces the tools with those of listed that the pins let
+// through; l.mu is held. A tool held now that was not before is logged.
+func (l *Link) setTools(listed []Tool) {
+	l.listed = listed
+	tools, held, err := l.opts.Pins.Check(l.server, listed)
+	if err != nil {
+		l.opts.logger().Warn("MCP server's tools could not be pinned; they are served unpinned", "mcp_server", l.server.ID, "error", err)
+	}
+	was := map[string]bool{}
+	for _, h := range l.held {
+		was[h.Tool] = true
+	}
+	for _, h := range held {
+		if !was[h.Tool] {
+			l.opts.logger().Warn("MCP server tool held back", "mcp_server", l.server.ID, "tool", h.Tool, "reason", h.Reason(l.server.ID))
+		}
+	}
+	l.tools, l.held = tools, held
 	l.names = make(map[string]string, len(tools))
 	for _, t := range tools {
 		l.names[t.Namespaced] = t.Name
 	}
+}
+
+// Repin checks the tools last listed against the pins again, after the
+// user approved some (`ramabana-mcp upstream approve`): a tool approved
+// is served from now on. It reports whether the tools changed.
+func (l *Link) Repin() bool {
+	l.mu.Lock()
+	if l.conn == nil {
+		l.mu.Unlock()
+		return false
+	}
+	before := len(l.held)
+	l.setTools(l.listed)
+	changed := len(l.held) != before
+	l.mu.Unlock()
+	if changed {
+		l.changed()
+	}
+	return changed
+}
+
+// Held is what the pins hold back of the tools last listed.
+func (l *Link) Held() []Held {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.held)
 }
 
 func (l *Link) changed() {
@@ -382,6 +425,16 @@ type LinkStatus struct {
 	// NeedsAuth says the server refused the last connect for want of
 	// credentials (ErrNeedsAuth).
 	NeedsAuth bool `json:"needs_auth,omitempty"`
+	// Held are the tools the pins hold back: each changed since it was
+	// pinned (or, under pin strict, new), with what lets it through.
+	Held []HeldStatus `json:"held,omitempty"`
+}
+
+// HeldStatus is a held tool in the status.
+type HeldStatus struct {
+	Tool   string `json:"tool"`
+	Name   string `json:"name"` // the name it would be served under
+	Reason string `json:"reason"`
 }
 
 // IdleStatus is the status of s before anything connected it: idle, or
@@ -406,6 +459,9 @@ func (l *Link) Status() LinkStatus {
 	if l.err != nil {
 		st.Error = l.err.Error()
 		st.NeedsAuth = errors.Is(l.err, ErrNeedsAuth)
+	}
+	for _, h := range l.held {
+		st.Held = append(st.Held, HeldStatus{Tool: h.Tool, Name: h.Namespaced, Reason: h.Reason(l.server.ID)})
 	}
 	for _, t := range l.tools {
 		if t.Namespaced != l.server.ID+Separator+t.Name {
