@@ -90,7 +90,7 @@ func TestBadFlagValues(t *testing.T) {
 	}{
 		"unknown flag":               {args: []string{"--frob"}, want: "flag provided but not defined: -frob"},
 		"stray argument":             {args: []string{"serve"}, want: `unexpected argument "serve"; the subcommands are help and plugin`},
-		"help topic":                 {args: []string{"help", "frob"}, want: `help "frob": no such topic; use help or help plugin`},
+		"help topic":                 {args: []string{"help", "frob"}, want: `help "frob": no such topic; use help, help plugin or help upstream`},
 		"plugin command":             {args: []string{"plugin", "frob"}, want: "unknown command; use list, install PATH, remove NAME or verify"},
 		"plugin, no command":         {args: []string{"plugin"}, want: "a command is missing"},
 		"plugin serve, no group":     {args: []string{"plugin", "serve"}, want: "usage: ramabana-mcp plugin serve <group>"},
