@@ -124,6 +124,9 @@ type Upstream struct {
 	Annotations *mcp.ToolAnnotations
 	// Meta is the tool's _meta as listed.
 	Meta map[string]any
+	// Order is the tool's place in the server's listing (0 first): a
+	// server's tools are listed in its order, not by name.
+	Order int
 }
 
 // NewUpstreamEntry is the entry of an upstream server's tool, for Replace.
@@ -307,7 +310,9 @@ func (c *Catalog) Get(name string) (*Entry, bool) {
 	return e, ok
 }
 
-// All returns every entry, sorted by group then name.
+// All returns every entry, sorted by group then name, but an upstream
+// server's tools in the server's own order (Upstream.Order), after the
+// built-in group of the same name if there is one.
 func (c *Catalog) All() []*Entry {
 	c.mu.RLock()
 	out := make([]*Entry, 0, len(c.entries))
@@ -316,10 +321,17 @@ func (c *Catalog) All() []*Entry {
 	}
 	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Group != out[j].Group {
-			return out[i].Group < out[j].Group
+		a, b := out[i], out[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
 		}
-		return out[i].Spec.Name < out[j].Spec.Name
+		if a.Upstream != nil && b.Upstream != nil && a.Upstream.Server == b.Upstream.Server {
+			return a.Upstream.Order < b.Upstream.Order // the server's own order
+		}
+		if (a.Upstream == nil) != (b.Upstream == nil) {
+			return a.Upstream == nil // a built-in group before a server of the same name
+		}
+		return a.Spec.Name < b.Spec.Name
 	})
 	return out
 }

@@ -270,3 +270,29 @@ func TestServersAndGroupsOfOneName(t *testing.T) {
 		t.Errorf("a server id with '_' = %v, %v; want it opted out", optOut, err)
 	}
 }
+
+// TestAllKeepsAServersOrder: All sorts groups by name and a group's tools
+// by name, but an upstream server's tools keep the server's order, after
+// a built-in group of the same name.
+func TestAllKeepsAServersOrder(t *testing.T) {
+	t.Parallel()
+	c := New()
+	if err := c.Add("git", Bundled, desc("git", read("git_status"), read("git_add")), nopCaller{}); err != nil {
+		t.Fatal(err)
+	}
+	var ups []*Entry
+	for i, name := range []string{"git__zeta", "git__alpha", "git__mid"} {
+		ups = append(ups, NewUpstreamEntry(read(name), "git", "mcp:git", &Upstream{Server: "git", Order: i}, nopCaller{}))
+	}
+	if errs := c.Replace("mcp:git", ups); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, e := range c.All() {
+		got = append(got, e.Spec.Name)
+	}
+	want := []string{"git_add", "git_status", "git__zeta", "git__alpha", "git__mid"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("All = %v, want %v", got, want)
+	}
+}

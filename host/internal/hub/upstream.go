@@ -32,6 +32,8 @@ type upstreams struct {
 	syncMu sync.Mutex
 	state  map[string]string          // the state each link was last seen in
 	held   map[string]map[string]bool // the tools each link held back when last seen
+
+	subs upstreamSubs // subscriptions to upstream resources (features.go)
 }
 
 // upstreamSource is the catalog source of an upstream server's tools.
@@ -259,7 +261,7 @@ func UpstreamEntry(s upstream.Server, t upstream.Tool, caller catalog.Caller) *c
 		ann = copied
 	}
 	e := catalog.NewUpstreamEntry(spec, s.ID, upstreamSource(s.ID),
-		&catalog.Upstream{Server: s.ID, Annotations: ann, Meta: maps.Clone(t.Meta)}, caller)
+		&catalog.Upstream{Server: s.ID, Annotations: ann, Meta: maps.Clone(t.Meta), Order: t.Order}, caller)
 	e.GroupDescription = s.Description
 	return e
 }

@@ -47,6 +47,8 @@ type resources struct {
 	listed  map[string]listedSkill // the skills listed as resources, by name
 	index   string                 // the skills index (ramabana://skills) as last seen
 	status  []byte                 // the status as last told to its subscribers
+
+	upstream upstreamFeatures // the upstream servers' resources and prompts offered (features.go)
 }
 
 // listedSkill is what a listed skill resource was made from.
@@ -88,6 +90,7 @@ func (r *resources) add() {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	_, r.index = r.syncSkills()
+	r.syncUpstream()
 }
 
 // readSkill reads skill://<name>, listed or not.

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -87,6 +88,12 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	}
 	var t *tools
 	res := newResources(h, logger)
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	if h.EagerUpstreams() {
+		// Upstream servers' prompts come when they connect, maybe
+		// after the client's initialize.
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+	}
 	s := mcp.NewServer(&mcp.Implementation{
 		Name:    "ramabana",
 		Title:   "Ramabana",
@@ -95,7 +102,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		Instructions: Instructions,
 		// Tools come and go with plugins: advertise list changes even
 		// when the server starts with none.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: caps,
 		// The SDK logs every session's start and end at info; only its
 		// warnings are news to a user reading the host's log.
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
@@ -118,6 +125,11 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		// The session's activation set of the lazy upstream servers.
 		t.session = h.NewUpstreamSession(false)
 	}
+	s.AddReceivingMiddleware(t.orderList)
+	// Inside waitReady (added below, so outer): a list or a read waits
+	// for the host first, then sees the upstream servers' resources and
+	// prompts as they are, not as the last coalesced change left them.
+	s.AddReceivingMiddleware(res.syncOnList)
 	// The tools now, without a subscription: a server no session ever
 	// uses (the HTTP handler makes one for a request that may fail) holds
 	// nothing. The session's first request subscribes (attach).
@@ -216,6 +228,7 @@ type tools struct {
 	own      map[string]bool           // the session's own tools: mcp_connect and what it added
 	session  *hub.UpstreamSession      // the session's mcp_connect activations; nil before the first
 	invokeAs *mcp.ToolAnnotations      // invoke_tool's annotations as last added (capability mode)
+	rank     map[string]int            // each exported tool's place in the host's order (orderList)
 	attached bool
 	ended    bool
 }
@@ -280,7 +293,9 @@ func (t *tools) sync() {
 	defer t.mu.Unlock()
 	want := map[string]*catalog.Entry{}
 	var reach []*catalog.Entry // what invoke_tool calls, in capability mode
-	for _, e := range t.host.Mounted() {
+	t.rank = map[string]int{}
+	for i, e := range t.host.Mounted() {
+		t.rank[e.Spec.Name] = i
 		if e.Spec.Name == upstream.ConnectToolName && t.session == nil {
 			continue // this session connects nothing itself (connectable)
 		}
@@ -311,6 +326,32 @@ func (t *tools) sync() {
 		if t.exported[name] == nil && t.add(e, t.handler(name)) {
 			t.exported[name] = e
 		}
+	}
+}
+
+// orderList puts a tools/list page in the host's order (hub.Mounted:
+// groups by name, an upstream server's tools in the server's own order)
+// instead of the SDK's, which is by name; the session's own tools
+// (mcp_connect, invoke_tool) come after. Each page is ordered within
+// itself: the SDK pages by name, a thousand tools to a page.
+func (t *tools) orderList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		t.mu.Lock()
+		rank := t.rank
+		t.mu.Unlock()
+		place := func(name string) int {
+			if r, ok := rank[name]; ok {
+				return r
+			}
+			return len(rank)
+		}
+		slices.SortStableFunc(list.Tools, func(a, b *mcp.Tool) int { return place(a.Name) - place(b.Name) })
+		return list, nil
 	}
 }
 

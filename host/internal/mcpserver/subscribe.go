@@ -23,9 +23,22 @@ const coalesce = 100 * time.Millisecond
 // function is called (the session ended).
 func (r *resources) attach() (stop func()) {
 	unsubscribe := r.host.OnChange(r.changed)
-	r.changed(hub.ChangedSkills | hub.ChangedStatus) // what changed since New
+	stopUpdates := r.host.OnUpstreamResourceUpdated(r.upstreamUpdated)
+	r.changed(hub.ChangedSkills | hub.ChangedStatus | hub.ChangedTools) // what changed since New
 	return func() {
 		unsubscribe()
+		stopUpdates()
+		r.mu.Lock()
+		var upstreamSubs []string
+		for uri := range r.subs {
+			if isUpstreamURI(uri) {
+				upstreamSubs = append(upstreamSubs, uri)
+			}
+		}
+		r.mu.Unlock()
+		for _, uri := range upstreamSubs {
+			r.host.UnsubscribeUpstream(context.Background(), uri)
+		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.ended = true
@@ -38,7 +51,7 @@ func (r *resources) attach() (stop func()) {
 // changed notes a change the host tells of (hub.OnChange), to be looked
 // at after coalesce.
 func (r *resources) changed(c hub.Change) {
-	c &= hub.ChangedSkills | hub.ChangedStatus
+	c &= hub.ChangedSkills | hub.ChangedStatus | hub.ChangedTools
 	if c == 0 {
 		return
 	}
@@ -73,6 +86,9 @@ func (r *resources) flush() {
 	// The status first, then the index, then each skill: a client that
 	// gets a skill's notification has had those of the same change.
 	var updated []string
+	if c&hub.ChangedTools != 0 {
+		r.syncUpstream() // an upstream server's resources and prompts come with its tools
+	}
 	if c&hub.ChangedStatus != 0 && r.subscribed(StatusURI) {
 		b, err := r.statusJSON()
 		if err == nil && !bytes.Equal(b, r.status) {
@@ -129,6 +145,12 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 		if _, ok := r.listed[strings.TrimPrefix(uri, skillPrefix)]; !ok {
 			return mcp.ResourceNotFoundError(uri)
 		}
+	case isUpstreamURI(uri):
+		if !r.subscribed(uri) { // this session's first: the server is asked once
+			if err := r.host.SubscribeUpstream(ctx, uri); err != nil {
+				return err
+			}
+		}
 	default:
 		return mcp.ResourceNotFoundError(uri)
 	}
@@ -143,10 +165,29 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 
 // unsubscribe takes a resources/unsubscribe.
 func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	uri := req.Params.URI
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.forget(req.Params.URI, req.Session)
+	was := len(r.subs[uri]) > 0
+	r.forget(uri, req.Session)
+	last := was && len(r.subs[uri]) == 0
+	r.mu.Unlock()
+	if last && isUpstreamURI(uri) {
+		r.host.UnsubscribeUpstream(ctx, uri)
+	}
 	return nil
+}
+
+// upstreamUpdated tells the subscribed clients that an upstream server's
+// resource changed (the SDK sends it to its subscribers only).
+func (r *resources) upstreamUpdated(uri string) {
+	if !r.subscribed(uri) {
+		return
+	}
+	go func() {
+		if err := r.server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+			r.logger.Warn("cannot tell the client that a resource changed", "uri", uri, "error", err)
+		}
+	}()
 }
 
 // forget ends the session's subscription to uri. The caller holds mu.

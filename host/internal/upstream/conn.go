@@ -72,6 +72,15 @@ type Conn struct {
 	// one that came before it was set.
 	onToolsChanged atomic.Pointer[func()]
 	changedEarly   atomic.Bool
+	// onFeatures, when set (SetOnFeatures), is told of the server's
+	// resources/list_changed and prompts/list_changed (uri ""), and of
+	// resources/updated (the resource's namespaced uri).
+	onFeatures atomic.Pointer[func(uri string)]
+
+	// acks are the resource subscriptions waiting for the server's
+	// notifications/subscriptions/acknowledged, by URI (features.go).
+	acksMu sync.Mutex
+	acks   map[string][]chan struct{}
 
 	done chan struct{} // closed when the session ends
 
@@ -123,7 +132,15 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 				c.changedEarly.Store(true)
 			}
 		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { c.featuresChanged("") },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { c.featuresChanged("") },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			if req.Params != nil && req.Params.URI != "" {
+				c.featuresChanged(NamespaceURI(s.ID, req.Params.URI))
+			}
+		},
 	})
+	client.AddReceivingMiddleware(c.watchAcks)
 	var transport mcp.Transport
 	auth := &authWatch{}
 	switch x.Type {
@@ -192,6 +209,17 @@ func (c *Conn) SetOnToolsChanged(f func()) {
 	c.onToolsChanged.Store(&f)
 	if c.changedEarly.Swap(false) {
 		f()
+	}
+}
+
+// SetOnFeatures sets the function told of changes to the server's
+// resources and prompts: uri "" when a list changed, a resource's
+// namespaced URI when the server says it was updated. f must not block.
+func (c *Conn) SetOnFeatures(f func(uri string)) { c.onFeatures.Store(&f) }
+
+func (c *Conn) featuresChanged(uri string) {
+	if f := c.onFeatures.Load(); f != nil {
+		(*f)(uri)
 	}
 }
 

@@ -49,6 +49,8 @@ type Link struct {
 	listed        []Tool // as last listed, those the allow and deny lists let through
 	tools         []Tool // listed, less those held
 	held          []Held // listed tools the pins hold back
+	features      Features
+	onUpdated     func(uri string)  // SetOnResourceUpdated
 	names         map[string]string // namespaced name → upstream name
 	state         string
 	err           error
@@ -170,6 +172,19 @@ func (l *Link) live(ctx context.Context) (*Conn, error) {
 	l.instructions = conn.Instructions()
 	l.setTools(tools)
 	l.mu.Unlock()
+	l.listFeatures(ctx, conn)
+	conn.SetOnFeatures(func(uri string) {
+		if uri == "" {
+			go l.listFeatures(context.Background(), conn)
+			return
+		}
+		l.mu.Lock()
+		f := l.onUpdated
+		l.mu.Unlock()
+		if f != nil {
+			f(uri)
+		}
+	})
 	conn.SetOnToolsChanged(func() { l.listChanged(conn) })
 	go l.watch(conn)
 	l.changed()
@@ -334,6 +349,86 @@ func (l *Link) Held() []Held {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.held)
+}
+
+// listFeatures lists the server's resources, templates and prompts on c
+// (features), keeping the earlier lists when that fails.
+func (l *Link) listFeatures(ctx context.Context, c *Conn) {
+	ctx, cancel := context.WithTimeout(ctx, l.connectTimeout())
+	defer cancel()
+	f, err := c.features(ctx)
+	if err != nil {
+		l.opts.logger().Warn("MCP server's resources or prompts could not be listed", "mcp_server", l.server.ID, "error", err)
+	}
+	l.mu.Lock()
+	if l.conn != c {
+		l.mu.Unlock()
+		return
+	}
+	if err == nil || len(f.Resources)+len(f.Templates)+len(f.Prompts) > 0 {
+		l.features = f
+	}
+	l.mu.Unlock()
+	l.changed()
+}
+
+// Features are the server's resources, resource templates and prompts as
+// last listed, namespaced.
+func (l *Link) Features() Features {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.features
+}
+
+// SetOnResourceUpdated sets the function told, with its namespaced URI,
+// of each resource the server says was updated (after a Subscribe).
+func (l *Link) SetOnResourceUpdated(f func(uri string)) {
+	l.mu.Lock()
+	l.onUpdated = f
+	l.mu.Unlock()
+}
+
+// ReadResource reads the server's resource uri (its own URI), bounded by
+// the server's call timeout.
+func (l *Link) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	c, err := l.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.server.CallTimeout())
+	defer cancel()
+	return c.ReadResource(ctx, uri)
+}
+
+// GetPrompt gets the server's prompt name (its own name).
+func (l *Link) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	c, err := l.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.server.CallTimeout())
+	defer cancel()
+	return c.GetPrompt(ctx, name, args)
+}
+
+// Subscribe and Unsubscribe forward a subscription to the server's
+// resource uri (its own URI).
+func (l *Link) Subscribe(ctx context.Context, uri string) error {
+	c, err := l.live(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.server.CallTimeout())
+	defer cancel()
+	return c.Subscribe(ctx, uri)
+}
+
+func (l *Link) Unsubscribe(ctx context.Context, uri string) error {
+	c, err := l.current()
+	if c == nil || err != nil {
+		return err
+	}
+	return c.Unsubscribe(ctx, uri)
 }
 
 func (l *Link) changed() {

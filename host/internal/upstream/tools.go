@@ -31,6 +31,9 @@ type Tool struct {
 	Annotations  *mcp.ToolAnnotations // nil when the server sent none
 	// Meta is the tool's _meta as listed; nil when there was none.
 	Meta map[string]any
+	// Order is the tool's place in the server's listing, 0 first, over
+	// every page.
+	Order int
 }
 
 // Tools returns every tool the server lists, following nextCursor across
@@ -76,6 +79,7 @@ func (c *Conn) tools(ctx context.Context) ([]Tool, error) {
 			}
 			registered[tool.Namespaced] = t.Name
 			names[t.Name] = true
+			tool.Order = len(tools)
 			tools = append(tools, tool)
 		}
 		// Only an absent nextCursor ends the walk: "" arrives as emptyCursor
