@@ -2,10 +2,12 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,6 +111,63 @@ func TestBundledDescriptionsAreTheirProcesses(t *testing.T) {
 			_, wire := sdktest.Connect(t, bundled[name](), host)
 			if !supervise.SameDescription(local, wire) {
 				t.Errorf("%s with %+v: the in-process description differs from the process's:\n%s", name, host, cmp.Diff(local, wire))
+			}
+		}
+	}
+}
+
+// TestSchemasArePlainForEveryClient: every bundled tool's input schema
+// gives each property one JSON type (optional, not null-able: the MCP
+// Inspector warns on ["null", ...]), and says each top-level property's
+// default and bounds in its description too, since Codex strips default,
+// minimum, maximum, minLength, maxLength and format before its model sees
+// the schema.
+func TestSchemasArePlainForEveryClient(t *testing.T) {
+	t.Parallel()
+	var walk func(tool, path string, s map[string]any)
+	walk = func(tool, path string, s map[string]any) {
+		if _, many := s["type"].([]any); many {
+			t.Errorf("%s: %s has several types %v", tool, path, s["type"])
+		}
+		if props, ok := s["properties"].(map[string]any); ok {
+			for name, p := range props {
+				if ps, ok := p.(map[string]any); ok {
+					walk(tool, path+"."+name, ps)
+				}
+			}
+		}
+		if items, ok := s["items"].(map[string]any); ok {
+			walk(tool, path+"[]", items)
+		}
+	}
+	for _, name := range BundledNames() {
+		d, err := bundled[name]().Describe(context.Background(), sdk.Host{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range d.Groups {
+			for _, tool := range g.Tools {
+				var s map[string]any
+				if err := json.Unmarshal(tool.InputSchema, &s); err != nil {
+					t.Fatalf("%s: %v", tool.Name, err)
+				}
+				walk(tool.Name, "input", s)
+				props, _ := s["properties"].(map[string]any)
+				for pname, p := range props {
+					ps, _ := p.(map[string]any)
+					desc, _ := ps["description"].(string)
+					if def, ok := ps["default"]; ok {
+						b, _ := json.Marshal(def)
+						if !strings.Contains(desc, string(b)) {
+							t.Errorf("%s: %s has default %s that its description %q does not say", tool.Name, pname, b, desc)
+						}
+					}
+					for _, kw := range []string{"minimum", "maximum"} {
+						if v, ok := ps[kw].(float64); ok && !strings.Contains(desc, strconv.FormatFloat(v, 'g', -1, 64)) {
+							t.Errorf("%s: %s has %s %v that its description %q does not say", tool.Name, pname, kw, v, desc)
+						}
+					}
+				}
 			}
 		}
 	}
