@@ -106,13 +106,15 @@ func unnull(s *jsonschema.Schema) {
 
 // SaysBounds appends to p's description what its keywords say of a call
 // that leaves it out or goes beyond it: "(default 2000, at least 1)". A
-// description that already says "default" keeps it said once.
+// description that already says "default" keeps it said once; a false
+// default and a minimum length of 1 go unsaid.
 func SaysBounds(p *jsonschema.Schema) {
 	if p == nil {
 		return
 	}
 	var parts []string
-	if len(p.Default) > 0 && !strings.Contains(strings.ToLower(p.Description), "default") {
+	// A flag that is off unless set says nothing a model does not assume.
+	if len(p.Default) > 0 && string(p.Default) != "false" && !strings.Contains(strings.ToLower(p.Description), "default") {
 		parts = append(parts, "default "+string(p.Default))
 	}
 	switch {
@@ -123,7 +125,7 @@ func SaysBounds(p *jsonschema.Schema) {
 	case p.Maximum != nil:
 		parts = append(parts, fmt.Sprintf("at most %g", *p.Maximum))
 	}
-	if p.MinLength != nil && *p.MinLength > 0 {
+	if p.MinLength != nil && *p.MinLength > 1 { // 1: not empty, which a model assumes too
 		parts = append(parts, fmt.Sprintf("at least %d characters", *p.MinLength))
 	}
 	if p.MaxLength != nil {

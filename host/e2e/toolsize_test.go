@@ -17,13 +17,16 @@ import (
 // The tool list is read by the client's model before every task, so its
 // size is a cost paid on every conversation. These bounds keep it lean:
 // a tool says what it does, what it returns and its one or two rules, and
-// leaves defaults and bounds to its schema.
+// leaves defaults and bounds to its schema, and to the short clause each
+// property's description ends with for clients that strip those keywords
+// (sdk.SaysBounds: "(default 200, 1 to 1000)"), which a tool with many
+// parameters pays for in maxToolJSON.
 const (
 	// maxDescription bounds one tool's description, in bytes.
 	maxDescription = 600
 	// maxToolJSON bounds one tool as tools/list sends it: name, title,
 	// description, schemas, annotations and _meta.
-	maxToolJSON = 1600
+	maxToolJSON = 1800
 	// maxReadOnlyAverage bounds the read-only list, in bytes a tool.
 	maxReadOnlyAverage = 1024
 )

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -136,6 +137,41 @@ func (v *Validator) validate(args json.RawMessage) error {
 		return err
 	}
 	return errors.New(joinProblems(problems))
+}
+
+// DropNullOptionals returns args without the top-level arguments that are
+// null where the schema does not allow null and does not require them:
+// models often send null for an optional argument they mean to leave
+// out, and the schemas say optional, not null-able (sdk.PlainSchema).
+// args as it is when there is none such, or when it is not an object.
+func (v *Validator) DropNullOptionals(args json.RawMessage) json.RawMessage {
+	if !bytes.Contains(args, []byte("null")) {
+		return args
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil {
+		return args
+	}
+	dropped := false
+	for name, val := range obj {
+		if !bytes.Equal(bytes.TrimSpace(val), []byte("null")) || slices.Contains(v.schema.Required, name) {
+			continue
+		}
+		p := v.schema.Properties[name]
+		if p == nil || p.Type == "null" || slices.Contains(p.Types, "null") {
+			continue
+		}
+		delete(obj, name)
+		dropped = true
+	}
+	if !dropped {
+		return args
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return args
+	}
+	return b
 }
 
 // Arguments is what the host sends a plugin for call arguments args:

@@ -78,13 +78,14 @@ type validating struct {
 }
 
 func (v *validating) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*sdk.Result, error) {
+	sent := *call
 	if in, ok := v.inputs[call.Tool]; ok {
-		if err := in.Validate(call.Arguments); err != nil {
+		sent.Arguments = in.DropNullOptionals(call.Arguments)
+		if err := in.Validate(sent.Arguments); err != nil {
 			return &sdk.Result{Content: []sdk.Content{{Text: err.Error()}}, IsError: true}, nil
 		}
 	}
-	sent := *call
-	sent.Arguments = sdk.Arguments(call.Arguments)
+	sent.Arguments = sdk.Arguments(sent.Arguments)
 	return v.Group.Call(ctx, &sent, events)
 }
 

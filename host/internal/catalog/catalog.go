@@ -161,6 +161,19 @@ func (e *Entry) Call(ctx context.Context, call *sdk.Call, events sdk.Events) (*s
 	return e.caller.Call(ctx, call, events)
 }
 
+// DropNullOptionals is args without the optional arguments sent as null
+// that the tool's schema does not allow to be null
+// (schema.Validator.DropNullOptionals): they are left out, as meant.
+func (e *Entry) DropNullOptionals(args json.RawMessage) json.RawMessage {
+	if e.input == nil {
+		return args
+	}
+	if v, err := e.input(); err == nil && v != nil {
+		return v.DropNullOptionals(args)
+	}
+	return args
+}
+
 // Validate checks arguments (a JSON object; empty means {}) against the
 // entry's input schema. The error names the tool and says what is wrong in
 // words a model can act on.

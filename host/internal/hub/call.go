@@ -143,6 +143,7 @@ func (h *Host) call(ctx context.Context, e *catalog.Entry, args json.RawMessage,
 		// tool as the vault's placeholders, as they would for a model.
 		args = h.cfg.Gate.OutwardJSON(args)
 	}
+	args = e.DropNullOptionals(args)
 	if err := e.Validate(args); err != nil {
 		res := toolError("%v", err)
 		rec.Finish(res, nil)
