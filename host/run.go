@@ -115,7 +115,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Upstream:     upstreams,
 		UpstreamOptions: upstream.ConnectOptions{
 			Name: "ramabana-mcp", Logger: logger, Stderr: upstreamStderr, ConnectTimeout: o.UpstreamConnectTimeout,
-			Pins: upstream.ConfigPins(o.ConfigDir),
+			Pins: upstream.ConfigPins(o.ConfigDir), Tokens: upstream.ConfigTokens(o.ConfigDir),
 		},
 		Embed:     embedder,
 		Telemetry: tel.Instruments,

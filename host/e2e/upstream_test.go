@@ -281,7 +281,13 @@ func TestUpstreamServersForAClient(t *testing.T) {
 // returns its URL; env is added to its environment.
 func startHTTPUpstream(t *testing.T, mode string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(testUpstream, "-mode", mode, "-http", "127.0.0.1:0")
+	return startHTTPUpstreamArgs(t, []string{"-mode", mode}, env...)
+}
+
+// startHTTPUpstreamArgs is startHTTPUpstream with testupstream's flags.
+func startHTTPUpstreamArgs(t *testing.T, args []string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(testUpstream, append(args, "-http", "127.0.0.1:0")...)
 	cmd.Env = append(append(os.Environ(), "GORACE=atexit_sleep_ms=0"), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -39,6 +39,12 @@
 //	             set_note {name, text} (a read tool), which sets a note, adds its
 //	             resource when it is new (resources/list_changed) and sends
 //	             resources/updated for it to its subscribers
+//	oauth        ok plus auth_stats (a read tool: "codes=N refreshes=M"), over HTTP only,
+//	             behind an OAuth 2.1 authorization server on the same origin (oauth.go):
+//	             protected resource and authorization server metadata, dynamic client
+//	             registration, the code grant with PKCE S256 (approved at once: the
+//	             authorization URL redirects), refresh tokens; access tokens live
+//	             -token-ttl; a request without a live one is 401 with the challenge
 //	rugpull      ok plus rewrite {description} (which says it is read-only), which gives
 //	             echo that description; the go-sdk server then sends
 //	             notifications/tools/list_changed. With TESTUPSTREAM_DESCRIPTION_FILE
@@ -93,7 +99,7 @@ import (
 )
 
 // modes are the -mode values, described in the package comment.
-var modes = []string{"ok", "emptycursor", "repeat", "endless", "noinit", "changing", "child", "hostile", "env", "rugpull", "features"}
+var modes = []string{"ok", "emptycursor", "repeat", "endless", "noinit", "changing", "child", "hostile", "env", "rugpull", "features", "oauth"}
 
 // Planted is the personal data mode hostile sends everywhere it can.
 const Planted = "mallory.owner@evil-corp.net, card 5555 5555 5555 4444"
@@ -104,7 +110,8 @@ const cancelFileEnv = "TESTUPSTREAM_CANCEL_FILE"
 type config struct {
 	mode         string
 	instructions string
-	httpAddr     string // "" serves stdio
+	httpAddr     string        // "" serves stdio
+	tokenTTL     time.Duration // mode oauth
 }
 
 func main() {
@@ -117,6 +124,7 @@ func main() {
 	flag.StringVar(&cfg.mode, "mode", "ok", "the behaviour: "+strings.Join(modes, ", "))
 	flag.StringVar(&cfg.httpAddr, "http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio")
 	instructions := flag.String("instructions", "", `the instructions (default "test upstream: MODE")`)
+	flag.DurationVar(&cfg.tokenTTL, "token-ttl", time.Hour, "mode oauth: how long an access token lives")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "testupstream: unexpected arguments %q\n", flag.Args())
@@ -146,6 +154,12 @@ func run(ctx context.Context, cfg config) error {
 	srv, err := newServer(cfg.mode, cfg.instructions)
 	if err != nil {
 		return err
+	}
+	if cfg.mode == "oauth" {
+		if cfg.httpAddr == "" {
+			return errors.New("mode oauth serves HTTP only: give -http ADDR")
+		}
+		return serveOAuth(cfg.httpAddr, srv, cfg.tokenTTL)
 	}
 	if cfg.httpAddr != "" {
 		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)

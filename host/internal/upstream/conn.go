@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/internal/launch"
@@ -50,6 +51,11 @@ type ConnectOptions struct {
 	// Pins holds back a Link's tools whose definitions changed since they
 	// were pinned; the zero value pins nothing.
 	Pins Pins
+	// Tokens are the OAuth tokens kept for remote servers (type http):
+	// a server with one gets it, refreshed as it expires (oauth.go).
+	Tokens Tokens
+	// OAuth, when set, authorizes the connection instead (Login's flow).
+	OAuth auth.OAuthHandler
 }
 
 func (o ConnectOptions) logger() *slog.Logger {
@@ -142,15 +148,20 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 	})
 	client.AddReceivingMiddleware(c.watchAcks)
 	var transport mcp.Transport
-	auth := &authWatch{}
+	watch := &authWatch{}
 	switch x.Type {
 	case TypeStdio:
 		c.stdio = &stdioTransport{cmd: command(x, opts), terminate: closeTimeout(opts)}
 		transport = c.stdio
 	case TypeHTTP:
-		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers, auth)}
+		client := httpClient(opts.HTTPClient, x.URL, x.Headers, watch)
+		oauth := opts.OAuth
+		if oauth == nil {
+			oauth = opts.Tokens.handler(s, client) // keyed by the URL as configured, as Login keeps it
+		}
+		transport = &mcp.StreamableClientTransport{Endpoint: x.URL, HTTPClient: client, OAuthHandler: oauth}
 	case TypeSSE:
-		transport = detached{&mcp.SSEClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers, auth)}}
+		transport = detached{&mcp.SSEClientTransport{Endpoint: x.URL, HTTPClient: httpClient(opts.HTTPClient, x.URL, x.Headers, watch)}}
 	default:
 		return nil, fmt.Errorf("connect MCP server %q: unknown type %q", s.ID, x.Type)
 	}
@@ -159,8 +170,15 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 		if c.stdio != nil {
 			c.stdio.kill()
 		}
-		if code := auth.status.Load(); code != 0 {
-			return nil, c.redact(fmt.Errorf("connect MCP server %q: %w (HTTP %d): set its credentials in the config's headers, e.g. \"Authorization\": \"Bearer ${TOKEN}\" (%w)", s.ID, ErrNeedsAuth, code, err))
+		if errors.Is(err, ErrNeedsAuth) {
+			return nil, c.redact(fmt.Errorf("connect MCP server %q: %w", s.ID, err))
+		}
+		if code := watch.status.Load(); code != 0 {
+			how := `set its credentials in the config's headers, e.g. "Authorization": "Bearer ${TOKEN}"`
+			if x.Type == TypeHTTP {
+				how = fmt.Sprintf("log in with `ramabana-mcp upstream login %s` if it uses OAuth, or %s", s.ID, how)
+			}
+			return nil, c.redact(fmt.Errorf("connect MCP server %q: %w (HTTP %d): %s (%w)", s.ID, ErrNeedsAuth, code, how, err))
 		}
 		return nil, c.redact(fmt.Errorf("connect MCP server %q: %w", s.ID, err))
 	}

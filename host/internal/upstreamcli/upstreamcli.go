@@ -29,6 +29,8 @@ type Command struct {
 var Commands = []Command{
 	{"diff ID", "compare the server's tools as it lists them now with their pins"},
 	{"approve ID [TOOL...]", "pin the tools as listed now (every tool when none is named): held ones are served"},
+	{"login ID", "authorize a remote server with OAuth: prints a URL to open, waits for the redirect, keeps the token"},
+	{"logout ID", "forget the OAuth token kept for a server"},
 }
 
 // Help is the command that prints the subcommands' usage.
@@ -36,7 +38,7 @@ const Help = "ramabana-mcp upstream --help"
 
 var flagSections = []cliflag.Section{{
 	Title: "flags (before or after the arguments)",
-	Flags: []string{"cfg DIR", "mcp-config FILES", "upstream-connect-timeout DURATION"},
+	Flags: []string{"cfg DIR", "mcp-config FILES", "upstream-connect-timeout DURATION", "login-timeout DURATION"},
 }}
 
 // Usage writes the subcommands and their flags to w.
@@ -55,10 +57,11 @@ type Env struct {
 }
 
 type options struct {
-	cfg        string
-	mcpConfigs cliflag.List
-	timeout    time.Duration
-	args       []string
+	cfg          string
+	mcpConfigs   cliflag.List
+	timeout      time.Duration
+	loginTimeout time.Duration
+	args         []string
 }
 
 func newFlagSet(o *options) *flag.FlagSet {
@@ -68,6 +71,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.cfg, "cfg", "", "config dir: CFG/mcp.json is read, and the pins are in CFG/pins (default: ~/.config/ramabana)")
 	fs.Var(&o.mcpConfigs, "mcp-config", "more MCP config files, as the server reads them")
 	cliflag.DurationVar(fs, &o.timeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long the server may take to start and list its tools")
+	cliflag.DurationVar(fs, &o.loginTimeout, "login-timeout", 10*time.Minute, "login: how long to wait for the authorization in the browser")
 	return fs
 }
 
@@ -99,9 +103,9 @@ func Run(ctx context.Context, env Env, args []string) error {
 	case "-h", "-help", "--help", "help":
 		Usage(env.Stdout)
 		return nil
-	case "diff", "approve":
+	case "diff", "approve", "login", "logout":
 	default:
-		return usageErr(fmt.Errorf("upstream %q: unknown command; use diff ID or approve ID [TOOL...]", cmd))
+		return usageErr(fmt.Errorf("upstream %q: unknown command; use diff ID, approve ID [TOOL...], login ID or logout ID", cmd))
 	}
 	o, err := parse(rest)
 	if errors.Is(err, flag.ErrHelp) {
@@ -111,7 +115,7 @@ func Run(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	if len(o.args) == 0 || cmd == "diff" && len(o.args) != 1 {
+	if len(o.args) == 0 || cmd != "approve" && len(o.args) != 1 {
 		return usageErr(fmt.Errorf("upstream %s: want a server id%s, got %q", cmd, map[bool]string{true: " and the tools to approve, if not all"}[cmd == "approve"], o.args))
 	}
 	if o.cfg, err = cliflag.ConfigDir(o.cfg); err != nil {
@@ -120,6 +124,17 @@ func Run(ctx context.Context, env Env, args []string) error {
 	server, err := lookup(o, o.args[0])
 	if err != nil {
 		return err
+	}
+	tokens := upstream.ConfigTokens(o.cfg)
+	switch cmd {
+	case "login":
+		return login(ctx, env, o, server, tokens)
+	case "logout":
+		if err := tokens.Forget(server.ID); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "forgot the OAuth token of MCP server %q (if one was kept)\n", server.ID)
+		return nil
 	}
 	tools, err := list(ctx, env, o, server)
 	if err != nil {
@@ -166,12 +181,31 @@ func lookup(o *options, id string) (upstream.Server, error) {
 	return s, nil
 }
 
+// connectOptions are the options the server connects with, less the pins.
+func connectOptions(env Env, o *options) upstream.ConnectOptions {
+	return upstream.ConnectOptions{Name: "ramabana-mcp", Version: env.Version, Stderr: env.Stderr, ConnectTimeout: o.timeout,
+		Tokens: upstream.ConfigTokens(o.cfg)}
+}
+
 // list connects to s as the server would, unpinned, and lists its tools
 // (those its allow and deny lists let through).
 func list(ctx context.Context, env Env, o *options, s upstream.Server) ([]upstream.Tool, error) {
-	l := upstream.NewLink(s, upstream.ConnectOptions{Name: "ramabana-mcp", Version: env.Version, Stderr: env.Stderr, ConnectTimeout: o.timeout}, nil)
+	l := upstream.NewLink(s, connectOptions(env, o), nil)
 	defer l.Close()
 	return l.Connect(ctx)
+}
+
+// login runs the OAuth flow for s and keeps the token.
+func login(ctx context.Context, env Env, o *options, s upstream.Server, tokens upstream.Tokens) error {
+	ctx, cancel := context.WithTimeout(ctx, o.loginTimeout)
+	defer cancel()
+	tools, err := upstream.Login(ctx, s, connectOptions(env, o), tokens, upstream.LoginOptions{Out: env.Stdout})
+	if err != nil {
+		return fmt.Errorf("login to MCP server %q: %w", s.ID, err)
+	}
+	fmt.Fprintf(env.Stdout, "logged in to MCP server %q: it lists %d tools; the token is kept in %s (mode 0600) and refreshed as it expires\n",
+		s.ID, len(tools), tokens.Dir)
+	return nil
 }
 
 // diff prints each tool's state against its pin, and for a changed one
