@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"slices"
 	"strings"
@@ -70,6 +71,17 @@ func TestUpstreamResourcesAndPromptsPassThrough(t *testing.T) {
 	}
 	if got := read("mcp://up/note://a"); got != "alpha" {
 		t.Errorf("note a = %q", got)
+	}
+
+	// The server leaves idempotentHint out of echo's annotations: so do
+	// the bytes the client got, where the go-sdk would write false.
+	if _, ok := tools(t, cs)["up__echo"]; !ok {
+		t.Fatal("up__echo not listed")
+	}
+	if ann := rawAnnotations(t, s.stdout.String(), "up__echo"); ann == nil || ann["readOnlyHint"] != true || ann["openWorldHint"] != false {
+		t.Errorf("up__echo's annotations as sent: %v", ann)
+	} else if _, ok := ann["idempotentHint"]; ok {
+		t.Errorf("up__echo's absent idempotentHint was sent: %v", ann)
 	}
 
 	prompts, err := cs.ListPrompts(ctx, nil)
@@ -234,4 +246,30 @@ func TestUpstreamToolsInTheServersOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("through ramabana: %v\nthe server's order: %v", got, want)
 	}
+}
+
+// rawAnnotations are the annotations of tool in the last tools/list
+// response among the server's stdout lines, as sent.
+func rawAnnotations(t *testing.T, stdout, tool string) map[string]any {
+	t.Helper()
+	var found map[string]any
+	for _, line := range strings.Split(stdout, "\n") {
+		var msg struct {
+			Result struct {
+				Tools []struct {
+					Name        string         `json:"name"`
+					Annotations map[string]any `json:"annotations"`
+				} `json:"tools"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &msg) != nil {
+			continue
+		}
+		for _, tl := range msg.Result.Tools {
+			if tl.Name == tool {
+				found = tl.Annotations
+			}
+		}
+	}
+	return found
 }

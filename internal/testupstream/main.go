@@ -34,7 +34,9 @@
 //	             error whose message and data hold it
 //	env          ok plus environ (a read tool), which answers the server's environment,
 //	             one NAME=VALUE a line, sorted
-//	features     ok plus resources note://a ("alpha") and note://b ("beta"), the template
+//	features     (stdio) its tools/list leaves out "idempotentHint" where the go-sdk
+//	             writes false, as servers whose SDK leaves unset hints out do;
+//	             ok plus resources note://a ("alpha") and note://b ("beta"), the template
 //	             note://{name}, the prompt greet {name} ("Say hello to NAME."), and
 //	             set_note {name, text} (a read tool), which sets a note, adds its
 //	             resource when it is new (resources/list_changed) and sends
@@ -171,6 +173,9 @@ func run(ctx context.Context, cfg config) error {
 	var t mcp.Transport = &mcp.StdioTransport{}
 	if cfg.mode == "emptycursor" {
 		t = emptyCursorTransport{t}
+	}
+	if cfg.mode == "features" {
+		t = sparseHintsTransport{t}
 	}
 	if err := srv.Run(ctx, t); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("serve stdio: %w", err)
@@ -565,6 +570,30 @@ func emptyCursorPages(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// sparseHintsTransport lists tools as a server whose SDK leaves unset
+// hints out would: without "idempotentHint" where the go-sdk wrote false.
+type sparseHintsTransport struct{ mcp.Transport }
+
+func (t sparseHintsTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sparseHintsConn{conn}, nil
+}
+
+type sparseHintsConn struct{ mcp.Connection }
+
+func (c sparseHintsConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && bytes.Contains(resp.Result, []byte(`"tools"`)) {
+		sent := *resp
+		sent.Result = bytes.ReplaceAll(resp.Result, []byte(`"idempotentHint":false,`), nil)
+		sent.Result = bytes.ReplaceAll(sent.Result, []byte(`,"idempotentHint":false`), nil)
+		msg = &sent
+	}
+	return c.Connection.Write(ctx, msg)
 }
 
 // emptyCursorTransport translates the empty cursor on its connections.

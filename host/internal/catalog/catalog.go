@@ -127,6 +127,9 @@ type Upstream struct {
 	// Order is the tool's place in the server's listing (0 first): a
 	// server's tools are listed in its order, not by name.
 	Order int
+	// AbsentHints name the boolean hints Annotations has as false because
+	// the server left them out: re-exported, they are left out too.
+	AbsentHints []string
 }
 
 // NewUpstreamEntry is the entry of an upstream server's tool, for Replace.

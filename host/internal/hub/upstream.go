@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -260,8 +261,13 @@ func UpstreamEntry(s upstream.Server, t upstream.Tool, caller catalog.Caller) *c
 		}
 		ann = copied
 	}
+	absent := t.AbsentHints
+	if readOnly {
+		// The user's readonly config says readOnlyHint: true, absent or not.
+		absent = slices.DeleteFunc(slices.Clone(absent), func(h string) bool { return h == "readOnlyHint" })
+	}
 	e := catalog.NewUpstreamEntry(spec, s.ID, upstreamSource(s.ID),
-		&catalog.Upstream{Server: s.ID, Annotations: ann, Meta: maps.Clone(t.Meta), Order: t.Order}, caller)
+		&catalog.Upstream{Server: s.ID, Annotations: ann, Meta: maps.Clone(t.Meta), Order: t.Order, AbsentHints: absent}, caller)
 	e.GroupDescription = s.Description
 	return e
 }

@@ -154,6 +154,8 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(g.Receiving())
 		s.AddSendingMiddleware(g.Sending())
 	}
+	// Outside the gate: it only takes keys out of what the gate let through.
+	s.AddReceivingMiddleware(t.leaveHintsOut)
 	res.add()
 	return s
 }
@@ -353,6 +355,68 @@ func (t *tools) orderList(next mcp.MethodHandler) mcp.MethodHandler {
 		slices.SortStableFunc(list.Tools, func(a, b *mcp.Tool) int { return place(a.Name) - place(b.Name) })
 		return list, nil
 	}
+}
+
+// leaveHintsOut keeps an upstream tool's absent boolean hints absent: the
+// go-sdk writes readOnlyHint and idempotentHint on every tool, false when
+// unset, so a tools/list result that holds a tool whose server left them
+// out (catalog.Upstream.AbsentHints) is sent without those keys.
+func (t *tools) leaveHintsOut(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		absent := map[string][]string{}
+		t.mu.Lock()
+		for name, e := range t.exported {
+			if e.Upstream != nil && len(e.Upstream.AbsentHints) > 0 {
+				absent[name] = e.Upstream.AbsentHints
+			}
+		}
+		t.mu.Unlock()
+		if len(absent) == 0 {
+			return res, err
+		}
+		return &listWithoutHints{ListToolsResult: list, absent: absent}, nil
+	}
+}
+
+// listWithoutHints is a tools/list result sent without some tools' hints.
+type listWithoutHints struct {
+	*mcp.ListToolsResult
+	absent map[string][]string // by tool name
+}
+
+func (l *listWithoutHints) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(l.ListToolsResult)
+	if err != nil {
+		return nil, err
+	}
+	var page map[string]json.RawMessage
+	var tools []map[string]json.RawMessage
+	if json.Unmarshal(b, &page) != nil || json.Unmarshal(page["tools"], &tools) != nil {
+		return b, nil
+	}
+	for _, tool := range tools {
+		var name string
+		_ = json.Unmarshal(tool["name"], &name)
+		var ann map[string]json.RawMessage
+		if len(l.absent[name]) == 0 || json.Unmarshal(tool["annotations"], &ann) != nil || ann == nil {
+			continue
+		}
+		for _, h := range l.absent[name] {
+			delete(ann, h)
+		}
+		if tool["annotations"], err = json.Marshal(ann); err != nil {
+			return nil, err
+		}
+	}
+	if page["tools"], err = json.Marshal(tools); err != nil {
+		return nil, err
+	}
+	return json.Marshal(page)
 }
 
 // add adds e to the MCP server. The SDK panics on a tool it cannot serve

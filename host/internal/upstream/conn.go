@@ -83,6 +83,8 @@ type Conn struct {
 	// resources/updated (the resource's namespaced uri).
 	onFeatures atomic.Pointer[func(uri string)]
 
+	hints absentHints // what each listed tool's annotations leave out (cursor.go)
+
 	// acks are the resource subscriptions waiting for the server's
 	// notifications/subscriptions/acknowledged, by URI (features.go).
 	acksMu sync.Mutex
@@ -165,7 +167,7 @@ func Connect(ctx context.Context, s Server, opts ConnectOptions) (*Conn, error) 
 	default:
 		return nil, fmt.Errorf("connect MCP server %q: unknown type %q", s.ID, x.Type)
 	}
-	session, err := client.Connect(ctx, cursorTransport{transport}, nil)
+	session, err := client.Connect(ctx, cursorTransport{Transport: transport, hints: &c.hints}, nil)
 	if err != nil {
 		if c.stdio != nil {
 			c.stdio.kill()

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/ramabana/ramabana-mcp/internal/jsonmember"
@@ -26,22 +27,79 @@ func shownCursor(cursor string) string {
 	return cursor
 }
 
-// cursorTransport gives its connections the empty-cursor translation.
-type cursorTransport struct{ mcp.Transport }
+// cursorTransport gives its connections the empty-cursor translation,
+// and notes in hints which boolean hints each listed tool's annotations
+// leave out.
+type cursorTransport struct {
+	mcp.Transport
+	hints *absentHints
+}
 
 func (t cursorTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &cursorConn{Connection: conn, listing: map[any]bool{}}, nil
+	return &cursorConn{Connection: conn, listing: map[any]bool{}, hints: t.hints}, nil
 }
 
 type cursorConn struct {
 	mcp.Connection
+	hints *absentHints // nil: not noted
 
 	mu      sync.Mutex
 	listing map[any]bool // ids of the tools/list requests awaiting a response
+}
+
+// boolHints are the hints the go-sdk's ToolAnnotations cannot leave out:
+// it writes false for an absent one.
+var boolHints = []string{"readOnlyHint", "idempotentHint"}
+
+// absentHints are, by tool name, the boolHints a server's tools/list left
+// out of the tool's annotations (or sent no annotations for): re-exported,
+// they stay out (docs/upstream.md).
+type absentHints struct {
+	mu     sync.Mutex
+	byTool map[string][]string
+}
+
+func (a *absentHints) of(tool string) []string {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.byTool[tool]
+}
+
+// note reads a tools/list result's tools.
+func (a *absentHints) note(result json.RawMessage) {
+	if a == nil {
+		return
+	}
+	var page struct {
+		Tools []struct {
+			Name        string                     `json:"name"`
+			Annotations map[string]json.RawMessage `json:"annotations"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &page) != nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.byTool == nil {
+		a.byTool = map[string][]string{}
+	}
+	for _, t := range page.Tools {
+		var absent []string
+		for _, h := range boolHints {
+			if _, ok := t.Annotations[h]; !ok { // none at all: each is absent
+				absent = append(absent, h)
+			}
+		}
+		a.byTool[t.Name] = absent
+	}
 }
 
 func (c *cursorConn) Write(ctx context.Context, msg jsonrpc.Message) error {
@@ -69,6 +127,7 @@ func (c *cursorConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	delete(c.listing, resp.ID.Raw())
 	c.mu.Unlock()
 	if listing {
+		c.hints.note(resp.Result)
 		if result, ok := jsonmember.ReplaceString(resp.Result, "nextCursor", "", emptyCursor); ok {
 			got := *resp
 			got.Result = result

@@ -34,6 +34,10 @@ type Tool struct {
 	// Order is the tool's place in the server's listing, 0 first, over
 	// every page.
 	Order int
+	// AbsentHints are "readOnlyHint" and "idempotentHint" when the tool's
+	// annotations left them out: Annotations says false for them, as the
+	// go-sdk reads them.
+	AbsentHints []string
 }
 
 // Tools returns every tool the server lists, following nextCursor across
@@ -80,6 +84,7 @@ func (c *Conn) tools(ctx context.Context) ([]Tool, error) {
 			registered[tool.Namespaced] = t.Name
 			names[t.Name] = true
 			tool.Order = len(tools)
+			tool.AbsentHints = c.hints.of(t.Name)
 			tools = append(tools, tool)
 		}
 		// Only an absent nextCursor ends the walk: "" arrives as emptyCursor
