@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
@@ -31,7 +32,18 @@ func structured(text string) *sdk.Result {
 
 func TestTypedToolOutput(t *testing.T) {
 	t.Parallel()
-	countsSchema := string(sdk.MustSchemaFor[counts]())
+	// An output schema is the type's as inferred: unlike an input
+	// schema (sdk.PlainSchema), a nil slice is sent as null, so it stays
+	// null-able.
+	inferred, err := jsonschema.For[counts](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(inferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	countsSchema := string(b)
 	tests := map[string]struct {
 		tool       sdk.Tool
 		wantSchema string

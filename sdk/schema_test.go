@@ -27,7 +27,9 @@ func TestSchemaFor(t *testing.T) {
 				sdk.IntDefault(p["limit"], 50, 1, 200)
 				sdk.IntDefault(p["depth"], 2, 0, 0)
 			},
-			want: `{"type":"object","properties":{"limit":{"type":"integer","default":50,"minimum":1,"maximum":200},"depth":{"type":"integer","default":2,"minimum":0}},"additionalProperties":false}`,
+			// The bounds in the keywords, and said in the descriptions too
+			// (sdk.SaysBounds) for clients that strip the keywords.
+			want: `{"type":"object","properties":{"limit":{"type":"integer","description":"(default 50, 1 to 200)","default":50,"minimum":1,"maximum":200},"depth":{"type":"integer","description":"(default 2, at least 0)","default":2,"minimum":0}},"additionalProperties":false}`,
 		},
 	}
 	for name, tc := range tests {
