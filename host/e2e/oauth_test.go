@@ -38,45 +38,7 @@ func TestOAuthLoginThenServe(t *testing.T) {
 	}
 	before.stop(t)
 
-	login := exec.Command(binary, "upstream", "login", "remote", "--cfg", cfg, "--mcp-config", mcpFile)
-	stdout, err := login.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	login.Stderr = &stderr
-	if err := login.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = login.Process.Kill() })
-	out := bufio.NewReader(stdout)
-	var printed strings.Builder
-	authURL := ""
-	for authURL == "" {
-		line, err := out.ReadString('\n')
-		printed.WriteString(line)
-		if err != nil {
-			t.Fatalf("login printed no URL: %v\n%s\nstderr:\n%s", err, printed.String(), stderr.String())
-		}
-		if m := regexp.MustCompile(`^\s+(http://\S+/authorize\?\S+)$`).FindStringSubmatch(strings.TrimRight(line, "\n")); m != nil {
-			authURL = m[1]
-		}
-	}
-	// The browser: the authorization server approves and redirects to
-	// the login's loopback listener.
-	resp, err := http.Get(authURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "authorized") {
-		t.Fatalf("the redirect answered %d %q", resp.StatusCode, body)
-	}
-	rest, _ := io.ReadAll(out)
-	if err := login.Wait(); err != nil || !strings.Contains(string(rest), `logged in to MCP server "remote"`) {
-		t.Fatalf("login: %v\n%s%s\nstderr:\n%s", err, printed.String(), rest, stderr.String())
-	}
+	oauthLogin(t, "remote", "--cfg", cfg, "--mcp-config", mcpFile)
 	tokenFile := filepath.Join(cfg, "tokens", "remote.json")
 	fi, err := os.Stat(tokenFile)
 	if err != nil || fi.Mode().Perm() != 0o600 {
@@ -123,4 +85,70 @@ func accessToken(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return k.Token.AccessToken
+}
+
+// oauthLogin runs `ramabana-mcp upstream login ID ARGS...` as a user at a
+// browser would: it reads the authorization URL the command prints, GETs
+// it (the test's authorization server approves and redirects to the
+// command's loopback listener), and waits for the command to say it
+// logged in.
+func oauthLogin(t *testing.T, id string, args ...string) {
+	t.Helper()
+	login := exec.Command(binary, append([]string{"upstream", "login", id}, args...)...)
+	stdout, err := login.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	login.Stderr = &stderr
+	if err := login.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = login.Process.Kill() })
+	out := bufio.NewReader(stdout)
+	var printed strings.Builder
+	authURL := ""
+	for authURL == "" {
+		line, err := out.ReadString('\n')
+		printed.WriteString(line)
+		if err != nil {
+			t.Fatalf("login printed no URL: %v\n%s\nstderr:\n%s", err, printed.String(), stderr.String())
+		}
+		if m := regexp.MustCompile(`^\s+(http://\S+/authorize\?\S+)$`).FindStringSubmatch(strings.TrimRight(line, "\n")); m != nil {
+			authURL = m[1]
+		}
+	}
+	resp, err := http.Get(authURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "authorized") {
+		t.Fatalf("the redirect answered %d %q", resp.StatusCode, body)
+	}
+	rest, _ := io.ReadAll(out)
+	if err := login.Wait(); err != nil || !strings.Contains(string(rest), "logged in to MCP server \""+id+"\"") {
+		t.Fatalf("login: %v\n%s%s\nstderr:\n%s", err, printed.String(), rest, stderr.String())
+	}
+}
+
+// TestOAuthWithAClientRegisteredBeforehand: an authorization server that
+// offers no dynamic registration takes the client the user names with
+// --client-id; without it, login says why it cannot register.
+func TestOAuthWithAClientRegisteredBeforehand(t *testing.T) {
+	t.Parallel()
+	url := startHTTPUpstreamArgs(t, []string{"-mode", "oauth", "-client", "pub-1"})
+	cfg := t.TempDir()
+	mcpFile := mcpConfig(t, map[string]any{"remote": map[string]any{"url": url, "readonly": true}})
+	if code, stdout, stderr := runBinary(t, "upstream", "login", "remote", "--cfg", cfg, "--mcp-config", mcpFile, "--login-timeout", "1m"); code == 0 {
+		t.Fatalf("login without a client id against a server without registration succeeded:\n%s", stdout)
+	} else if !strings.Contains(strings.ToLower(stderr), "regist") {
+		t.Errorf("login without a client id: exit %d, stderr %q; want it to say registration is not offered", code, stderr)
+	}
+	oauthLogin(t, "remote", "--cfg", cfg, "--mcp-config", mcpFile, "--client-id", "pub-1")
+	s := startStdio(t, project(t), "--cfg", cfg, "--mcp-config", mcpFile)
+	if res, err := call(t, s.session, "remote__echo", map[string]any{"text": "hi"}); err != nil || text(res) != "hi" {
+		t.Fatalf("remote__echo = %v, %v; status %v", res, err, upstreamStatus(t, s.session, "remote"))
+	}
 }

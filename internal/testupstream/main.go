@@ -114,6 +114,7 @@ type config struct {
 	instructions string
 	httpAddr     string        // "" serves stdio
 	tokenTTL     time.Duration // mode oauth
+	client       string        // mode oauth: a pre-registered client id
 }
 
 func main() {
@@ -127,6 +128,7 @@ func main() {
 	flag.StringVar(&cfg.httpAddr, "http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio")
 	instructions := flag.String("instructions", "", `the instructions (default "test upstream: MODE")`)
 	flag.DurationVar(&cfg.tokenTTL, "token-ttl", time.Hour, "mode oauth: how long an access token lives")
+	flag.StringVar(&cfg.client, "client", "", "mode oauth: a pre-registered public client id (any loopback redirect); no dynamic registration is offered then")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "testupstream: unexpected arguments %q\n", flag.Args())
@@ -161,7 +163,7 @@ func run(ctx context.Context, cfg config) error {
 		if cfg.httpAddr == "" {
 			return errors.New("mode oauth serves HTTP only: give -http ADDR")
 		}
-		return serveOAuth(cfg.httpAddr, srv, cfg.tokenTTL)
+		return serveOAuth(cfg.httpAddr, srv, cfg.tokenTTL, cfg.client)
 	}
 	if cfg.httpAddr != "" {
 		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,10 @@ import (
 type authServer struct {
 	base string
 	ttl  time.Duration
+	// preregistered, when set, is a client id the server knows without
+	// registration, for any loopback redirect (RFC 8252: any port); the
+	// server then offers no dynamic registration.
+	preregistered string
 
 	mu        sync.Mutex
 	clients   map[string][]string // client id → redirect URIs
@@ -74,12 +79,16 @@ func (a *authServer) routes(mux *http.ServeMux, protected http.Handler) http.Han
 		writeJSON(w, 200, map[string]any{"resource": a.base + "/mcp", "authorization_servers": []string{a.base}})
 	})
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, 200, map[string]any{
+		meta := map[string]any{
 			"issuer": a.base, "authorization_endpoint": a.base + "/authorize", "token_endpoint": a.base + "/token",
 			"registration_endpoint": a.base + "/register", "response_types_supported": []string{"code"},
 			"grant_types_supported":            []string{"authorization_code", "refresh_token"},
 			"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"none"},
-		})
+		}
+		if a.preregistered != "" {
+			delete(meta, "registration_endpoint")
+		}
+		writeJSON(w, 200, meta)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		var md struct {
@@ -102,6 +111,9 @@ func (a *authServer) routes(mux *http.ServeMux, protected http.Handler) http.Han
 		redirects, known := a.clients[q.Get("client_id")]
 		a.mu.Unlock()
 		redirect := q.Get("redirect_uri")
+		if a.preregistered != "" && q.Get("client_id") == a.preregistered && strings.HasPrefix(redirect, "http://127.0.0.1:") {
+			known, redirects = true, []string{redirect}
+		}
 		switch {
 		case !known:
 			oauthError(w, 400, "invalid_client", "unknown client")
@@ -201,13 +213,14 @@ func contains(list []string, s string) bool {
 // serveOAuth serves mode oauth on addr: srv at /mcp behind the
 // authorization server, with the ok tools and auth_stats (a read tool:
 // "codes=N refreshes=M").
-func serveOAuth(addr string, srv *mcp.Server, ttl time.Duration) error {
+func serveOAuth(addr string, srv *mcp.Server, ttl time.Duration, preregistered string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	base := "http://" + ln.Addr().String()
 	a := newAuthServer(base, ttl)
+	a.preregistered = preregistered
 	mcp.AddTool(srv, &mcp.Tool{Name: "auth_stats", Description: "Codes exchanged and refresh grants.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
 			return text(a.stats()), nil, nil

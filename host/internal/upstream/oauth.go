@@ -189,11 +189,21 @@ type LoginOptions struct {
 	// Client makes the flow's requests (discovery, registration, token);
 	// nil means http.DefaultClient.
 	Client *http.Client
+	// ClientID, when set, is a client registered with the authorization
+	// server beforehand (one that offers no dynamic registration), with
+	// ClientSecret for a confidential one. Its redirect URI is
+	// http://127.0.0.1:RedirectPort/callback.
+	ClientID, ClientSecret string
+	// RedirectPort is the loopback port the redirect comes to; 0 picks a
+	// free one (authorization servers accept any port on a loopback
+	// redirect, RFC 8252; a pre-registered client may need a fixed one).
+	RedirectPort int
 }
 
 // Login runs the OAuth authorization code flow for the remote server s
 // (type http): it connects, and when the server asks for authorization,
-// registers a client (dynamic client registration), prints the
+// registers a client (dynamic client registration, unless opts names a
+// client registered beforehand), prints the
 // authorization URL to opts.Out and waits on a loopback port for the
 // browser's redirect, exchanges the code (PKCE) and keeps the tokens in
 // tokens. It returns the server's tools, listed with the new token. ctx
@@ -205,7 +215,7 @@ func Login(ctx context.Context, s Server, conn ConnectOptions, tokens Tokens, op
 	if tokens.Dir == "" {
 		return nil, errors.New("no folder to keep tokens in")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(opts.RedirectPort)))
 	if err != nil {
 		return nil, fmt.Errorf("listen for the redirect: %w", err)
 	}
@@ -239,7 +249,15 @@ func Login(ctx context.Context, s Server, conn ConnectOptions, tokens Tokens, op
 		keptMu sync.Mutex
 		kept   *keptToken // the newest token: a refresh during the login replaces it (and may rotate the refresh token)
 	)
+	var preregistered *oauthex.ClientCredentials
+	if opts.ClientID != "" {
+		preregistered = &oauthex.ClientCredentials{ClientID: opts.ClientID}
+		if opts.ClientSecret != "" {
+			preregistered.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: opts.ClientSecret}
+		}
+	}
 	handler, err := auth.NewAuthorizationCodeHandler(&auth.AuthorizationCodeHandlerConfig{
+		PreregisteredClient: preregistered,
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			ClientName: "ramabana-mcp", RedirectURIs: []string{redirect}, TokenEndpointAuthMethod: "none",
 			GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"},

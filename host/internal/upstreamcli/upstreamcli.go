@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ const Help = "ramabana-mcp upstream --help"
 
 var flagSections = []cliflag.Section{{
 	Title: "flags (before or after the arguments)",
-	Flags: []string{"cfg DIR", "mcp-config FILES", "upstream-connect-timeout DURATION", "login-timeout DURATION"},
+	Flags: []string{"cfg DIR", "mcp-config FILES", "upstream-connect-timeout DURATION", "login-timeout DURATION", "client-id ID", "client-secret-env NAME", "redirect-port PORT"},
 }}
 
 // Usage writes the subcommands and their flags to w.
@@ -61,6 +62,9 @@ type options struct {
 	mcpConfigs   cliflag.List
 	timeout      time.Duration
 	loginTimeout time.Duration
+	clientID     string
+	secretEnv    string
+	redirectPort int
 	args         []string
 }
 
@@ -72,6 +76,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.Var(&o.mcpConfigs, "mcp-config", "more MCP config files, as the server reads them")
 	cliflag.DurationVar(fs, &o.timeout, "upstream-connect-timeout", upstream.DefaultConnectTimeout, "how long the server may take to start and list its tools")
 	cliflag.DurationVar(fs, &o.loginTimeout, "login-timeout", 10*time.Minute, "login: how long to wait for the authorization in the browser")
+	fs.StringVar(&o.clientID, "client-id", "", "login: a client registered with the authorization server beforehand, for one that offers no dynamic registration")
+	fs.StringVar(&o.secretEnv, "client-secret-env", "", "login: the environment variable that holds that client's secret, for a confidential client (never on the command line)")
+	fs.IntVar(&o.redirectPort, "redirect-port", 0, "login: the loopback port of the redirect, http://127.0.0.1:PORT/callback (default: any free one)")
 	return fs
 }
 
@@ -199,7 +206,21 @@ func list(ctx context.Context, env Env, o *options, s upstream.Server) ([]upstre
 func login(ctx context.Context, env Env, o *options, s upstream.Server, tokens upstream.Tokens) error {
 	ctx, cancel := context.WithTimeout(ctx, o.loginTimeout)
 	defer cancel()
-	tools, err := upstream.Login(ctx, s, connectOptions(env, o), tokens, upstream.LoginOptions{Out: env.Stdout})
+	lo := upstream.LoginOptions{Out: env.Stdout, ClientID: o.clientID, RedirectPort: o.redirectPort}
+	if o.secretEnv != "" && o.clientID == "" {
+		return usageErr(errors.New("--client-secret-env needs --client-id: the secret is that client's"))
+	}
+	if o.secretEnv != "" {
+		secret, ok := os.LookupEnv(o.secretEnv)
+		if !ok || secret == "" {
+			return fmt.Errorf("--client-secret-env %s: the variable is not set", o.secretEnv)
+		}
+		lo.ClientSecret = secret
+	}
+	if o.redirectPort < 0 || o.redirectPort > 65535 {
+		return usageErr(fmt.Errorf("--redirect-port %d: a port is 0 to 65535", o.redirectPort))
+	}
+	tools, err := upstream.Login(ctx, s, connectOptions(env, o), tokens, lo)
 	if err != nil {
 		return fmt.Errorf("login to MCP server %q: %w", s.ID, err)
 	}
