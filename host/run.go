@@ -111,6 +111,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Verify:       pluginstore.VerifyInstalled,
 		Gate:         outbound,
 		Agent:        o.Model != "",
+		NotMounted:   notMounted(o),
 		Transport:    o.Transport,
 		Upstream:     upstreams,
 		UpstreamOptions: upstream.ConnectOptions{
@@ -266,4 +267,16 @@ func newEmbedder(o *Config) (*embedding.Client, error) {
 // plugin process will.
 func DescribeBundled(name string, h sdk.Host) (*sdk.Description, error) {
 	return hub.Bundled{Groups: bundled}.Describe(name, h)
+}
+
+// notMounted says why the host's own tools that this configuration leaves
+// out are absent (hub.Config.NotMounted).
+func notMounted(o *Config) map[string]string {
+	switch {
+	case o.Model == "":
+		return map[string]string{"ask": "the ask agent needs a model: start the server with --model NAME (an OpenAI-compatible one; Ollama by default)"}
+	case !o.Delegate:
+		return map[string]string{"ask": "the ask agent is not mounted: this server runs with --delegate=false; start it without that"}
+	}
+	return nil
 }

@@ -161,6 +161,25 @@ func TestAskRunsATurnOverTheCatalog(t *testing.T) {
 	if err != nil || !strings.Contains(st, `"agent"`) || !strings.Contains(st, "fake-model") {
 		t.Errorf("status does not show the agent: %v\n%s", err, st)
 	}
+	// In the status's one naming style, and no zero time for an error
+	// that never was.
+	var status struct {
+		Agent map[string]any `json:"agent"`
+	}
+	if err := json.Unmarshal([]byte(st), &status); err != nil {
+		t.Fatal(err)
+	}
+	for key := range status.Agent {
+		if key != strings.ToLower(key) {
+			t.Errorf("status.agent has key %q, not snake_case: %v", key, status.Agent)
+		}
+	}
+	if status.Agent["turns"] != float64(1) || status.Agent["tool_calls"] != float64(1) {
+		t.Errorf("status.agent = %v, want one turn with one tool call", status.Agent)
+	}
+	if _, ok := status.Agent["last_error_at"]; ok {
+		t.Errorf("status.agent = %v: a last error time without an error", status.Agent)
+	}
 }
 
 func TestAskIsLeftOutWithoutModelOrWithDelegateFalse(t *testing.T) {

@@ -62,16 +62,18 @@ type Agent struct {
 	status Status
 }
 
-// Status is what the agent has done so far, for ramabana://status.
+// Status is what the agent has done so far, for ramabana://status, in
+// the status's snake_case; the last error and its time are left out
+// until there is one.
 type Status struct {
-	Model            string
-	Running          int // turns in progress
-	Turns            int // turns finished, whatever the outcome
-	ToolCalls        int
-	PromptTokens     int
-	CompletionTokens int
-	LastError        string
-	LastErrorAt      time.Time
+	Model            string     `json:"model"`
+	Running          int        `json:"running"` // turns in progress
+	Turns            int        `json:"turns"`   // turns finished, whatever the outcome
+	ToolCalls        int        `json:"tool_calls"`
+	PromptTokens     int        `json:"prompt_tokens"`
+	CompletionTokens int        `json:"completion_tokens"`
+	LastError        string     `json:"last_error,omitempty"`
+	LastErrorAt      *time.Time `json:"last_error_at,omitempty"`
 }
 
 // New returns an agent; see Config for the defaults.

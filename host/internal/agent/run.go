@@ -102,7 +102,8 @@ func (a *Agent) Run(ctx context.Context, task string, opts RunOptions) (out *Out
 			s.Running--
 			s.Turns++
 			if err != nil && ctx.Err() == nil {
-				s.LastError, s.LastErrorAt = err.Error(), time.Now()
+				now := time.Now()
+				s.LastError, s.LastErrorAt = err.Error(), &now
 			}
 		})
 		if err != nil {

@@ -47,7 +47,7 @@ func TestScriptedRunsOut(t *testing.T) {
 	if out.StoppedBy != StopError || out.Steps != 2 || len(out.ToolCalls) != 1 {
 		t.Errorf("outcome = %+v", out)
 	}
-	if st := ag.Status(); st.LastError != err.Error() || st.LastErrorAt.IsZero() || st.Turns != 1 {
+	if st := ag.Status(); st.LastError != err.Error() || st.LastErrorAt == nil || st.LastErrorAt.IsZero() || st.Turns != 1 {
 		t.Errorf("status = %+v", st)
 	}
 }

@@ -37,6 +37,10 @@ type Config struct {
 	Groups []string
 	// Agent says an agent is configured: legacy groups are left out.
 	Agent bool
+	// NotMounted are tools the configuration leaves out before any plugin
+	// is asked (ask without --model, or with --delegate=false), with why:
+	// a call of one is told that, in words that name the flag.
+	NotMounted map[string]string
 	// NoSandbox runs commands without the Landlock sandbox (--sandbox=off).
 	NoSandbox bool
 	// Gate is the outbound filter of --pii and --vault, built once: the

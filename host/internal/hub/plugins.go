@@ -203,7 +203,7 @@ func (h *Host) register(p *supervise.Plugin, err error) bool {
 	if err == nil && !h.policy.AnyGroupMounted(p.Description()) {
 		p.Stop()
 		h.mu.Lock()
-		h.unmounted[p.Name()] = unmountedPlugin{src: p.Source(), binary: p.Fingerprint()}
+		h.unmounted[p.Name()] = unmountedPlugin{src: p.Source(), binary: p.Fingerprint(), desc: p.Description()}
 		h.mu.Unlock()
 		h.logger.Debug("plugin stopped: none of its groups is mounted", "plugin", p.Name())
 		return false

@@ -11,6 +11,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
+	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
 // Reload re-discovers the plugins and brings the running set in line:
@@ -221,9 +222,11 @@ func (h *Host) Watch(ctx context.Context) error {
 }
 
 // unmountedPlugin is a plugin that was described and stopped because none
-// of its groups is mounted, with its binary as it was then: a reload
-// starts it again only when the binary changed.
+// of its groups is mounted, with its binary as it was then (a reload
+// starts it again only when the binary changed) and its description (a
+// call of one of its tools is told which flag would mount it).
 type unmountedPlugin struct {
 	src    supervise.Source
 	binary supervise.Fingerprint
+	desc   *sdk.Description
 }

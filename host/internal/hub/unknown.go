@@ -3,6 +3,8 @@ package hub
 import (
 	"fmt"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
+	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -38,6 +40,12 @@ func (h *Host) whyUnknown(name string, agent, connect bool) string {
 	if why, ok := h.whyUnknownUpstream(name, connect); ok {
 		return why
 	}
+	if why := h.whyUnmounted(name, agent); why != "" {
+		return why
+	}
+	if why, ok := h.cfg.NotMounted[name]; ok {
+		return why
+	}
 	tools := h.Mounted()
 	if agent {
 		tools = h.AgentTools()
@@ -50,6 +58,42 @@ func (h *Host) whyUnknown(name string, agent, connect bool) string {
 		return fmt.Sprintf("no tool has that name; did you mean %s?", near)
 	}
 	return "no tool has that name"
+}
+
+// whyUnmounted says why a tool of a plugin that is not running, none of
+// its groups mounted (--web=false leaves the web group out, say), is not
+// callable: the serving policy's reason, as for a tool in the catalog.
+// "" when no such plugin has the tool.
+func (h *Host) whyUnmounted(name string, agent bool) string {
+	h.mu.Lock()
+	var plugins []unmountedPlugin
+	for _, u := range h.unmounted {
+		plugins = append(plugins, u)
+	}
+	h.mu.Unlock()
+	// A bundled group opted out whole (--groups -web) was never started:
+	// its description is the binary's own.
+	for _, name := range h.cfg.Bundled.Names() {
+		if h.policy.OptOut[name] {
+			if d, err := h.cfg.Bundled.Describe(name, h.launchConfig().Host); err == nil {
+				plugins = append(plugins, unmountedPlugin{src: supervise.Source{Name: name, Bundled: true}, desc: d})
+			}
+		}
+	}
+	for _, u := range plugins {
+		if u.desc == nil {
+			continue
+		}
+		for _, g := range u.desc.Groups {
+			for _, t := range g.Tools {
+				if t.Name == name {
+					e := &catalog.Entry{Spec: t, Group: g.Name, GroupMode: g.Mode, ReplacedBy: g.ReplacedBy, Plugin: u.src.Name, From: provenance(u.src)}
+					return h.uncallable(e, agent)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // whyUnknownUpstream says why a configured upstream server's tool
@@ -99,15 +143,15 @@ func (h *Host) whyLazy(s upstream.Server, connect bool) string {
 	why := fmt.Sprintf(`MCP server %q is lazy, and lazy servers are out of reach under --tools search, which offers no %s; `+
 		`serve its tools by removing "lazy": true from its entry in the MCP config, or start the server without --tools search and connect it with %s`,
 		s.ID, upstream.ConnectToolName, upstream.ConnectToolName)
-	if h.askServed() {
+	if h.AskServed() {
 		why += "; or leave the task to ask, whose agent connects lazy servers for its own turn"
 	}
 	return why
 }
 
-// askServed reports whether the client may call ask, whose agent has
+// AskServed reports whether the client may call ask, whose agent has
 // mcp_connect of its own.
-func (h *Host) askServed() bool {
+func (h *Host) AskServed() bool {
 	e, ok := h.catalog.Get("ask")
 	return ok && e.InHostGroup(AgentGroup) && h.callable(e, false)
 }

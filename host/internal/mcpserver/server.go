@@ -99,7 +99,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		Title:   "Ramabana",
 		Version: opts.Version,
 	}, &mcp.ServerOptions{
-		Instructions: Instructions,
+		Instructions: instructions(h, opts.Surface == SurfaceSearch),
 		// Tools come and go with plugins: advertise list changes even
 		// when the server starts with none.
 		Capabilities: caps,
