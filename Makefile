@@ -3,7 +3,7 @@ GO      ?= go
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin/ramabana-mcp
 
-.PHONY: build test lint generate checkgenerate bench bench-stdio ci fuzz security-long nocgo release-snapshot
+.PHONY: build test lint generate checkgenerate bench bench-stdio ci fuzz security-long nocgo release-snapshot publish-contract
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ramabana-mcp
@@ -34,6 +34,13 @@ lint:
 	$(GO) vet ./...
 	$(TOOL) staticcheck ./...
 	$(TOOL) buf lint
+	$(TOOL) buf breaking --against proto/published.json
+
+# The plugin contract as published (proto/published.json, a buf image):
+# make lint fails on a change third-party plugins would break on. Run this
+# when a release publishes a new contract, and commit the file with it.
+publish-contract:
+	$(TOOL) buf build --exclude-source-info -o proto/published.json
 
 # Regenerate internal/gen/ from proto/ with the pinned buf and protoc plugins.
 generate:
