@@ -27,6 +27,8 @@ func New() *sdk.Toolbox {
 		tool(s, listSpec, listSchema, s.listFiles),
 		tool(s, createSpec, createSchema, s.createFile),
 		tool(s, replaceSpec, replaceSchema, s.replaceText),
+		tool(s, moveSpec, moveSchema, s.moveFile),
+		tool(s, deleteSpec, deleteSchema, s.deleteFile),
 	)
 	box.AddGroup(sdk.GroupSpec{
 		Name:        "exhash",

@@ -143,6 +143,8 @@ func TestDescribe(t *testing.T) {
 			{Name: "list_files", Kind: "read"},
 			{Name: "create_file", Kind: "write", Required: []string{"path", "content"}},
 			{Name: "replace_text", Kind: "write", Required: []string{"path", "old", "new"}},
+			{Name: "move_file", Kind: "write", Required: []string{"from", "to"}},
+			{Name: "delete_file", Kind: "write", Required: []string{"path"}},
 		}},
 		{Name: "exhash", Mode: "opt-in", Tools: []tool{
 			{Name: "edit_file", Kind: "write", Required: []string{"path", "edits"}},

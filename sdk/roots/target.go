@@ -44,6 +44,30 @@ func (r *Roots) Write(p string) (*Target, error) {
 	return r.target(abs), nil
 }
 
+// WriteEntry resolves a path to move or remove as Write does, but leaves
+// its last element unresolved: the Target is the directory entry itself,
+// so that a symbolic link is moved or removed, not what it points to. Its
+// parent, with symlinks followed, must be inside a root.
+func (r *Roots) WriteEntry(p string) (*Target, error) {
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return r.Write(p) // the same refusal
+	}
+	abs := lexical(p, r.roots)
+	if abs == "" {
+		return nil, &OutsideError{Path: p, Roots: r.List()}
+	}
+	for _, root := range r.roots {
+		if abs == root {
+			return r.target(abs), nil // a served folder itself
+		}
+	}
+	parent, err := r.ResolveWrite(filepath.Dir(abs))
+	if err != nil {
+		return nil, err
+	}
+	return r.target(filepath.Join(parent, filepath.Base(abs))), nil
+}
+
 // target makes the Target of abs, an absolute resolved path.
 func (r *Roots) target(abs string) *Target {
 	i := r.index(abs)
@@ -156,6 +180,38 @@ func (t *Target) Parent(mkdir bool) (dir *os.Root, name string, err error) {
 		return nil, "", err
 	}
 	return dir, name, nil
+}
+
+// Remove removes the Target, a file, a symbolic link (not what it points
+// to) or an empty directory, through its root; all, when all is set, a
+// directory with everything in it. A served folder itself is not removed.
+func (t *Target) Remove(all bool) error {
+	if t.root == nil {
+		return t.refuseWrite()
+	}
+	if t.rel == "." {
+		return fmt.Errorf("%q is a served folder itself: it is not removed", t.Abs)
+	}
+	if all {
+		return t.root.RemoveAll(t.rel)
+	}
+	return t.root.Remove(t.rel)
+}
+
+// Rename moves the Target to dst, replacing a file there, within one
+// served folder (a rename across two is refused: it would copy, not
+// move). Neither may be a served folder itself.
+func (t *Target) Rename(dst *Target) error {
+	if t.root == nil || dst.root == nil {
+		return t.refuseWrite()
+	}
+	if t.root != dst.root {
+		return fmt.Errorf("%q and %q are in different served folders: a move stays within one", t.Abs, dst.Abs)
+	}
+	if t.rel == "." || dst.rel == "." {
+		return fmt.Errorf("a served folder itself is not moved, nor replaced")
+	}
+	return t.root.Rename(t.rel, dst.rel)
 }
 
 func (t *Target) refuseWrite() error {
