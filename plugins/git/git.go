@@ -36,6 +36,7 @@ func New() *sdk.Toolbox {
 		tool(s, commitSpec, commitSchema, s.commit),
 		tool(s, branchSpec, branchSchema, s.branch),
 		tool(s, checkoutSpec, checkoutSchema, s.checkout),
+		tool(s, restoreSpec, restoreSchema, s.restore),
 	)
 	return box
 }

@@ -60,3 +60,30 @@ var smudgeRepo = &repoTemplate{name: "smudge", build: func(b *builder) {
 	b.git("commit", "-q", "-am", "two")
 	b.git("checkout", "-q", "main")
 }}
+
+// TestRestoreRefusesAnUnrunSmudge: a restore that would write a file
+// whose filter's smudge program only the repository's config names is
+// refused without commands, and nothing runs or changes.
+func TestRestoreRefusesAnUnrunSmudge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{repo: smudgeRepo})
+	marker := filepath.Join(t.TempDir(), "smudged")
+	script := filepath.Join(t.TempDir(), "smudge.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, e.dir, "config", "filter.lfsish.smudge", script)
+	if err := os.WriteFile(e.path("a.bin"), []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := e.call(t, "git_restore", map[string]any{"paths": []string{"a.bin"}})
+	if !isErr || !strings.Contains(text, "filter lfsish") || !strings.Contains(text, "a.bin") {
+		t.Errorf("restore: %q (error %v), want a refusal naming the filter and the file", text, isErr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the smudge program ran")
+	}
+	if b, _ := os.ReadFile(e.path("a.bin")); string(b) != "changed\n" {
+		t.Errorf("a.bin = %q, want it unchanged", b)
+	}
+}
