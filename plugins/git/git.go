@@ -37,6 +37,7 @@ func New() *sdk.Toolbox {
 		tool(s, branchSpec, branchSchema, s.branch),
 		tool(s, checkoutSpec, checkoutSchema, s.checkout),
 		tool(s, restoreSpec, restoreSchema, s.restore),
+		tool(s, stashSpec, stashSchema, s.stash),
 	)
 	return box
 }

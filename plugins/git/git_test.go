@@ -231,6 +231,7 @@ func TestDescribe(t *testing.T) {
 		{Name: "git_branch", Kind: "write"},
 		{Name: "git_checkout", Kind: "write", Required: []string{"ref"}, Hints: sdk.Hints{Idempotent: true}},
 		{Name: "git_restore", Kind: "write", Required: []string{"paths"}, Hints: sdk.Hints{Destructive: true, Idempotent: true}},
+		{Name: "git_stash", Kind: "write", Required: []string{"action"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
