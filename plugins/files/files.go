@@ -24,6 +24,8 @@ func New() *sdk.Toolbox {
 		LocalData:   true, // reads and writes this machine's files and stores only
 	},
 		tool(s, viewSpec, viewSchema, s.viewFile),
+		tool(s, viewFilesSpec, viewFilesSchema, s.viewFiles),
+		tool(s, fileInfoSpec, fileInfoSchema, s.fileInfo),
 		tool(s, listSpec, listSchema, s.listFiles),
 		tool(s, createSpec, createSchema, s.createFile),
 		tool(s, replaceSpec, replaceSchema, s.replaceText),

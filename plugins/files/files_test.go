@@ -140,6 +140,8 @@ func TestDescribe(t *testing.T) {
 	want := []group{
 		{Name: "files", Mode: "default", Tools: []tool{
 			{Name: "view_file", Kind: "read", Required: []string{"path"}},
+			{Name: "view_files", Kind: "read", Required: []string{"paths"}},
+			{Name: "file_info", Kind: "read", Required: []string{"paths"}},
 			{Name: "list_files", Kind: "read"},
 			{Name: "create_file", Kind: "write", Required: []string{"path", "content"}},
 			{Name: "replace_text", Kind: "write", Required: []string{"path", "old", "new"}},
