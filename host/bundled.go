@@ -29,6 +29,11 @@ var bundled = map[string]func() sdk.Group{
 	"web":      func() sdk.Group { return web.New() },
 }
 
+// declares are the groups a bundled plugin declares beyond its own name
+// (hub.Bundled.Declares): --groups is checked against them without
+// building every group. TestBundledGroupsInEveryPlace checks them.
+var declares = map[string][]string{"files": {"files", "exhash"}}
+
 // allCPUs are the bundled groups served on every CPU (sdk.WithAllCPUs): the
 // code group searches and outlines files on a worker per CPU. The others
 // serve one call on one goroutine and run on one.

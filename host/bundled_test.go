@@ -60,6 +60,18 @@ func TestBundledGroupsInEveryPlace(t *testing.T) {
 			t.Errorf("describe %s: %v", name, err)
 			continue
 		}
+		// The groups --groups is checked against without describing.
+		var groups []string
+		for _, g := range d.Groups {
+			groups = append(groups, g.Name)
+		}
+		want, ok := declares[name]
+		if !ok {
+			want = []string{name}
+		}
+		if !slices.Equal(groups, want) {
+			t.Errorf("%s declares groups %v; bundled.go's declares says %v", name, groups, want)
+		}
 		for _, g := range d.Groups {
 			cells, ok := rows[g.Name]
 			if !ok || len(cells) != 3 {

@@ -101,7 +101,7 @@ func Run(ctx context.Context, cfg Config) error {
 		NoSandbox:    o.NoSandbox,
 		Groups:       o.Groups,
 		PluginDirs:   pluginDirs,
-		Bundled:      hub.Bundled{Self: self, Groups: bundled},
+		Bundled:      hub.Bundled{Self: self, Groups: bundled, Declares: declares},
 		ConfigDir:    o.ConfigDir,
 		StartTimeout: o.StartTimeout,
 		PluginIdle:   o.PluginIdle,
