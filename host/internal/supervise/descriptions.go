@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/cfgfile"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -148,22 +149,7 @@ func (c Descriptions) write(name string, f *descriptionsFile) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(c.Dir, "."+name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // gone once renamed
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), c.file(name))
+	return cfgfile.Replace(c.Dir, name+".json", raw)
 }
 
 // Forget drops what is kept for name under key.

@@ -16,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/cfgfile"
 )
 
 // OAuth 2.1 for remote servers (type http), with the go-sdk's
@@ -82,28 +84,11 @@ func (t Tokens) save(id string, k *keptToken) error {
 	if t.Dir == "" || !ValidID(id) {
 		return fmt.Errorf("tokens: %q is not a server id", id)
 	}
-	if err := os.MkdirAll(t.Dir, 0o700); err != nil {
-		return err
-	}
 	b, err := json.MarshalIndent(k, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(t.Dir, "."+id+".*.tmp") // mode 0600
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), t.file(id))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	return cfgfile.Replace(t.Dir, id+".json", b)
 }
 
 // Forget removes the token kept for server id.

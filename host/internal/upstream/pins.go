@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/cfgfile"
 )
 
 // PinMode is how a server's tools are pinned (the config's "pin").
@@ -305,26 +307,9 @@ func (p Pins) write(id string, f *pinsFile) error {
 	if !ValidID(id) {
 		return fmt.Errorf("pins: %q is not a server id", id)
 	}
-	if err := os.MkdirAll(p.Dir, 0o700); err != nil {
-		return err
-	}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(p.Dir, "."+id+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(append(b, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p.file(id))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-	}
-	return err
+	return cfgfile.Replace(p.Dir, id+".json", append(b, '\n'))
 }
