@@ -137,16 +137,28 @@ func (rp *repo) snapshot(ctx context.Context, target string) snapshot {
 	if len(names) > maxTrackedChanges {
 		return nil
 	}
-	top, err := rp.roots.Read(rp.top)
+	snap, err = rp.snapshotOf(out.stdout)
 	if err != nil {
 		return nil
 	}
-	for _, n := range names {
-		if len(n) > 0 {
+	return snap
+}
+
+// snapshotOf records the work-tree content of the files names lists
+// (git's -z output, repository-relative), the first maxTrackedChanges of
+// them.
+func (rp *repo) snapshotOf(names []byte) (snapshot, error) {
+	top, err := rp.roots.Read(rp.top)
+	if err != nil {
+		return nil, err
+	}
+	snap := snapshot{}
+	for _, n := range bytes.Split(bytes.TrimSuffix(names, []byte{0}), []byte{0}) {
+		if len(n) > 0 && len(snap) < maxTrackedChanges {
 			snap[string(n)] = fileSHA(top.Join(string(n)))
 		}
 	}
-	return snap
+	return snap, nil
 }
 
 // changes compares the snapshot with the work tree now.

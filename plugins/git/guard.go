@@ -505,9 +505,22 @@ func (rp *repo) checkSmudge(ctx context.Context, target string) error {
 	if err != nil {
 		return err
 	}
-	return rp.refuseFiltered(ctx, out, "git diff", rp.guard.smudged, func(drivers, shown string) error {
-		return sdk.Failf("nothing was checked out: the repository's own config names filter %s for files this checkout would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or check out in a shell",
-			drivers, shown)
+	return rp.refuseSmudged(ctx, out, "git diff", "checked out", "this checkout", "check out")
+}
+
+// refuseSmudged refuses a command that would write the files list names
+// (git's -z output of cmd) when a filter's smudge program the guard
+// turned off applies to one: git would write it unfiltered. The refusal
+// says nothing was done (done: "checked out"), what would have written
+// (this: "this checkout") and what to do in a shell instead (do: "check
+// out").
+func (rp *repo) refuseSmudged(ctx context.Context, list *output, cmd, done, this, do string) error {
+	if rp.guard == nil || len(rp.guard.smudged) == 0 {
+		return nil
+	}
+	return rp.refuseFiltered(ctx, list, cmd, rp.guard.smudged, func(drivers, shown string) error {
+		return sdk.Failf("nothing was %s: the repository's own config names filter %s for files %s would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or %s in a shell",
+			done, drivers, this, shown, do)
 	})
 }
 

@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -76,24 +75,12 @@ func (s *server) restore(ctx context.Context, rp *repo, args restoreArgs) (*sdk.
 	if !list.ok() || list.cut {
 		return nil, list.failure("git diff")
 	}
-	if rp.guard != nil && len(rp.guard.smudged) > 0 {
-		// Written unfiltered where the repository meant a program to run.
-		if err := rp.refuseFiltered(ctx, list, "git diff", rp.guard.smudged, func(drivers, shown string) error {
-			return sdk.Failf("nothing was restored: the repository's own config names filter %s for files this restore would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or restore in a shell",
-				drivers, shown)
-		}); err != nil {
-			return nil, err
-		}
-	}
-	snap := snapshot{}
-	top, err := rp.roots.Read(rp.top)
-	if err != nil {
+	if err := rp.refuseSmudged(ctx, list, "git diff", "restored", "this restore", "restore"); err != nil {
 		return nil, err
 	}
-	for _, n := range bytes.Split(bytes.TrimSuffix(list.stdout, []byte{0}), []byte{0}) {
-		if len(n) > 0 && len(snap) < maxTrackedChanges {
-			snap[string(n)] = fileSHA(top.Join(string(n)))
-		}
+	snap, err := rp.snapshotOf(list.stdout)
+	if err != nil {
+		return nil, err
 	}
 	out, err := rp.git(ctx, run{}, append(append(cmd, "--"), paths...)...)
 	if err != nil {

@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -74,23 +73,12 @@ func (s *server) stash(ctx context.Context, rp *repo, args stashArgs) (*sdk.Resu
 		}
 		return nil, list.failure("git stash")
 	}
-	if rp.guard != nil && len(rp.guard.smudged) > 0 {
-		if err := rp.refuseFiltered(ctx, list, "git stash", rp.guard.smudged, func(drivers, shown string) error {
-			return sdk.Failf("nothing was stashed or popped: the repository's own config names filter %s for files this would write, and git would run that program on them:\n  %s\nPrograms named by repository config run only when commands are allowed: mount the shell group (--write, and not --groups without shell) to allow it, or stash in a shell",
-				drivers, shown)
-		}); err != nil {
-			return nil, err
-		}
-	}
-	top, err := rp.roots.Read(rp.top)
-	if err != nil {
+	if err := rp.refuseSmudged(ctx, list, "git stash", "stashed or popped", "this", "stash"); err != nil {
 		return nil, err
 	}
-	snap := snapshot{}
-	for _, n := range bytes.Split(bytes.TrimSuffix(list.stdout, []byte{0}), []byte{0}) {
-		if len(n) > 0 && len(snap) < maxTrackedChanges {
-			snap[string(n)] = fileSHA(top.Join(string(n)))
-		}
+	snap, err := rp.snapshotOf(list.stdout)
+	if err != nil {
+		return nil, err
 	}
 	cmd := []string{"stash", "pop"}
 	if args.Action == "push" {
