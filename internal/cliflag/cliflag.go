@@ -4,6 +4,7 @@
 package cliflag
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,23 @@ func (l *List) Set(s string) error {
 		}
 	}
 	return nil
+}
+
+// ParseAnywhere parses fs's flags anywhere among args, so that
+// `cmd ARG --flag v` works as well as `cmd --flag v ARG`, and returns the
+// arguments that are not flags, in order.
+func ParseAnywhere(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // ConfigDir is the --cfg value, or ramabana in the user's config dir when

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,22 @@ func TestUsageError(t *testing.T) {
 	}
 	if Usage(nil, "x") != nil {
 		t.Error("Usage(nil) is not nil")
+	}
+}
+
+// TestParseAnywhere: flags before, between and after the arguments are
+// parsed; the arguments come back in order; a bad flag is an error.
+func TestParseAnywhere(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg := fs.String("cfg", "", "")
+	n := fs.Int("n", 0, "")
+	rest, err := ParseAnywhere(fs, []string{"--cfg", "d", "a", "-n", "3", "b"})
+	if err != nil || *cfg != "d" || *n != 3 || strings.Join(rest, " ") != "a b" {
+		t.Errorf("ParseAnywhere = %q, %v (cfg %q, n %d)", rest, err, *cfg, *n)
+	}
+	if _, err := ParseAnywhere(fs, []string{"a", "--nope"}); err == nil {
+		t.Error("an unknown flag after an argument was accepted")
 	}
 }

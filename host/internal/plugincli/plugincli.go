@@ -146,17 +146,11 @@ func newFlagSet(o *pluginOptions) *flag.FlagSet {
 // `plugin install ./x --cfg DIR` works as well as the flags-first order.
 func parsePluginFlags(args []string) (*pluginOptions, error) {
 	o := &pluginOptions{}
-	fs := newFlagSet(o)
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		o.args = append(o.args, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := cliflag.ParseAnywhere(newFlagSet(o), args)
+	if err != nil {
+		return nil, err
 	}
+	o.args = rest
 	return o, nil
 }
 

@@ -84,17 +84,12 @@ func newFlagSet(o *options) *flag.FlagSet {
 
 func parse(args []string) (*options, error) {
 	o := &options{}
-	fs := newFlagSet(o)
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return o, nil
-		}
-		o.args = append(o.args, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := cliflag.ParseAnywhere(newFlagSet(o), args)
+	if err != nil {
+		return nil, err
 	}
+	o.args = rest
+	return o, nil
 }
 
 func usageErr(err error) error { return cliflag.Usage(err, Help) }
