@@ -32,7 +32,7 @@ func (r *resources) syncUpstream() {
 	want := map[string]string{}
 	for _, res := range f.Resources {
 		b, _ := json.Marshal(res)
-		if u.resources[res.URI] == string(b) || r.safely("resource", res.URI, func() { s.AddResource(res, r.readUpstream) }) {
+		if u.resources[res.URI] == string(b) || sdkAdds(r.logger, "resource", res.URI, func() { s.AddResource(res, r.readUpstream) }) {
 			want[res.URI] = string(b)
 		}
 	}
@@ -46,7 +46,7 @@ func (r *resources) syncUpstream() {
 	want = map[string]string{}
 	for _, t := range f.Templates {
 		b, _ := json.Marshal(t)
-		if u.templates[t.URITemplate] == string(b) || r.safely("resource template", t.URITemplate, func() { s.AddResourceTemplate(t, r.readUpstream) }) {
+		if u.templates[t.URITemplate] == string(b) || sdkAdds(r.logger, "resource template", t.URITemplate, func() { s.AddResourceTemplate(t, r.readUpstream) }) {
 			want[t.URITemplate] = string(b)
 		}
 	}
@@ -60,7 +60,7 @@ func (r *resources) syncUpstream() {
 	want = map[string]string{}
 	for _, p := range f.Prompts {
 		b, _ := json.Marshal(p)
-		if u.prompts[p.Name] == string(b) || r.safely("prompt", p.Name, func() { s.AddPrompt(p, r.getPrompt) }) {
+		if u.prompts[p.Name] == string(b) || sdkAdds(r.logger, "prompt", p.Name, func() { s.AddPrompt(p, r.getPrompt) }) {
 			want[p.Name] = string(b)
 		}
 	}
@@ -70,20 +70,6 @@ func (r *resources) syncUpstream() {
 		}
 	}
 	u.prompts = want
-}
-
-// safely runs add, which adds an upstream server's resource, template or
-// prompt: the SDK panics on a URI or template it cannot parse, which only
-// an upstream server can send; such a one is left out with a warning.
-func (r *resources) safely(what, name string, add func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.logger.Warn(what+" left out: the MCP SDK refuses it", "name", name, "error", p)
-			ok = false
-		}
-	}()
-	add()
-	return true
 }
 
 // syncOnList brings the upstream servers' resources and prompts up to

@@ -419,17 +419,25 @@ func (l *listWithoutHints) MarshalJSON() ([]byte, error) {
 	return json.Marshal(page)
 }
 
-// add adds e to the MCP server. The SDK panics on a tool it cannot serve
-// (an input schema whose root is not an object); such a tool, which only
-// an upstream server can send, is left out with a warning.
-func (t *tools) add(e *catalog.Entry, h mcp.ToolHandler) (ok bool) {
+// add adds e to the MCP server (sdkAdds: a tool the SDK refuses, an
+// input schema whose root is not an object, is left out).
+func (t *tools) add(e *catalog.Entry, h mcp.ToolHandler) bool {
+	return sdkAdds(t.logger, "tool", e.Spec.Name, func() { t.server.AddTool(mcpTool(e), h) })
+}
+
+// sdkAdds runs add, which adds a tool, resource, template or prompt named
+// name to an MCP server. The SDK panics on one it cannot serve (a tool's
+// input schema whose root is not an object, a URI or template it cannot
+// parse), which only an upstream server can send: such a one is left out
+// with a warning, and sdkAdds reports false.
+func sdkAdds(logger *slog.Logger, what, name string, add func()) (ok bool) {
 	defer func() {
-		if r := recover(); r != nil {
-			t.logger.Warn("tool left out: the MCP SDK refuses it", "tool", e.Spec.Name, "error", r)
+		if p := recover(); p != nil {
+			logger.Warn(what+" left out: the MCP SDK refuses it", what, name, "error", p)
 			ok = false
 		}
 	}()
-	t.server.AddTool(mcpTool(e), h)
+	add()
 	return true
 }
 
