@@ -85,8 +85,22 @@ func TestUpstreamResourcesAndPromptsPassThrough(t *testing.T) {
 	}
 
 	prompts, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "up__greet" || len(prompts.Prompts[0].Arguments) != 1 {
+	if err != nil || len(prompts.Prompts) != 2 {
 		t.Fatalf("prompts = %+v, %v", prompts, err)
+	}
+	var review string
+	for _, p := range prompts.Prompts {
+		switch {
+		case p.Name == "up__greet" && len(p.Arguments) == 1:
+		case strings.HasPrefix(p.Name, "up__review_v2_"): // shortened: "." is not a name every client takes
+			review = p.Name
+		default:
+			t.Errorf("prompt %+v", p)
+		}
+	}
+	// A shortened name reaches the server's own prompt.
+	if got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: review}); err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*mcp.TextContent).Text != "Review this." {
+		t.Errorf("get prompt %s = %+v, %v", review, got, err)
 	}
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "up__greet", Arguments: map[string]string{"name": "Ada"}})
 	if err != nil || len(p.Messages) != 1 || p.Messages[0].Content.(*mcp.TextContent).Text != "Say hello to Ada." {

@@ -37,7 +37,8 @@
 //	features     (stdio) its tools/list leaves out "idempotentHint" where the go-sdk
 //	             writes false, as servers whose SDK leaves unset hints out do;
 //	             ok plus resources note://a ("alpha") and note://b ("beta"), the template
-//	             note://{name}, the prompt greet {name} ("Say hello to NAME."), and
+//	             note://{name}, the prompts greet {name} ("Say hello to NAME.") and
+//	             review.v2 ("Review this."), and
 //	             set_note {name, text} (a read tool), which sets a note, adds its
 //	             resource when it is new (resources/list_changed) and sends
 //	             resources/updated for it to its subscribers
@@ -328,6 +329,11 @@ func addFeatures(srv *mcp.Server) {
 			return &mcp.GetPromptResult{Description: "a greeting", Messages: []*mcp.PromptMessage{
 				{Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + req.Params.Arguments["name"] + "."}},
 			}}, nil
+		})
+	// A name with a ".", which the host registers shortened.
+	srv.AddPrompt(&mcp.Prompt{Name: "review.v2", Description: "Asks for a review."},
+		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Review this."}}}}, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "set_note", Description: "Sets a note's text; a new note is a new resource.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},

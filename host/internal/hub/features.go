@@ -65,7 +65,7 @@ func (h *Host) ReadUpstreamResource(ctx context.Context, uri string) (*mcp.ReadR
 // GetUpstreamPrompt gets an upstream server's prompt by its namespaced
 // name.
 func (h *Host) GetUpstreamPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	id, own, ok := upstream.SplitName(name)
+	id, _, ok := upstream.SplitName(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown prompt %q", name)
 	}
@@ -73,7 +73,7 @@ func (h *Host) GetUpstreamPrompt(ctx context.Context, name string, args map[stri
 	if err != nil {
 		return nil, err
 	}
-	return l.GetPrompt(ctx, own, args)
+	return l.GetPrompt(ctx, name, args)
 }
 
 // upstreamSubs counts the MCP sessions subscribed to each upstream

@@ -47,6 +47,9 @@ type Features struct {
 	Resources []*mcp.Resource
 	Templates []*mcp.ResourceTemplate
 	Prompts   []*mcp.Prompt
+	// PromptNames maps each prompt's namespaced name to the server's own:
+	// a name Namespace shortened is not the server's after the "__".
+	PromptNames map[string]string
 	// Subscribe says the server takes resources/subscribe.
 	Subscribe bool
 }
@@ -109,12 +112,18 @@ func (c *Conn) features(ctx context.Context) (Features, error) {
 			return res.Prompts, res.NextCursor, nil
 		})
 		errs = append(errs, err)
+		f.PromptNames = map[string]string{}
 		for _, p := range ps {
 			if p == nil || p.Name == "" || !c.server.Allows(p.Name) {
 				continue
 			}
 			cp := *p
 			cp.Name = Namespace(id, p.Name)
+			if other, taken := f.PromptNames[cp.Name]; taken {
+				c.log.Warn("upstream prompt left out: its name is another prompt's", "prompt", p.Name, "name", cp.Name, "other", other)
+				continue
+			}
+			f.PromptNames[cp.Name] = p.Name
 			f.Prompts = append(f.Prompts, &cp)
 		}
 	}

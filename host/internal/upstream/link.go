@@ -400,11 +400,17 @@ func (l *Link) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceR
 	return c.ReadResource(ctx, uri)
 }
 
-// GetPrompt gets the server's prompt name (its own name).
-func (l *Link) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+// GetPrompt gets the server's prompt listed as namespaced.
+func (l *Link) GetPrompt(ctx context.Context, namespaced string, args map[string]string) (*mcp.GetPromptResult, error) {
 	c, err := l.live(ctx)
 	if err != nil {
 		return nil, err
+	}
+	l.mu.Lock()
+	name, listed := l.features.PromptNames[namespaced]
+	l.mu.Unlock()
+	if !listed {
+		return nil, fmt.Errorf("MCP server %q lists no prompt %q", l.server.ID, namespaced)
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.server.CallTimeout())
 	defer cancel()
