@@ -41,6 +41,9 @@ type resources struct {
 	timer   *time.Timer                            // runs flush; nil when nothing is pending
 	ended   bool                                   // the session ended: nothing more is sent
 
+	upUpdated map[string]bool // upstream resources updated, not yet told (subscribe.go)
+	upTelling bool            // a goroutine tells them
+
 	// flushMu makes one flush (or subscribe) at a time read the host and
 	// update what was last told.
 	flushMu sync.Mutex

@@ -178,16 +178,45 @@ func (r *resources) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 }
 
 // upstreamUpdated tells the subscribed clients that an upstream server's
-// resource changed (the SDK sends it to its subscribers only).
+// resource changed (the SDK sends it to its subscribers only). It runs on
+// the upstream connection's message loop, so the telling is left to one
+// goroutine, and a server that floods updates has each URI told once per
+// round, not a goroutine per notification.
 func (r *resources) upstreamUpdated(uri string) {
 	if !r.subscribed(uri) {
 		return
 	}
-	go func() {
-		if err := r.server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
-			r.logger.Warn("cannot tell the client that a resource changed", "uri", uri, "error", err)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.upUpdated == nil {
+		r.upUpdated = map[string]bool{}
+	}
+	r.upUpdated[uri] = true
+	if !r.upTelling {
+		r.upTelling = true
+		go r.tellUpstreamUpdates()
+	}
+}
+
+// tellUpstreamUpdates sends the pending upstream updates until none is
+// left.
+func (r *resources) tellUpstreamUpdates() {
+	for {
+		r.mu.Lock()
+		pending := r.upUpdated
+		r.upUpdated = nil
+		if len(pending) == 0 || r.ended {
+			r.upTelling = false
+			r.mu.Unlock()
+			return
 		}
-	}()
+		r.mu.Unlock()
+		for uri := range pending {
+			if err := r.server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+				r.logger.Warn("cannot tell the client that a resource changed", "uri", uri, "error", err)
+			}
+		}
+	}
 }
 
 // forget ends the session's subscription to uri. The caller holds mu.
