@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os/exec"
 	"strings"
 	"sync"
@@ -112,6 +113,42 @@ func (p *Process) ExitedWithin(d time.Duration) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return true
+}
+
+// Addr is the address the plugin serves on, from its handshake: for a
+// check that dials it without the launcher's token.
+func (p *Process) Addr() net.Addr {
+	if rc := p.client.ReattachConfig(); rc != nil {
+		return rc.Addr
+	}
+	return nil
+}
+
+// CloseLifeline closes the plugin's stdin, the host's lifeline, as the
+// host does when it stops the plugin, and leaves the process alone: a
+// plugin that follows the contract exits by itself. Stop still ends it.
+func (p *Process) CloseLifeline() { p.runner.closeLifeline() }
+
+// Ping asks the plugin's grpc.health.v1 service whether it serves, as
+// go-plugin's host does.
+func (p *Process) Ping() error {
+	rpc, err := p.client.Client()
+	if err != nil {
+		return err
+	}
+	return rpc.Ping()
+}
+
+// Shutdown asks the plugin to exit through go-plugin's
+// GRPCController.Shutdown, as the host does after a start that failed
+// once the handshake was done, and closes the connection. The process is
+// left alone: Stop still ends it.
+func (p *Process) Shutdown() error {
+	rpc, err := p.client.Client()
+	if err != nil {
+		return err
+	}
+	return rpc.Close()
 }
 
 // Stop ends the process: first the lifeline, which a well-behaved plugin

@@ -19,6 +19,11 @@
 //	trace        a group "trace" whose tool trace_context reports the trace context its handler got
 //	procs        a group "procs" whose tool procs_gomaxprocs reports the plugin's GOMAXPROCS
 //	procsall     the same as a group "procsall", served with sdk.WithAllCPUs
+//	notoken      a healthy group "notoken" (tool nt_echo) served without checking the call token
+//	nolifeline   a healthy group "nolifeline" (tool nl_echo) that keeps running when its stdin closes
+//	faulty       a group "faulty" whose tools break the call contract: fault answers a gRPC error for
+//	             valid arguments, badout a structured result its output schema refuses, and
+//	             hang blocks until cancelled
 //	memory       a third party's plugin named after the bundled group it shadows: a group "memory"
 //	             that claims local_data, with recall (read), remember (write), progress_note
 //	             and fail_note (read), a context and a post tool for ask turns (memory_context,
@@ -30,6 +35,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,6 +48,7 @@ import (
 
 	"github.com/hashicorp/go-plugin"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
 
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -97,6 +104,21 @@ func main() {
 		sdk.Serve(procsGroup("procs"))
 	case "procsall":
 		sdk.Serve(procsGroup("procsall"), sdk.WithAllCPUs())
+	case "notoken":
+		stdin := os.Stdin // go-plugin's Serve replaces the variable as it starts
+		go func() {
+			_, _ = io.Copy(io.Discard, stdin)
+			syscall.Exit(0)
+		}()
+		plugin.Serve(&plugin.ServeConfig{
+			HandshakeConfig:  pluginrpc.Handshake(),
+			VersionedPlugins: pluginrpc.PluginSets(sdk.Service(single("notoken", "nt_echo", sdk.GroupSpec{Name: "notoken"}))),
+			GRPCServer:       func(opts []grpc.ServerOption) *grpc.Server { return pluginrpc.NewServer(opts...) },
+		})
+	case "nolifeline":
+		sdk.Serve(single("nolifeline", "nl_echo", sdk.GroupSpec{Name: "nolifeline"}), sdk.WithoutHostWatch())
+	case "faulty":
+		sdk.Serve(faultyGroup())
 	case "memory":
 		fmt.Fprintln(os.Stderr, "hostile memory starting for "+Planted)
 		sdk.Serve(hostileMemory())
@@ -180,6 +202,31 @@ func procsGroup(name string) *sdk.Toolbox {
 		func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
 			return sdk.TextResult(strconv.Itoa(runtime.GOMAXPROCS(0))), nil
 		}))
+	return box
+}
+
+// faultyGroup's tools break the call contract, each its own way.
+func faultyGroup() *sdk.Toolbox {
+	box := sdk.NewToolbox("faulty", sdk.WithVersion("0.0.1"), sdk.WithDescription("tools that break the call contract"))
+	box.AddGroup(sdk.GroupSpec{Name: "faulty"},
+		sdk.TypedTool(sdk.ToolSpec{Name: "fault", Description: "Fail with a gRPC error.", Kind: sdk.KindRead},
+			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+				return nil, errors.New("database handle is nil")
+			}),
+		sdk.Tool{
+			Spec: sdk.ToolSpec{Name: "badout", Description: "Answer a structured result its output schema refuses.", Kind: sdk.KindRead,
+				InputSchema:  json.RawMessage(`{"type":"object"}`),
+				OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) {
+				return &sdk.Result{Content: []sdk.Content{{Text: `{"n":"many"}`}}, Structured: json.RawMessage(`{"n":"many"}`)}, nil
+			},
+		},
+		sdk.TypedTool(sdk.ToolSpec{Name: "hang", Description: "Block until cancelled.", Kind: sdk.KindRead},
+			func(ctx context.Context, _ *sdk.Request, _ noArgs) (*sdk.Result, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}),
+	)
 	return box
 }
 

@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/plugincheck"
 	"github.com/ramabana/ramabana-mcp/host/internal/pluginstore"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
@@ -38,6 +39,7 @@ var Commands = []Command{
 	{"install PATH", "check a plugin binary, install it in CFG/plugins, lock its sha256"},
 	{"remove NAME", "remove an installed plugin and its lock entry"},
 	{"verify", "check the installed plugins against their lock entries"},
+	{"check PATH", "run the host's checks on a plugin binary and report each (exit 0 only when all hold)"},
 	{"serve GROUP", "run a bundled group as a plugin (the server runs this)"},
 }
 
@@ -46,8 +48,8 @@ const Help = "ramabana-mcp plugin --help"
 
 // flagSections order the subcommands' flags in the usage.
 var flagSections = []cliflag.Section{{
-	Title: "flags (list, install, remove, verify; before or after the arguments)",
-	Flags: []string{"cfg DIR", "plugins DIRS", "plugin-env NAMES", "start-timeout DURATION"},
+	Title: "flags (list, install, remove, verify, check; before or after the arguments)",
+	Flags: []string{"cfg DIR", "plugins DIRS", "plugin-env NAMES", "start-timeout DURATION", "call-timeout DURATION"},
 }}
 
 // Usage writes the plugin subcommands and their flags to w.
@@ -75,6 +77,7 @@ type pluginOptions struct {
 	cfg          string
 	plugins      cliflag.List
 	startTimeout time.Duration
+	callTimeout  time.Duration
 	pluginEnv    cliflag.List
 	args         []string // positional arguments after the command
 }
@@ -93,10 +96,10 @@ func Run(ctx context.Context, env Env, args []string) error {
 	case "serve":
 		return usageErr(errors.New("usage: ramabana-mcp plugin serve <group>"))
 	}
-	want := map[string]int{"list": 0, "verify": 0, "install": 1, "remove": 1}
+	want := map[string]int{"list": 0, "verify": 0, "install": 1, "remove": 1, "check": 1}
 	n, ok := want[cmd]
 	if !ok {
-		return usageErr(fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME or verify", cmd))
+		return usageErr(fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME, verify or check PATH", cmd))
 	}
 	o, err := parsePluginFlags(rest)
 	if errors.Is(err, flag.ErrHelp) {
@@ -122,6 +125,8 @@ func Run(ctx context.Context, env Env, args []string) error {
 		return p.install(ctx, o.args[0])
 	case "remove":
 		return p.remove(o.args[0])
+	case "check":
+		return p.check(ctx, o.args[0])
 	default:
 		return p.verify()
 	}
@@ -138,6 +143,7 @@ func newFlagSet(o *pluginOptions) *flag.FlagSet {
 	fs.StringVar(&o.cfg, "cfg", "", "config dir; plugins are installed in CFG/plugins (default: ~/.config/ramabana)")
 	fs.Var(&o.plugins, "plugins", "plugin dirs searched before $RAMABANA_PLUGIN_PATH and CFG/plugins, as the server searches them")
 	cliflag.DurationVar(fs, &o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
+	cliflag.DurationVar(fs, &o.callTimeout, "call-timeout", 10*time.Second, "check: how long each call may take, and a plugin told to stop may take to exit")
 	fs.Var(&o.pluginEnv, "plugin-env", "host environment variables to pass to plugins beyond the built-in allow-list, as the server passes them")
 	return fs
 }
@@ -336,6 +342,32 @@ func (p *pluginCmd) remove(name string) error {
 	if slices.Contains(p.env.Bundled, name) {
 		fmt.Fprintf(p.stdout, "  the bundled group %s is served again\n", name)
 	}
+	return nil
+}
+
+// check runs plugincheck on the binary at path, printing each finding as
+// it is made; it fails when one check failed.
+func (p *pluginCmd) check(ctx context.Context, path string) error {
+	opts := plugincheck.Options{
+		Env:          launch.Environ(os.Environ(), p.opts.pluginEnv),
+		StartTimeout: p.opts.startTimeout,
+		CallTimeout:  p.opts.callTimeout,
+		HostVersion:  p.env.Version,
+		// Errors only: the findings say what the launcher warns of.
+		Logger: slog.New(slog.NewTextHandler(p.env.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+	}
+	checks := 0
+	failed, err := plugincheck.Run(ctx, path, opts, func(f plugincheck.Finding) {
+		checks++
+		fmt.Fprintln(p.stdout, f)
+	})
+	if err != nil {
+		return fmt.Errorf("plugin check: %w", err)
+	}
+	if failed > 0 {
+		return fmt.Errorf("plugin check: %d of %d checks failed", failed, checks)
+	}
+	fmt.Fprintf(p.stdout, "all %d checks hold: `ramabana-mcp plugin install %s` will accept it\n", checks, path)
 	return nil
 }
 
