@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/plugincli"
+	"github.com/ramabana/ramabana-mcp/host/internal/scaffold"
 	"github.com/ramabana/ramabana-mcp/host/internal/upstreamcli"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -38,7 +39,21 @@ func PluginCommand(ctx context.Context, args []string, env CommandEnv) error {
 		sdk.Serve(newGroup(), opts...)
 		return nil
 	}
-	return plugincli.Run(ctx, plugincli.Env{Self: env.Self, Bundled: BundledNames(), Version: env.Version, Stdout: env.Stdout, Stderr: env.Stderr}, args)
+	return plugincli.Run(ctx, plugincli.Env{Self: env.Self, Bundled: BundledNames(), Version: env.Version, Langs: pluginLangs(), Stdout: env.Stdout, Stderr: env.Stderr}, args)
+}
+
+// pluginLangs are the languages `plugin new` writes a plugin in: Go with
+// the sdk from its module, and the kits of the others copied into the
+// plugin from this binary.
+func pluginLangs() map[string]scaffold.Lang {
+	return map[string]scaffold.Lang{
+		"go": {Name: "go", Next: []string{
+			"go mod tidy && go test ./...",
+			"go build -o ramabana-plugin-{{NAME}} .",
+			"ramabana-mcp plugin check ./ramabana-plugin-{{NAME}}",
+			"ramabana-mcp plugin install ./ramabana-plugin-{{NAME}}",
+		}},
+	}
 }
 
 // UpstreamCommand runs `ramabana-mcp upstream ARGS`: diff and approve an

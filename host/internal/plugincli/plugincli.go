@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/ramabana/ramabana-mcp/host/internal/plugincheck"
 	"github.com/ramabana/ramabana-mcp/host/internal/pluginstore"
+	"github.com/ramabana/ramabana-mcp/host/internal/scaffold"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/internal/launch"
@@ -40,6 +42,7 @@ var Commands = []Command{
 	{"remove NAME", "remove an installed plugin and its lock entry"},
 	{"verify", "check the installed plugins against their lock entries"},
 	{"check PATH", "run the host's checks on a plugin binary and report each (exit 0 only when all hold)"},
+	{"new NAME [DIR]", "write a working plugin with its test into DIR (default ./ramabana-plugin-NAME): --lang go|python|typescript"},
 	{"serve GROUP", "run a bundled group as a plugin (the server runs this)"},
 }
 
@@ -50,6 +53,9 @@ const Help = "ramabana-mcp plugin --help"
 var flagSections = []cliflag.Section{{
 	Title: "flags (list, install, remove, verify, check; before or after the arguments)",
 	Flags: []string{"cfg DIR", "plugins DIRS", "plugin-env NAMES", "start-timeout DURATION", "call-timeout DURATION"},
+}, {
+	Title: "flags (new)",
+	Flags: []string{"lang LANG", "sdk DIR"},
 }}
 
 // Usage writes the plugin subcommands and their flags to w.
@@ -68,7 +74,10 @@ type Env struct {
 	// Bundled names the groups compiled into Self.
 	Bundled []string
 	// Version is the host's version, sent to plugins in Describe.
-	Version        string
+	Version string
+	// Langs are the languages `plugin new` writes plugins in, by --lang
+	// name.
+	Langs          map[string]scaffold.Lang
 	Stdout, Stderr io.Writer
 }
 
@@ -79,6 +88,8 @@ type pluginOptions struct {
 	startTimeout time.Duration
 	callTimeout  time.Duration
 	pluginEnv    cliflag.List
+	lang         string
+	sdkDir       string
 	args         []string // positional arguments after the command
 }
 
@@ -96,10 +107,10 @@ func Run(ctx context.Context, env Env, args []string) error {
 	case "serve":
 		return usageErr(errors.New("usage: ramabana-mcp plugin serve <group>"))
 	}
-	want := map[string]int{"list": 0, "verify": 0, "install": 1, "remove": 1, "check": 1}
+	want := map[string]int{"list": 0, "verify": 0, "install": 1, "remove": 1, "check": 1, "new": 1}
 	n, ok := want[cmd]
 	if !ok {
-		return usageErr(fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME, verify or check PATH", cmd))
+		return usageErr(fmt.Errorf("plugin %q: unknown command; use list, install PATH, remove NAME, verify, check PATH or new NAME [DIR]", cmd))
 	}
 	o, err := parsePluginFlags(rest)
 	if errors.Is(err, flag.ErrHelp) {
@@ -109,8 +120,14 @@ func Run(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	if cmd == "new" && len(o.args) == 2 {
+		n = 2 // NAME DIR
+	}
 	if len(o.args) != n {
 		return usageErr(fmt.Errorf("plugin %s: want %d argument(s), got %d: %q", cmd, n, len(o.args), o.args))
+	}
+	if cmd == "new" {
+		return newPlugin(env, o)
 	}
 	cfg, err := cliflag.ConfigDir(o.cfg)
 	if err != nil {
@@ -144,6 +161,8 @@ func newFlagSet(o *pluginOptions) *flag.FlagSet {
 	fs.Var(&o.plugins, "plugins", "plugin dirs searched before $RAMABANA_PLUGIN_PATH and CFG/plugins, as the server searches them")
 	cliflag.DurationVar(fs, &o.startTimeout, "start-timeout", 10*time.Second, "how long a plugin may take to start and describe itself")
 	cliflag.DurationVar(fs, &o.callTimeout, "call-timeout", 10*time.Second, "check: how long each call may take, and a plugin told to stop may take to exit")
+	fs.StringVar(&o.lang, "lang", "go", "new: the plugin's language: "+strings.Join(scaffold.Langs(), ", "))
+	fs.StringVar(&o.sdkDir, "sdk", "", "new, go: a checkout of ramabana-mcp to build against (a replace directive), for a development build of ramabana-mcp")
 	fs.Var(&o.pluginEnv, "plugin-env", "host environment variables to pass to plugins beyond the built-in allow-list, as the server passes them")
 	return fs
 }
@@ -368,6 +387,45 @@ func (p *pluginCmd) check(ctx context.Context, path string) error {
 		return fmt.Errorf("plugin check: %d of %d checks failed", failed, checks)
 	}
 	fmt.Fprintf(p.stdout, "all %d checks hold: `ramabana-mcp plugin install %s` will accept it\n", checks, path)
+	return nil
+}
+
+// newPlugin writes a new plugin's folder and says what to run next.
+func newPlugin(env Env, o *pluginOptions) error {
+	lang, ok := env.Langs[o.lang]
+	if !ok {
+		return usageErr(fmt.Errorf("plugin new: --lang %q: use %s", o.lang, strings.Join(slices.Sorted(maps.Keys(env.Langs)), ", ")))
+	}
+	name := o.args[0]
+	if err := scaffold.CheckName(name); err != nil {
+		return usageErr(fmt.Errorf("plugin new: %w", err))
+	}
+	dir := "ramabana-plugin-" + name
+	if len(o.args) == 2 {
+		dir = o.args[1]
+	}
+	var note string
+	if lang.Name == "go" {
+		vars, n, err := scaffold.GoVars(o.sdkDir)
+		if err != nil {
+			return fmt.Errorf("plugin new: %w", err)
+		}
+		lang.Vars, note = vars, n
+	} else if o.sdkDir != "" {
+		return usageErr(errors.New("plugin new: --sdk is for --lang go; the other kits are written into the plugin"))
+	}
+	files, err := scaffold.Write(lang, name, dir)
+	if err != nil {
+		return fmt.Errorf("plugin new: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s, a %s plugin named %s: %s\n", dir, lang.Name, name, strings.Join(files, " "))
+	if note != "" {
+		fmt.Fprintf(env.Stdout, "  %s\n", note)
+	}
+	fmt.Fprintf(env.Stdout, "next:\n  cd %s\n", dir)
+	for _, c := range lang.NextSteps(name) {
+		fmt.Fprintf(env.Stdout, "  %s\n", c)
+	}
 	return nil
 }
 
