@@ -8,6 +8,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/plugins/files"
 	"github.com/ramabana/ramabana-mcp/plugins/git"
 	"github.com/ramabana/ramabana-mcp/plugins/image"
+	"github.com/ramabana/ramabana-mcp/plugins/legacy"
 	"github.com/ramabana/ramabana-mcp/plugins/memory"
 	"github.com/ramabana/ramabana-mcp/plugins/notebook"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
@@ -23,6 +24,7 @@ var bundled = map[string]func() sdk.Group{
 	"files":    func() sdk.Group { return files.New() },
 	"git":      func() sdk.Group { return git.New() },
 	"image":    func() sdk.Group { return image.New() },
+	"legacy":   func() sdk.Group { return legacy.New() },
 	"memory":   func() sdk.Group { return memory.New() },
 	"notebook": func() sdk.Group { return notebook.New() },
 	"shell":    func() sdk.Group { return shell.New() },

@@ -62,7 +62,7 @@ func TestNewPluginFromScaffoldToACall(t *testing.T) {
 				}
 				t.Skip(msg + " (CI installs it and sets " + requireKits + ")")
 			}
-			name := "hello-" + strings.ReplaceAll(lang, "script", "")
+			name := map[string]string{"go": "hello-go", "python": "hello-py", "typescript": "hello-ts"}[lang]
 			tmp := t.TempDir()
 			dir := filepath.Join(tmp, "plugin")
 			cfgHome := filepath.Join(tmp, "config")
