@@ -11,6 +11,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/upstreamcli"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/typescript"
 )
 
 // CommandEnv is what the plugin subcommands need of the running binary.
@@ -52,6 +53,13 @@ func pluginLangs() map[string]scaffold.Lang {
 			"go build -o ramabana-plugin-{{NAME}} .",
 			"ramabana-mcp plugin check ./ramabana-plugin-{{NAME}}",
 			"ramabana-mcp plugin install ./ramabana-plugin-{{NAME}}",
+		}},
+		"typescript": {Name: "typescript", Kit: typescript.Kit(), KitDir: "ramabana", Next: []string{
+			"npm install",
+			"npm test",
+			"npm run build",
+			"ramabana-mcp plugin check ./dist/ramabana-plugin-{{NAME}}",
+			"ramabana-mcp plugin install ./dist/ramabana-plugin-{{NAME}}",
 		}},
 	}
 }

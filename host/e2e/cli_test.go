@@ -91,7 +91,7 @@ func TestBadFlagValues(t *testing.T) {
 		"unknown flag":               {args: []string{"--frob"}, want: "flag provided but not defined: -frob"},
 		"stray argument":             {args: []string{"serve"}, want: `unexpected argument "serve"; the subcommands are help and plugin`},
 		"help topic":                 {args: []string{"help", "frob"}, want: `help "frob": no such topic; use help, help plugin or help upstream`},
-		"plugin command":             {args: []string{"plugin", "frob"}, want: "unknown command; use list, install PATH, remove NAME or verify"},
+		"plugin command":             {args: []string{"plugin", "frob"}, want: "unknown command; use list, install PATH, remove NAME, verify, check PATH or new NAME [DIR]"},
 		"plugin, no command":         {args: []string{"plugin"}, want: "a command is missing"},
 		"plugin serve, no group":     {args: []string{"plugin", "serve"}, want: "usage: ramabana-mcp plugin serve <group>"},
 		"plugin serve, unknown":      {args: []string{"plugin", "serve", "frob"}, want: `no bundled group "frob" (have code, files,`},

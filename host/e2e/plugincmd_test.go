@@ -58,6 +58,7 @@ var bundledRows = map[string][]string{
 	"files":    {"bundled", "1", "files", "ok"},
 	"git":      {"bundled", "1", "git", "ok"},
 	"image":    {"bundled", "1", "image", "ok"},
+	"legacy":   {"bundled", "1", "legacy", "ok"},
 	"memory":   {"bundled", "1", "memory", "ok"},
 	"notebook": {"bundled", "1", "notebook", "ok"},
 	"shell":    {"bundled", "1", "shell", "ok"},

@@ -173,7 +173,7 @@ func TestInvokeToolsHintsFollowWhatItReaches(t *testing.T) {
 		readOnly, destructive bool
 		openWorld             bool
 	}{
-		{[]string{"--web=false", "--groups", "-code"}, true, false, false},
+		{[]string{"--web=false", "--groups", "-code,-legacy"}, true, false, false},
 		{[]string{"--web=false"}, false, false, false},
 		{[]string{}, false, true, true}, // generate_image: open-world, and it writes the image's file
 		{[]string{"--write", "--web=false"}, false, true, false},

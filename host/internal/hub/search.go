@@ -77,12 +77,14 @@ func (h *Host) freshIndex() {
 }
 
 // reindex brings the index in line with the catalog: sources whose tools
-// changed are indexed again, sources gone are removed.
+// changed are indexed again, sources gone are removed. Legacy groups are
+// not indexed: their tools are old names kept for clients that call them
+// by name, and a search finds the tools that replaced them.
 func (h *Host) reindex() {
 	bySource := map[string][]*catalog.Entry{}
 	var order []string
 	for _, e := range h.catalog.All() {
-		if e.InHostGroup(SearchGroup) {
+		if e.InHostGroup(SearchGroup) || e.GroupMode == sdk.ModeLegacy {
 			continue
 		}
 		if _, ok := bySource[e.Plugin]; !ok {
