@@ -11,6 +11,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/upstreamcli"
 	"github.com/ramabana/ramabana-mcp/internal/cliflag"
 	"github.com/ramabana/ramabana-mcp/sdk"
+	"github.com/ramabana/ramabana-mcp/sdk/python"
 	"github.com/ramabana/ramabana-mcp/sdk/typescript"
 )
 
@@ -53,6 +54,12 @@ func pluginLangs() map[string]scaffold.Lang {
 			"go build -o ramabana-plugin-{{NAME}} .",
 			"ramabana-mcp plugin check ./ramabana-plugin-{{NAME}}",
 			"ramabana-mcp plugin install ./ramabana-plugin-{{NAME}}",
+		}},
+		"python": {Name: "python", Kit: python.Kit(), KitDir: "ramabana_plugin", Next: []string{
+			"/usr/bin/python3 -m unittest",
+			"./build.sh",
+			"ramabana-mcp plugin check ./dist/ramabana-plugin-{{NAME}}",
+			"ramabana-mcp plugin install ./dist/ramabana-plugin-{{NAME}}",
 		}},
 		"typescript": {Name: "typescript", Kit: typescript.Kit(), KitDir: "ramabana", Next: []string{
 			"npm install",

@@ -1,6 +1,7 @@
-// Package pythonplugin_test checks the Python example plugin: built with
-// build.sh, spoken to over real gRPC as the host would, then served by the
-// real ramabana-mcp binary to a go-sdk MCP client.
+// Package pythonplugin_test checks the Python example plugin, written with
+// the kit in sdk/python: built with build.sh into one file, spoken to over
+// real gRPC as the host would, then served by the real ramabana-mcp binary
+// to a go-sdk MCP client.
 package pythonplugin_test
 
 import (
@@ -54,9 +55,9 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		// Built into a temp dir, not the source tree's gen/ and dist/.
+		// Built into a temp dir, not the source tree's dist/.
 		build := exec.Command("./build.sh")
-		build.Env = append(os.Environ(), "GEN_DIR="+filepath.Join(dir, "gen"), "DIST_DIR="+filepath.Join(dir, "dist"))
+		build.Env = append(os.Environ(), "DIST_DIR="+filepath.Join(dir, "dist"))
 		if out, err := build.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build.sh: %v\n%s", err, out)
 			return 1
@@ -76,17 +77,12 @@ func TestMain(m *testing.M) {
 // spelled out: a plugin author's contract, not an import.
 const pluginPrefix = "ramabana-plugin-"
 
-// missingTools says which build prerequisite is absent, or "".
+// missingTools says which build prerequisite is absent, or "". The kit
+// carries the contract: no protoc is needed.
 func missingTools() string {
-	const hint = "; install them with: apt-get install python3-grpcio python3-protobuf protobuf-compiler protobuf-compiler-grpc"
+	const hint = "; install them with: apt-get install python3-grpcio python3-protobuf"
 	if err := exec.Command(python, "-c", "import grpc, google.protobuf").Run(); err != nil {
 		return python + " cannot import grpc and google.protobuf (" + err.Error() + ")" + hint
-	}
-	if _, err := exec.LookPath("protoc"); err != nil {
-		return "protoc is missing" + hint
-	}
-	if _, err := os.Stat("/usr/bin/grpc_python_plugin"); err != nil {
-		return "/usr/bin/grpc_python_plugin is missing" + hint
 	}
 	return ""
 }
