@@ -71,3 +71,39 @@ func TestKitIsThePackage(t *testing.T) {
 		t.Errorf("Kit() = %v; want __init__.py among them", names)
 	}
 }
+
+// `pip install ./sdk/python` installs the kit as a package, here offline:
+// into a venv that sees Debian's grpcio and protobuf, built with Debian's
+// setuptools (a copy of the folder is built, so the tree stays clean).
+func TestPipInstall(t *testing.T) {
+	if out, err := exec.Command(python, "-c", "import grpc, google.protobuf, setuptools, venv, ensurepip").CombinedOutput(); err != nil {
+		msg := "pip install needs grpcio, protobuf, setuptools and venv for " + python + " (Debian: apt-get install python3-grpcio python3-protobuf python3-setuptools python3-venv): " + strings.TrimSpace(string(out))
+		if os.Getenv(requireKits) != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg + " (CI installs them and sets " + requireKits + ")")
+	}
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	if err := os.CopyFS(src, os.DirFS(".")); err != nil {
+		t.Fatal(err)
+	}
+	venv := filepath.Join(tmp, "venv")
+	for _, args := range [][]string{
+		{python, "-m", "venv", "--system-site-packages", venv},
+		{filepath.Join(venv, "bin", "pip"), "install", "--quiet", "--no-build-isolation", "--no-deps", "--no-index", src},
+	} {
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	cmd := exec.Command(filepath.Join(venv, "bin", "python"), "-c", "import ramabana_plugin as rp; print(rp.__file__); print(rp.Toolbox.__name__)")
+	cmd.Dir = tmp // not the source folder, whose package would shadow the installed one
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("import the installed kit: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), filepath.Join(venv, "lib")) || !strings.Contains(string(out), "Toolbox") {
+		t.Errorf("the kit imports from %q; want the venv's site-packages", out)
+	}
+}
