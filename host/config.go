@@ -22,7 +22,9 @@ import (
 // The zero value of a field is its flag's default unless its comment says
 // otherwise: use Defaults for a Config with every default.
 type Config struct {
-	// Roots are the folders to serve (--root); none means the current one.
+	// Roots are the folders to serve (--root). None means the current
+	// one, until a client over stdio lists its roots: then those (without
+	// --vault, whose store is scoped to the folders it opened for).
 	Roots []string
 	// Write mounts the write tools for the client too (--write).
 	Write bool
@@ -120,6 +122,10 @@ type Config struct {
 
 	// piiMode is PII, parsed by Check.
 	piiMode pii.Mode
+
+	// clientRoots: no --root was given, over stdio, without --vault, so
+	// the client's roots are served once it lists them (set by Check).
+	clientRoots bool
 }
 
 // Defaults returns a Config with every flag's default.
@@ -187,6 +193,7 @@ func (c *Config) Check() error {
 	}
 	if len(c.Roots) == 0 {
 		c.Roots = []string{"."}
+		c.clientRoots = c.Transport == "stdio" && !c.Vault
 	}
 	if c.Token == "" {
 		c.Token = os.Getenv("RAMABANA_TOKEN")

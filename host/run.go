@@ -143,7 +143,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// --upstream-wait.
 	readyBy := time.Now().Add(o.UpstreamWait)
 	newServer := func() *mcp.Server {
-		return mcpserver.New(h, mcpserver.Options{Version: o.Version, Logger: logger, ReadyBy: readyBy, Surface: o.Tools, Stateless: o.Stateless, Telemetry: tel.Instruments})
+		return mcpserver.New(h, mcpserver.Options{Version: o.Version, Logger: logger, ReadyBy: readyBy, Surface: o.Tools, Stateless: o.Stateless, Telemetry: tel.Instruments, ClientRoots: o.clientRoots})
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	started := make(chan struct{})

@@ -66,7 +66,10 @@ func outcome(res *sdk.Result, err error) string {
 // AgentCall runs one of AgentTools through the same path as Call: schema
 // validation, the activity feed (as ctx's caller), the PII filter.
 func (h *Host) AgentCall(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
-	for _, e := range h.AgentTools() {
+	h.swapping.RLock()
+	tools := h.AgentTools()
+	h.swapping.RUnlock()
+	for _, e := range tools {
 		if e.Spec.Name == name {
 			return h.call(ctx, e, args, events)
 		}
@@ -101,7 +104,9 @@ func (h *Host) AddGroup(name string, g sdk.Group) error {
 // turns the placeholders in a call's arguments back into values where that
 // is safe (revealPlaceholders).
 func (h *Host) Call(ctx context.Context, name string, args json.RawMessage, events sdk.Events) (*sdk.Result, error) {
+	h.swapping.RLock() // a roots change under way ends first: its tools are all back
 	e, ok := h.catalog.Get(name)
+	h.swapping.RUnlock()
 	if !ok || !h.callable(e, false) {
 		return nil, h.UnknownTool(name, false)
 	}

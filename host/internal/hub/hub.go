@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/search"
@@ -99,7 +100,9 @@ type Host struct {
 	cfg      Config
 	policy   catalog.Policy
 	logger   *slog.Logger
-	roots    []string
+	// roots are the served folders: the configured ones, until the client's
+	// replace them (SetRoots).
+	roots    atomic.Pointer[[]string]
 	catalog  *catalog.Catalog
 	activity *activity.Log
 
@@ -116,6 +119,8 @@ type Host struct {
 	descriptions supervise.Descriptions // plugin binaries' descriptions, kept in ConfigDir
 	closing      chan struct{}          // closed by Close
 	reloadMu     sync.Mutex             // one Reload at a time; held by Close
+	rootsMoved   chan struct{}          // SetRoots tells Watch to watch the new roots' skill folders
+	swapping     sync.RWMutex           // held by SetRoots while the plugins are swapped; a call's look-up waits
 	closed       bool                   // under reloadMu: no plugin starts after Close
 
 	// calls ends when CancelCalls is called: every call's context is
@@ -161,24 +166,9 @@ func New(cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	roots := make([]string, 0, len(cfg.Roots))
-	for _, r := range cfg.Roots {
-		abs, err := filepath.Abs(r)
-		if err != nil {
-			return nil, fmt.Errorf("root %q: %w", r, err)
-		}
-		abs, err = filepath.EvalSymlinks(abs)
-		if err != nil {
-			return nil, fmt.Errorf("root %q: %w", r, err)
-		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return nil, fmt.Errorf("root %q: %w", r, err)
-		}
-		if !fi.IsDir() {
-			return nil, fmt.Errorf("root %q: not a directory", r)
-		}
-		roots = append(roots, abs)
+	roots, err := resolveRoots(cfg.Roots)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = 10 * time.Second
@@ -193,7 +183,6 @@ func New(cfg Config) (*Host, error) {
 		cfg:       cfg,
 		policy:    catalog.Policy{Write: cfg.Write, Web: cfg.Web, OptIn: optIn, OptOut: optOut, Agent: cfg.Agent, Builtin: builtinGroups},
 		logger:    cfg.Logger,
-		roots:     roots,
 		catalog:   catalog.New(),
 		plugins:   map[string]*supervise.Plugin{},
 		skipped:   map[string]string{},
@@ -205,6 +194,8 @@ func New(cfg Config) (*Host, error) {
 		ready:     make(chan struct{}),
 		search:    searcher{ix: search.New(), indexed: map[string][sha256.Size]byte{}},
 	}
+	h.roots.Store(&roots)
+	h.rootsMoved = make(chan struct{}, 1)
 	if cfg.ConfigDir != "" {
 		h.descriptions.Dir = filepath.Join(cfg.ConfigDir, "descriptions")
 	}
@@ -216,7 +207,7 @@ func New(cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	if err := newSessionGroup(h.logOf, h.roots[0]).register(h.catalog); err != nil {
+	if err := newSessionGroup(h.logOf, func() string { return h.Roots()[0] }).register(h.catalog); err != nil {
 		stopObserving() // a host New does not return is observed no more
 		return nil, fmt.Errorf("session group: %w", err)
 	}
@@ -230,8 +221,10 @@ func New(cfg Config) (*Host, error) {
 	return h, nil
 }
 
-// Roots are the served folders, absolute with symlinks resolved.
-func (h *Host) Roots() []string { return h.roots }
+// Roots are the served folders, absolute with symlinks resolved: the
+// configured ones, or the client's since SetRoots. The slice is never
+// changed: SetRoots stores a new one.
+func (h *Host) Roots() []string { return *h.roots.Load() }
 
 // Policy is the serving policy.
 func (h *Host) Policy() catalog.Policy { return h.policy }

@@ -17,7 +17,7 @@ import (
 func (h *Host) launchConfig() supervise.Config {
 	cfg := supervise.Config{
 		Host: sdk.Host{
-			Roots: h.roots, ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
+			Roots: h.Roots(), ReadOutside: h.cfg.ReadOutside, Web: h.cfg.Web, Write: h.cfg.Write,
 			Commands: h.commandsAllowed(), NoSandbox: h.cfg.NoSandbox, ConfigDir: h.cfg.ConfigDir, HostVersion: h.cfg.Version,
 		},
 		Launch: launch.Options{

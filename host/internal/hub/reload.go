@@ -201,6 +201,10 @@ func (h *Host) Watch(ctx context.Context) error {
 			h.logger.Warn("skill folder watch", "error", err)
 		case <-skillsChanged.C:
 			h.changed(ChangedSkills | ChangedStatus)
+		case <-h.rootsMoved:
+			if sw != nil {
+				sw.watch(h.skillRoots()) // SetRoots told the change itself
+			}
 		case ev, ok := <-pinEvents:
 			if !ok {
 				pinEvents = nil

@@ -19,7 +19,7 @@ import (
 // user's ~/.agents/skills.
 func (h *Host) skillRoots() []skills.Root {
 	var roots []skills.Root
-	for _, r := range h.roots {
+	for _, r := range h.Roots() {
 		roots = append(roots, skills.Root{Dir: filepath.Join(r, ".agents", "skills"), Source: skills.Project, Within: r})
 	}
 	if h.cfg.ConfigDir != "" {
@@ -288,7 +288,7 @@ func (h *Host) SetAgentStatus(fn func() any) {
 // Status reports the server's state now.
 func (h *Host) Status() Status {
 	st := Status{
-		Version: h.cfg.Version, Roots: h.roots, Transport: h.cfg.Transport, Write: h.cfg.Write,
+		Version: h.cfg.Version, Roots: h.Roots(), Transport: h.cfg.Transport, Write: h.cfg.Write,
 		Groups: []GroupStatus{}, Plugins: []PluginStatus{}, Skills: []SkillStatus{},
 	}
 	groups := map[string]*GroupStatus{}

@@ -93,9 +93,9 @@ type changesArgs struct {
 }
 
 // newSessionGroup serves the session group: each call reads the log of
-// its caller's session (logOf); root is the first served folder, which
+// its caller's session (logOf); root says the first served folder, which
 // relative paths are relative to.
-func newSessionGroup(logOf func(context.Context) *activity.Log, root string) *sessionGroup {
+func newSessionGroup(logOf func(context.Context) *activity.Log, root func() string) *sessionGroup {
 	box := sdk.NewToolbox(SessionGroup, sdk.WithVersion("1"),
 		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: SessionGroup, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
@@ -122,7 +122,7 @@ func newSessionGroup(logOf func(context.Context) *activity.Log, root string) *se
 			if a.Path != "" {
 				path := a.Path
 				if !filepath.IsAbs(path) {
-					path = filepath.Join(root, path)
+					path = filepath.Join(root(), path)
 				}
 				path = filepath.Clean(path)
 				var only []activity.FileEntry

@@ -129,7 +129,15 @@ func (h *Host) newSkillWatch() (*skillWatch, error) {
 		return nil, err
 	}
 	sw := &skillWatch{w: w, watched: map[string]bool{}, logger: h.logger}
-	for _, r := range h.skillRoots() {
+	sw.watch(h.skillRoots())
+	return sw, nil
+}
+
+// watch watches the skill folders of roots, and no others: at the start,
+// and when the served roots change.
+func (sw *skillWatch) watch(roots []skills.Root) {
+	sw.dirs, sw.bounds = nil, nil
+	for _, r := range roots {
 		bound := r.Within // <root>/.agents/skills
 		switch {
 		case bound != "":
@@ -142,7 +150,6 @@ func (h *Host) newSkillWatch() (*skillWatch, error) {
 		sw.bounds = append(sw.bounds, filepath.Clean(bound))
 	}
 	sw.arm()
-	return sw, nil
 }
 
 // arm watches what is to be watched now, and stops watching the rest. A

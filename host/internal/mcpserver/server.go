@@ -61,6 +61,11 @@ type Options struct {
 	// Telemetry, when set, makes every request a span, the parent of its
 	// tool call's. nil: none.
 	Telemetry *telemetry.Instruments
+	// ClientRoots serves the client's roots (MCP roots/list) instead of
+	// the host's folders once the client has initialized, and follows
+	// notifications/roots/list_changed: for a server started without
+	// --root, over stdio, whose one session is the one client's.
+	ClientRoots bool
 }
 
 // Surfaces of Options.Surface.
@@ -88,6 +93,13 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	}
 	var t *tools
 	res := newResources(h, logger)
+	var initialized func(context.Context, *mcp.InitializedRequest)
+	var onRootsChanged func(context.Context, *mcp.RootsListChangedRequest)
+	if opts.ClientRoots {
+		cr := &clientRoots{host: h, logger: logger}
+		initialized = func(_ context.Context, req *mcp.InitializedRequest) { go cr.sync(req.Session) }
+		onRootsChanged = func(_ context.Context, req *mcp.RootsListChangedRequest) { go cr.sync(req.Session) }
+	}
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if h.EagerUpstreams() {
 		// Upstream servers' prompts come when they connect, maybe
@@ -108,9 +120,11 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
 		// With these the SDK advertises resources.subscribe and
 		// completions.
-		SubscribeHandler:   res.subscribe,
-		UnsubscribeHandler: res.unsubscribe,
-		CompletionHandler:  res.complete,
+		SubscribeHandler:        res.subscribe,
+		UnsubscribeHandler:      res.unsubscribe,
+		CompletionHandler:       res.complete,
+		InitializedHandler:      initialized,
+		RootsListChangedHandler: onRootsChanged,
 	})
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},

@@ -1,0 +1,75 @@
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/hub"
+)
+
+// clientRoots serves the client's roots (Options.ClientRoots): once the
+// client has initialized, and each time it says its roots changed, the
+// server asks for them (roots/list) and serves those folders instead of
+// the ones it serves now (hub.Host.SetRoots). A client that answers no
+// roots, an error, or none that is a local folder leaves the served
+// folders as they are.
+type clientRoots struct {
+	host   *hub.Host
+	logger *slog.Logger
+	mu     sync.Mutex // one sync at a time, in the order asked
+}
+
+// sync asks the session's client for its roots and serves them. It runs
+// on its own goroutine: a request to the client cannot wait inside the
+// handler of the client's notification.
+func (c *clientRoots) sync(ss *mcp.ServerSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	go func() { // the session's end ends the wait
+		_ = ss.Wait()
+		cancel()
+	}()
+	lctx, lcancel := context.WithTimeout(ctx, 30*time.Second)
+	res, err := ss.ListRoots(lctx, nil)
+	lcancel()
+	if err != nil {
+		c.logger.Debug("the client did not list its roots; the served folders stay", "error", err)
+		return
+	}
+	dirs := localFolders(res.Roots, c.logger)
+	if len(dirs) == 0 {
+		c.logger.Info("the client lists no local folder as a root; the served folders stay", "roots", len(res.Roots))
+		return
+	}
+	if err := c.host.SetRoots(ctx, dirs); err != nil && ctx.Err() == nil {
+		c.logger.Warn("the client's roots are not served", "roots", dirs, "error", err)
+	}
+}
+
+// localFolders are the roots that name existing local folders, as paths;
+// the others are logged and left out.
+func localFolders(roots []*mcp.Root, logger *slog.Logger) []string {
+	var dirs []string
+	for _, r := range roots {
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) {
+			logger.Warn("a root of the client is not a local file: URI; it is not served", "uri", r.URI)
+			continue
+		}
+		if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
+			logger.Warn("a root of the client is not a folder here; it is not served", "uri", r.URI)
+			continue
+		}
+		dirs = append(dirs, filepath.Clean(u.Path))
+	}
+	return dirs
+}
