@@ -97,9 +97,9 @@ type Config struct {
 
 // Host owns the plugin processes and the catalog.
 type Host struct {
-	cfg      Config
-	policy   catalog.Policy
-	logger   *slog.Logger
+	cfg    Config
+	policy catalog.Policy
+	logger *slog.Logger
 	// roots are the served folders: the configured ones, until the client's
 	// replace them (SetRoots).
 	roots    atomic.Pointer[[]string]
