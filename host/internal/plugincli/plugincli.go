@@ -120,8 +120,11 @@ func Run(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	if cmd == "new" && len(o.args) == 2 {
-		n = 2 // NAME DIR
+	if cmd == "new" {
+		if len(o.args) < 1 || len(o.args) > 2 {
+			return usageErr(fmt.Errorf("plugin new: want NAME [DIR], got %q", o.args))
+		}
+		n = len(o.args)
 	}
 	if len(o.args) != n {
 		return usageErr(fmt.Errorf("plugin %s: want %d argument(s), got %d: %q", cmd, n, len(o.args), o.args))
