@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP roots are deprecated by protocol 2026-07-28 (SEP-2577), and are what clients that open sessions with initialize, every client today, speak.
+
 package mcpserver
 
 import (

@@ -120,10 +120,11 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		Logger: slog.New(minLevel{logger.Handler(), slog.LevelWarn}),
 		// With these the SDK advertises resources.subscribe and
 		// completions.
-		SubscribeHandler:        res.subscribe,
-		UnsubscribeHandler:      res.unsubscribe,
-		CompletionHandler:       res.complete,
-		InitializedHandler:      initialized,
+		SubscribeHandler:   res.subscribe,
+		UnsubscribeHandler: res.unsubscribe,
+		CompletionHandler:  res.complete,
+		InitializedHandler: initialized,
+		//lint:ignore SA1019 roots are deprecated by protocol 2026-07-28, and what clients speak today (roots.go)
 		RootsListChangedHandler: onRootsChanged,
 	})
 	res.server = s
