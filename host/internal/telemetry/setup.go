@@ -9,16 +9,12 @@ import (
 	"os"
 	"strings"
 
-	promclient "github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -127,17 +123,12 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
 	}
 	if opts.Prometheus {
-		reg := promclient.NewRegistry()
-		// The process's own figures (goroutines, memory, open files) with
-		// the tools': what a load test watches for growth.
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-		exp, err := prometheus.New(prometheus.WithRegisterer(reg))
-		if err != nil {
-			_ = t.Shutdown(ctx)
-			return nil, fmt.Errorf("prometheus exporter: %w", err)
-		}
-		readers = append(readers, sdkmetric.WithReader(exp))
-		t.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)})
+		// Served by promHandler (prometheus.go), with the process's own
+		// figures (goroutines, memory, open files): what a load test
+		// watches for growth.
+		reader := sdkmetric.NewManualReader()
+		readers = append(readers, sdkmetric.WithReader(reader))
+		t.Metrics = promHandler{reader: reader}
 	}
 	if len(readers) > 0 {
 		smp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)

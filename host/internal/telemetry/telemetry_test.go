@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -120,14 +121,26 @@ func TestPrometheus(t *testing.T) {
 
 	rec := httptest.NewRecorder()
 	tel.Metrics.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4;") {
+		t.Errorf("Content-Type %q", ct)
+	}
 	body := rec.Body.String()
-	for _, want := range []string{
+	want := []string{
+		"# HELP ramabana_tool_calls_total Tool calls, by tool, group and caller.\n# TYPE ramabana_tool_calls_total counter\n",
 		`ramabana_tool_calls_total{caller="client",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file"} 2`,
 		`ramabana_tool_errors_total{caller="client",error_type="tool_error",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file"} 1`,
+		"# TYPE ramabana_tool_duration_seconds histogram\n",
+		`ramabana_tool_duration_seconds_bucket{caller="client",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file",le="300"} 2`,
 		`ramabana_tool_duration_seconds_count{caller="client",group="files",otel_scope_name="github.com/ramabana/ramabana-mcp",otel_scope_schema_url="",otel_scope_version="",tool="view_file"} 2`,
+		"# HELP target_info Target metadata\n# TYPE target_info gauge\ntarget_info{",
+		`telemetry_sdk_language="go"`,
 		"go_goroutines ",
-		"process_open_fds ",
-	} {
+		"go_memstats_heap_alloc_bytes ",
+	}
+	if runtime.GOOS == "linux" {
+		want = append(want, "process_open_fds ", "process_resident_memory_bytes ", "process_cpu_seconds_total ", "process_start_time_seconds ")
+	}
+	for _, want := range want {
 		if !strings.Contains(body, want) {
 			t.Errorf("no %q in the scrape:\n%s", want, body)
 		}
