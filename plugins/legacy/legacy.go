@@ -66,45 +66,49 @@ var aliases = []alias{
 		spec: sdk.ToolSpec{Name: "read_file", Title: "Read file (0.1)", Kind: sdk.KindRead,
 			Description: deprecated("view_file (start counts from 1)") + "Show a text file as \"lineno|hash|content\" lines, from line offset+1."},
 		schema: sdk.MustSchemaFor[readFileArgs], to: "view_file", in: "files",
-		args: decode(func(a readFileArgs) any {
-			return map[string]any{"path": a.Path, "start": a.Offset + 1, "limit": a.Limit}
+		args: decode(func(a readFileArgs) (any, error) {
+			if a.Offset < 0 || a.Limit < 0 {
+				return nil, fmt.Errorf("offset and limit must be 0 or more (got offset=%d, limit=%d)", a.Offset, a.Limit)
+			}
+			return map[string]any{"path": a.Path, "start": a.Offset + 1, "limit": a.Limit}, nil
 		}),
 	},
 	{
 		spec: sdk.ToolSpec{Name: "list_dir", Title: "List folder (0.1)", Kind: sdk.KindRead,
 			Description: deprecated("list_files with depth 1") + "List a folder's direct entries."},
 		schema: sdk.MustSchemaFor[listDirArgs], to: "list_files", in: "files",
-		args: decode(func(a listDirArgs) any {
-			return map[string]any{"path": a.Path, "depth": 1}
+		args: decode(func(a listDirArgs) (any, error) {
+			return map[string]any{"path": a.Path, "depth": 1}, nil
 		}),
 	},
 	{
 		spec: sdk.ToolSpec{Name: "grep", Title: "Search code (0.1)", Kind: sdk.KindRead,
 			Description: deprecated("search_code (case_sensitive=false for ignore_case)") + "Search files for a regex, gitignore-aware."},
 		schema: sdk.MustSchemaFor[grepArgs], to: "search_code", in: "code",
-		args: decode(func(a grepArgs) any {
-			return map[string]any{"pattern": a.Pattern, "path": a.Path, "case_sensitive": !a.IgnoreCase}
+		args: decode(func(a grepArgs) (any, error) {
+			return map[string]any{"pattern": a.Pattern, "path": a.Path, "case_sensitive": !a.IgnoreCase}, nil
 		}),
 	},
 	{
 		spec: sdk.ToolSpec{Name: "list_vars", Title: "List a module's names (0.1)", Kind: sdk.KindAct,
 			Description: deprecated("inspect_python") + "List what a Python module defines, with signatures and docstrings, from the real interpreter."},
 		schema: sdk.MustSchemaFor[listVarsArgs], to: "inspect_python", in: "code",
-		args: decode(func(a listVarsArgs) any {
-			return map[string]any{"target": a.Module}
+		args: decode(func(a listVarsArgs) (any, error) {
+			return map[string]any{"target": a.Module}, nil
 		}),
 	},
 }
 
 // decode makes an args function from one of the 0.1 argument structs,
-// refusing unknown fields as the host's schema check already has.
-func decode[In any](to func(In) any) func(json.RawMessage) (any, error) {
+// refusing unknown fields as the host's schema check already has, and
+// what to refuses.
+func decode[In any](to func(In) (any, error)) func(json.RawMessage) (any, error) {
 	return func(raw json.RawMessage) (any, error) {
 		var in In
 		if err := (&sdk.Request{Call: sdk.Call{Arguments: raw}}).Bind(&in); err != nil {
 			return nil, err
 		}
-		return to(in), nil
+		return to(in)
 	}
 }
 
@@ -129,7 +133,7 @@ func New() sdk.Group {
 		Name:        "legacy",
 		Description: "The 0.1 names (read_file, list_dir, grep, list_vars), until " + Until + "; mounted only without an agent.",
 		Mode:        sdk.ModeLegacy,
-		ReplacedBy:  "files and code (view_file, list_files, search_code, inspect_python)",
+		ReplacedBy:  "files,code", // the groups it answers through: with either opted out, so is it
 		LocalData:   true, // the files and code tools it forwards to keep what they read here
 	}, tools...)
 	return g

@@ -82,3 +82,11 @@ func TestEachOldNameAnswersAsItsReplacement(t *testing.T) {
 		t.Errorf("read_file with today's start = %q; want a refusal", res.Text())
 	}
 }
+
+func TestReadFileRefusesANegativeOffsetInItsOwnWords(t *testing.T) {
+	old, _ := sdktest.Connect(t, legacy.New(), sdk.Host{Roots: []string{t.TempDir()}})
+	res := sdktest.Call(t, old, "read_file", map[string]any{"path": "x", "offset": -3})
+	if !res.IsError || !strings.Contains(res.Text(), "offset and limit must be 0 or more") || strings.Contains(res.Text(), "start") {
+		t.Errorf("read_file offset -3 = %q (error %v); want a refusal naming offset, not view_file's start", res.Text(), res.IsError)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -239,8 +240,19 @@ func (c *Catalog) put(plugin string, from Provenance, desc *sdk.Description, cal
 			}
 		}
 	}
+	// A legacy group's old name gives way to any other tool of that name,
+	// whichever registers first: the old names are a courtesy to old
+	// clients, never a reason to refuse a plugin.
+	var yield, evict []string
 	for _, e := range batch {
-		if prev, dup := c.entries[e.Spec.Name]; dup && !(replace && prev.Plugin == plugin) {
+		prev, dup := c.entries[e.Spec.Name]
+		switch {
+		case !dup || (replace && prev.Plugin == plugin):
+		case e.GroupMode == sdk.ModeLegacy && prev.GroupMode != sdk.ModeLegacy:
+			yield = append(yield, e.Spec.Name)
+		case prev.GroupMode == sdk.ModeLegacy && e.GroupMode != sdk.ModeLegacy:
+			evict = append(evict, e.Spec.Name)
+		default:
 			return fmt.Errorf("tool %q is already served by plugin %q", e.Spec.Name, prev.Plugin)
 		}
 	}
@@ -251,8 +263,13 @@ func (c *Catalog) put(plugin string, from Provenance, desc *sdk.Description, cal
 			}
 		}
 	}
+	for _, name := range evict {
+		delete(c.entries, name)
+	}
 	for _, e := range batch {
-		c.entries[e.Spec.Name] = e
+		if !slices.Contains(yield, e.Spec.Name) {
+			c.entries[e.Spec.Name] = e
+		}
 	}
 	return nil
 }

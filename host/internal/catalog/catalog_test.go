@@ -296,3 +296,58 @@ func TestAllKeepsAServersOrder(t *testing.T) {
 		t.Errorf("All = %v, want %v", got, want)
 	}
 }
+
+// legacyDesc is a legacy group forwarding to the groups in replacedBy.
+func legacyDesc(replacedBy string, tools ...sdk.ToolSpec) *sdk.Description {
+	return &sdk.Description{Name: "legacy", Groups: []sdk.GroupSpec{{Name: "legacy", Mode: sdk.ModeLegacy, ReplacedBy: replacedBy, Tools: tools}}}
+}
+
+// A legacy group's old name gives way to another plugin's tool of that
+// name, whichever registers first; neither plugin is refused.
+func TestLegacyNamesGiveWay(t *testing.T) {
+	t.Parallel()
+	for _, legacyFirst := range []bool{true, false} {
+		c := New()
+		add := func(plugin string, d *sdk.Description) {
+			if err := c.Add(plugin, ThirdParty, d, nopCaller{}); err != nil {
+				t.Fatalf("legacy first %v: add %s: %v", legacyFirst, plugin, err)
+			}
+		}
+		if legacyFirst {
+			add("legacy", legacyDesc("files", read("grep"), read("read_file")))
+			add("acme", desc("acme", read("grep")))
+		} else {
+			add("acme", desc("acme", read("grep")))
+			add("legacy", legacyDesc("files", read("grep"), read("read_file")))
+		}
+		if e, ok := c.Get("grep"); !ok || e.Plugin != "acme" {
+			t.Errorf("legacy first %v: grep is served by %v; want acme's", legacyFirst, e)
+		}
+		if e, ok := c.Get("read_file"); !ok || e.Plugin != "legacy" {
+			t.Errorf("legacy first %v: read_file is served by %v; want the legacy group's", legacyFirst, e)
+		}
+	}
+}
+
+// A legacy group is left out with a group it answers through.
+func TestLegacyGroupFollowsWhatReplacedIt(t *testing.T) {
+	t.Parallel()
+	c := New()
+	if err := c.Add("legacy", Bundled, legacyDesc("files,code", read("grep")), nopCaller{}); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := c.Get("grep")
+	for _, tc := range []struct {
+		optOut string
+		want   bool
+	}{{"", true}, {"code", false}, {"files", false}, {"git", true}} {
+		p := Policy{OptOut: map[string]bool{tc.optOut: tc.optOut != ""}}
+		ok, why := p.EntryGroupMounted(e)
+		if ok != tc.want {
+			t.Errorf("--groups -%s: mounted %v (%s); want %v", tc.optOut, ok, why, tc.want)
+		}
+		if !ok && !strings.Contains(why, "--groups -"+tc.optOut) {
+			t.Errorf("--groups -%s: the reason %q does not name the flag", tc.optOut, why)
+		}
+	}
+}

@@ -119,10 +119,31 @@ func (p Policy) EntryGroupMounted(e *Entry) (bool, string) {
 		return p.ServerMounted(e.Upstream.Server)
 	}
 	ok, why := p.GroupMounted(e.Group, e.GroupMode)
+	if ok && e.GroupMode == sdk.ModeLegacy {
+		// A legacy group answers through what replaced it: with that
+		// opted out, so is the group.
+		for _, r := range ReplacedBy(e.ReplacedBy) {
+			if p.OptOut[r] {
+				return false, fmt.Sprintf("its group %q is legacy, served through %s, which --groups -%s leaves out", e.Group, r, r)
+			}
+		}
+	}
 	if !ok && e.GroupMode == sdk.ModeLegacy && e.ReplacedBy != "" {
 		why += fmt.Sprintf("; use %s instead", e.ReplacedBy)
 	}
 	return ok, why
+}
+
+// ReplacedBy are the names in a legacy group's replaced_by: group or tool
+// names, separated by commas.
+func ReplacedBy(s string) []string {
+	var out []string
+	for _, r := range strings.Split(s, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // ServerMounted reports whether --groups leaves the upstream server id

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 )
 
@@ -40,7 +41,7 @@ func GoVars(sdkDir string) (map[string]string, string, error) {
 	}
 	return map[string]string{
 		"SDK_VERSION": "v0.0.0-00010101000000-000000000000",
-		"SDK_REPLACE": "\nreplace " + ModulePath + " => " + abs + "\n",
+		"SDK_REPLACE": "\nreplace " + ModulePath + " => " + strconv.Quote(abs) + "\n", // go.mod's quoted string: a path with spaces too
 	}, "the sdk is the checkout at " + abs + " (a replace directive in go.mod)", nil
 }
 

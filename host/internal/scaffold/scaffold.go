@@ -83,9 +83,10 @@ func CheckName(name string) error {
 	return nil
 }
 
-// Write writes the plugin NAME of lang into dir, which must not exist (an
-// empty folder is taken too), and returns the files written, relative to
-// dir and sorted.
+// Write writes the plugin NAME of lang into dir, which must not exist or
+// be an empty folder, and returns the files written, relative to dir and
+// sorted. The files are written into a stage folder beside dir (so dir's
+// parent must be writable) and then moved into place.
 func Write(lang Lang, name, dir string) ([]string, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
@@ -93,6 +94,9 @@ func Write(lang Lang, name, dir string) ([]string, error) {
 	tmplRoot := path.Join("templates", lang.Name)
 	if _, err := fs.Stat(templates, tmplRoot); err != nil {
 		return nil, fmt.Errorf("no template for %q: use %s", lang.Name, strings.Join(Langs(), ", "))
+	}
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("%s exists and is not a folder: choose a new folder", dir)
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s exists and is not empty: choose a new folder", dir)
@@ -131,15 +135,45 @@ func Write(lang Lang, name, dir string) ([]string, error) {
 			}
 		}
 	}
-	if err := os.Chmod(stage, 0o755); err != nil {
-		return nil, err
-	}
-	_ = os.Remove(abs) // an empty folder given as dir
-	if err := os.Rename(stage, abs); err != nil {
+	if err := place(stage, abs); err != nil {
 		return nil, err
 	}
 	sort.Strings(written)
 	return written, nil
+}
+
+// place puts the staged folder at dir: renamed into place when dir does
+// not exist, or, when it is an empty folder (the current one, say), its
+// entries moved into it, so that dir stays the folder it is (a shell in
+// it stays in it; its mode and owner stay). The stage is beside dir, on
+// the same file system, so each move is a rename.
+func place(stage, dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Chmod(stage, 0o755); err != nil {
+			return err
+		}
+		return os.Rename(stage, dir)
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a folder: choose a new folder", dir)
+	}
+	entries, err := os.ReadDir(stage)
+	if err != nil {
+		return err
+	}
+	for i, e := range entries {
+		if err := os.Rename(filepath.Join(stage, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			for _, done := range entries[:i] { // nothing half-written: take back what was moved
+				_ = os.RemoveAll(filepath.Join(dir, done.Name()))
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // skipped are folders a template or kit may have grown on a developer's

@@ -76,13 +76,36 @@ func TestWriteRefusesAndLeavesNothing(t *testing.T) {
 	}
 }
 
-func TestAnEmptyFolderIsTaken(t *testing.T) {
+// An empty folder, the current one say, is written into and stays the
+// folder it was: a shell in it stays in it.
+func TestAnEmptyFolderIsWrittenInto(t *testing.T) {
 	dir := t.TempDir()
+	before, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Write(Lang{Name: "go", Vars: map[string]string{"SDK_VERSION": "v1.0.0"}}, "hello", dir); err != nil {
 		t.Fatal(err)
 	}
+	after, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("the empty folder was replaced by another; want the files moved into it")
+	}
 	if _, err := os.Stat(filepath.Join(dir, "main.go")); err != nil {
 		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Errorf("beside the folder: %v; want no stage left", entries)
+	}
+	link := filepath.Join(t.TempDir(), "dangling")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(Lang{Name: "go", Vars: map[string]string{"SDK_VERSION": "v1.0.0"}}, "hello", link); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("Write over a dangling symlink = %v; want a refusal", err)
 	}
 }
 
@@ -92,8 +115,18 @@ func TestGoVarsFromACheckout(t *testing.T) {
 		t.Fatal(err)
 	}
 	abs, _ := filepath.Abs("../../..")
-	if !strings.Contains(vars["SDK_REPLACE"], "=> "+abs) || !strings.Contains(note, abs) {
+	if !strings.Contains(vars["SDK_REPLACE"], `=> "`+abs+`"`) || !strings.Contains(note, abs) {
 		t.Errorf("vars %v, note %q", vars, note)
+	}
+	spaced := filepath.Join(t.TempDir(), "my sdk")
+	if err := os.MkdirAll(spaced, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(spaced, "go.mod"), []byte("module "+ModulePath+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if vars, _, err := GoVars(spaced); err != nil || !strings.Contains(vars["SDK_REPLACE"], `=> "`+spaced+`"`) {
+		t.Errorf("GoVars(a path with a space) = %q, %v; want the path quoted", vars["SDK_REPLACE"], err)
 	}
 	if _, _, err := GoVars(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a checkout") {
 		t.Errorf("GoVars(empty dir) = %v; want a refusal", err)
