@@ -576,7 +576,9 @@ type Group struct {
 	Name        string    `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	Description string    `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
 	Mode        GroupMode `protobuf:"varint,3,opt,name=mode,proto3,enum=ramabana.plugin.v1.GroupMode" json:"mode,omitempty"`
-	// For legacy groups: what replaces them (a group or tool name).
+	// For legacy groups: what replaces them, group or tool names separated
+	// by commas. A legacy group is left out when one of the groups named
+	// here is opted out (--groups -NAME).
 	ReplacedBy string      `protobuf:"bytes,4,opt,name=replaced_by,json=replacedBy,proto3" json:"replaced_by,omitempty"`
 	Tools      []*ToolSpec `protobuf:"bytes,5,rep,name=tools,proto3" json:"tools,omitempty"`
 	// The group's read and write tools keep what they are given on this
