@@ -116,12 +116,13 @@ type Host struct {
 	failedAs  map[string]supervise.Fingerprint // plugin name → its binary when it failed
 	unmounted map[string]unmountedPlugin       // described, then stopped: none of their groups is mounted
 
-	descriptions supervise.Descriptions // plugin binaries' descriptions, kept in ConfigDir
-	closing      chan struct{}          // closed by Close
-	reloadMu     sync.Mutex             // one Reload at a time; held by Close
-	rootsMoved   chan struct{}          // SetRoots tells Watch to watch the new roots' skill folders
-	swapping     sync.RWMutex           // held by SetRoots while the plugins are swapped; a call's look-up waits
-	closed       bool                   // under reloadMu: no plugin starts after Close
+	descriptions  supervise.Descriptions // plugin binaries' descriptions, kept in ConfigDir
+	closing       chan struct{}          // closed by Close
+	reloadMu      sync.Mutex             // one Reload at a time; held by Close
+	rootsMoved    chan struct{}          // SetRoots tells Watch to watch the new roots' skill folders
+	swapping      sync.RWMutex           // held by SetRoots while the plugins are swapped; a call's look-up waits
+	swappingRoots bool                   // SetRoots is under way (under reloadMu): startAll tells no change midway
+	closed        bool                   // under reloadMu: no plugin starts after Close
 
 	// calls ends when CancelCalls is called: every call's context is
 	// bound to it.

@@ -79,8 +79,12 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 			h.register(p, nil)
 		}
 	}
-	// The clients get these now, not after the slowest launch.
-	h.toolsChanged()
+	// The clients get these now, not after the slowest launch; but not
+	// amid a roots change, where they would see every launched plugin's
+	// tools gone for a while (SetRoots tells them once, at its end).
+	if !h.swappingRoots {
+		h.toolsChanged()
+	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		for i, p := range plugins {

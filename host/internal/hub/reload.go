@@ -80,13 +80,19 @@ func (h *Host) Reload(ctx context.Context) error {
 // drop stops a plugin and takes its tools out of the catalog. A newer
 // plugin registered under the same name (a reload) is left alone.
 func (h *Host) drop(p *supervise.Plugin) {
+	h.unregister(p)
+	p.Stop()
+}
+
+// unregister takes a plugin's tools out of the catalog and the plugin out
+// of the running set, and leaves its process to the caller to stop.
+func (h *Host) unregister(p *supervise.Plugin) {
 	h.mu.Lock()
 	if h.plugins[p.Name()] == p {
 		delete(h.plugins, p.Name())
 	}
 	h.mu.Unlock()
 	h.catalog.RemoveCaller(p)
-	p.Stop()
 }
 
 // watchPins watches the upstream servers' pins (upstream.Pins), so that

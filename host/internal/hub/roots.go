@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 )
@@ -43,12 +44,15 @@ func resolveRoots(dirs []string) ([]string, error) {
 
 // SetRoots serves dirs instead of the roots served now: the client's roots
 // (MCP roots/list), when the server was started without --root. Every
-// plugin is stopped and registered again with the new host context (each
-// is described afresh, and a process starts at its first call, as at a
-// start), the skills are read from the new folders, and clients are told
-// the tools, the skills and the status changed. A call made meanwhile waits
-// for the new tools; one under way in a plugin when its roots change
-// fails, as when its binary is replaced.
+// plugin is registered again with the new host context, as at a start: a
+// bundled group, or a plugin whose description for these folders is kept
+// from an earlier launch, from its description, its process started at
+// its first call; any other is launched and described now. The old
+// processes are stopped. The skills are read from the new folders, and
+// clients are told once, at the end, that the tools, the skills and the
+// status changed. A call made meanwhile waits for the new tools (for as
+// long as the launches take, --start-timeout at the most); one under way
+// in a plugin when its roots change fails, as when its binary is replaced.
 // Nothing changes when dirs are the roots served now, or when one of them
 // is not a folder (the error says which).
 func (h *Host) SetRoots(ctx context.Context, dirs []string) error {
@@ -65,25 +69,35 @@ func (h *Host) SetRoots(ctx context.Context, dirs []string) error {
 		return nil
 	}
 	defer h.batch()()
+	sources, errs := supervise.Discover(h.cfg.Bundled.Self, h.cfg.Bundled.Names(), h.cfg.PluginDirs)
+	for _, err := range errs {
+		h.logger.Warn("plugin skipped", "error", err)
+	}
+	h.logger.Info("serving the client's roots", "roots", roots)
 	// A call looks its tool up after the swap, not amid it: every tool is
-	// registered again (a call already running in a dropped plugin fails).
+	// registered again (a call already running in an old plugin fails).
 	h.swapping.Lock()
-	defer h.swapping.Unlock()
+	h.swappingRoots = true
 	h.roots.Store(&roots)
-	for _, p := range h.Plugins() {
-		h.drop(p)
+	old := h.Plugins()
+	for _, p := range old {
+		h.unregister(p)
 	}
 	h.mu.Lock()
 	clear(h.skipped)
 	clear(h.failedAs)
 	clear(h.unmounted)
 	h.mu.Unlock()
-	sources, errs := supervise.Discover(h.cfg.Bundled.Self, h.cfg.Bundled.Names(), h.cfg.PluginDirs)
-	for _, err := range errs {
-		h.logger.Warn("plugin skipped", "error", err)
-	}
-	h.logger.Info("serving the client's roots", "roots", roots)
 	err = h.startAll(ctx, sources)
+	h.swappingRoots = false
+	h.swapping.Unlock()
+	// The old processes are stopped after the swap, together: a call
+	// waits for the new tools, not for the old plugins to exit.
+	var stopped sync.WaitGroup
+	for _, p := range old {
+		stopped.Go(p.Stop)
+	}
+	stopped.Wait()
 	h.toolsChanged()
 	h.changed(ChangedSkills | ChangedStatus)
 	select {

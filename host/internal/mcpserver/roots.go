@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,9 @@ type clientRoots struct {
 	host   *hub.Host
 	logger *slog.Logger
 	mu     sync.Mutex // one sync at a time, in the order asked
+	// session ends when the session does: every sync's wait is bound to
+	// it (made at the first sync, with the one goroutine that ends it).
+	session context.Context
 }
 
 // sync asks the session's client for its roots and serves them. It runs
@@ -34,12 +39,16 @@ type clientRoots struct {
 func (c *clientRoots) sync(ss *mcp.ServerSession) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	if c.session == nil {
+		var end context.CancelFunc
+		c.session, end = context.WithCancel(context.Background())
+		go func() {
+			_ = ss.Wait()
+			end()
+		}()
+	}
+	ctx, cancel := context.WithTimeout(c.session, 2*time.Minute)
 	defer cancel()
-	go func() { // the session's end ends the wait
-		_ = ss.Wait()
-		cancel()
-	}()
 	lctx, lcancel := context.WithTimeout(ctx, 30*time.Second)
 	res, err := ss.ListRoots(lctx, nil)
 	lcancel()
@@ -62,16 +71,46 @@ func (c *clientRoots) sync(ss *mcp.ServerSession) {
 func localFolders(roots []*mcp.Root, logger *slog.Logger) []string {
 	var dirs []string
 	for _, r := range roots {
-		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") || !filepath.IsAbs(u.Path) {
+		path, ok := filePath(r.URI, runtime.GOOS)
+		if !ok {
 			logger.Warn("a root of the client is not a local file: URI; it is not served", "uri", r.URI)
 			continue
 		}
-		if fi, err := os.Stat(u.Path); err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 			logger.Warn("a root of the client is not a folder here; it is not served", "uri", r.URI)
 			continue
 		}
-		dirs = append(dirs, filepath.Clean(u.Path))
+		dirs = append(dirs, path)
 	}
 	return dirs
+}
+
+// filePath is the local path a file: URI names on goos, percent-escapes
+// decoded: file:///home/a/b is /home/a/b, and on Windows
+// file:///C:/Users/a is C:\Users\a and file://server/share/a the UNC path
+// \\server\share\a. A URI of another scheme, or of another host than this
+// one elsewhere, names no local path.
+func filePath(uri, goos string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return "", false
+	}
+	host := u.Host
+	if host == "localhost" {
+		host = ""
+	}
+	if goos != "windows" {
+		if host != "" || !strings.HasPrefix(u.Path, "/") {
+			return "", false
+		}
+		return filepath.Clean(u.Path), true
+	}
+	p := strings.ReplaceAll(u.Path, "/", `\`)
+	switch {
+	case host != "": // a share: \\host\share\...
+		return `\\` + host + p, true
+	case len(p) >= 3 && p[0] == '\\' && p[2] == ':': // \C:\x
+		return p[1:], true
+	}
+	return "", false
 }
