@@ -24,6 +24,9 @@
 //	faulty       a group "faulty" whose tools break the call contract: fault answers a gRPC error for
 //	             valid arguments, badout a structured result its output schema refuses, and
 //	             hang blocks until cancelled
+//	crashy       a group "crashy" whose tool crash ends the process, beside a healthy cr_echo
+//	stuck        a group "stuck" whose tool hold answers in 200 ms, but when cancelled returns
+//	             still holding its lock, so that every later call of it hangs
 //	memory       a third party's plugin named after the bundled group it shadows: a group "memory"
 //	             that claims local_data, with recall (read), remember (write), progress_note
 //	             and fail_note (read), a context and a post tool for ask turns (memory_context,
@@ -43,6 +46,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -119,6 +123,31 @@ func main() {
 		sdk.Serve(single("nolifeline", "nl_echo", sdk.GroupSpec{Name: "nolifeline"}), sdk.WithoutHostWatch())
 	case "faulty":
 		sdk.Serve(faultyGroup())
+	case "crashy":
+		box := single("crashy", "cr_echo", sdk.GroupSpec{Name: "crashy"})
+		box.AddGroup(sdk.GroupSpec{Name: "crashy-crash"}, sdk.TypedTool(sdk.ToolSpec{Name: "crash", Description: "End the process.", Kind: sdk.KindRead},
+			func(context.Context, *sdk.Request, noArgs) (*sdk.Result, error) {
+				fmt.Fprintln(os.Stderr, "panic: crash was called")
+				syscall.Exit(2)
+				return nil, nil
+			}))
+		sdk.Serve(box)
+	case "stuck":
+		var mu sync.Mutex
+		box := sdk.NewToolbox("stuck", sdk.WithVersion("0.0.1"), sdk.WithDescription("a tool that keeps its lock when cancelled"))
+		box.AddGroup(sdk.GroupSpec{Name: "stuck"}, sdk.TypedTool(sdk.ToolSpec{Name: "hold", Description: "Hold a lock for a moment.", Kind: sdk.KindRead},
+			func(ctx context.Context, req *sdk.Request, _ noArgs) (*sdk.Result, error) {
+				mu.Lock()
+				req.Events.Progress(1, 2, "holding")
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err() // the bug: the lock stays held
+				case <-time.After(200 * time.Millisecond):
+					mu.Unlock()
+					return sdk.TextResult("held"), nil
+				}
+			}))
+		sdk.Serve(box)
 	case "memory":
 		fmt.Fprintln(os.Stderr, "hostile memory starting for "+Planted)
 		sdk.Serve(hostileMemory())

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -118,21 +119,25 @@ func Run(ctx context.Context, path string, opts Options, report func(Finding)) (
 		root = r
 	}
 	c := &checker{
-		cmd:    launch.Command{Name: filepath.Base(abs), Path: abs},
-		host:   sdk.Host{Roots: []string{root}, Write: true, ConfigDir: cfg, HostVersion: opts.HostVersion},
-		opts:   opts,
-		report: report,
+		answered: map[string]bool{},
+		cmd:      launch.Command{Name: filepath.Base(abs), Path: abs},
+		host:     sdk.Host{Roots: []string{root}, Write: true, ConfigDir: cfg, HostVersion: opts.HostVersion},
+		opts:     opts,
+		report:   report,
 	}
 	c.run(ctx)
 	return c.failed, nil
 }
 
 type checker struct {
-	cmd    launch.Command
-	host   sdk.Host
-	opts   Options
-	report func(Finding)
-	failed int
+	// answered are the tools whose call in the tool checks answered a
+	// result: the cancelled-call check cancels one of them.
+	answered map[string]bool
+	cmd      launch.Command
+	host     sdk.Host
+	opts     Options
+	report   func(Finding)
+	failed   int
 }
 
 func (c *checker) add(st Status, check, format string, args ...any) {
@@ -152,7 +157,7 @@ func (c *checker) run(ctx context.Context) {
 		c.add(Fail, "start", "%v", err)
 		return
 	}
-	defer p.Stop()
+	defer func() { p.Stop() }() // the last process: a check may launch a new one
 	c.add(Pass, "handshake", "protocol %d, gRPC on %s", p.Protocol(), p.Addr())
 	raw, err := c.describe(ctx, p)
 	if err != nil {
@@ -161,16 +166,44 @@ func (c *checker) run(ctx context.Context) {
 	}
 	c.description(raw)
 	c.health(p)
+	// Each check that calls the plugin runs on a live process: one a
+	// tool's call crashed is reported with that call, and launched again
+	// for the rest, so that they do not fail for the crash.
 	for _, g := range desc.Groups {
 		for _, t := range g.Tools {
-			c.tool(ctx, p.Group(), t)
+			if p = c.relaunched(ctx, p); p == nil {
+				return
+			}
+			c.tool(ctx, p, t)
 		}
 	}
-	c.unknownTool(ctx, p.Group())
-	c.cancelled(ctx, p, desc)
-	c.token(ctx, p)
-	c.lifeline(p)
+	for _, check := range []func(*launch.Process){
+		func(p *launch.Process) { c.unknownTool(ctx, p) },
+		func(p *launch.Process) { c.cancelled(ctx, p, desc) },
+		func(p *launch.Process) { c.token(ctx, p) },
+		c.lifeline,
+	} {
+		if p = c.relaunched(ctx, p); p == nil {
+			return
+		}
+		check(p)
+	}
 	c.shutdown(ctx)
+}
+
+// relaunched is p, or when it has exited a new launch of the plugin; nil,
+// with a failure, when the plugin cannot be launched again.
+func (c *checker) relaunched(ctx context.Context, p *launch.Process) *launch.Process {
+	if !p.Exited() {
+		return p
+	}
+	p.Stop()
+	np, _, err := launch.Start(ctx, c.cmd, c.host, c.launchOpts())
+	if err != nil {
+		c.add(Fail, "relaunch", "the plugin exited, and launching it again for the checks left failed: %v", err)
+		return nil
+	}
+	return np
 }
 
 func (c *checker) describe(ctx context.Context, p *launch.Process) (*sdk.Description, error) {
@@ -206,7 +239,7 @@ func (c *checker) description(d *sdk.Description) {
 				c.add(Fail, "tool "+t.Name, "%v: the host leaves this tool out", err)
 			}
 			if strings.TrimSpace(t.Description) == "" {
-				c.add(Fail, "tool "+t.Name, "has no description: a model reads it to decide when and how to call the tool")
+				c.add(Warn, "tool "+t.Name, "has no description: a model reads it to decide when and how to call the tool")
 			}
 		}
 	}
@@ -220,6 +253,16 @@ func (c *checker) health(p *launch.Process) {
 	c.add(Pass, "health", "SERVING")
 }
 
+// firstEvent closes ch at a call's first progress or log event: the
+// plugin's handler is running.
+type firstEvent struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (e *firstEvent) Progress(float64, float64, string) { e.once.Do(func() { close(e.ch) }) }
+func (e *firstEvent) Log(sdk.LogLevel, string)          { e.once.Do(func() { close(e.ch) }) }
+
 // events records what a call streamed.
 type events struct{ progress, logs int }
 
@@ -229,7 +272,7 @@ func (e *events) Log(sdk.LogLevel, string)          { e.logs++ }
 // tool calls t with the smallest arguments its schema accepts, and checks
 // the answer is a result (an error result is fine: the arguments are
 // placeholders) that matches the output schema and the tool's task.
-func (c *checker) tool(ctx context.Context, g sdk.Group, t sdk.ToolSpec) {
+func (c *checker) tool(ctx context.Context, p *launch.Process, t sdk.ToolSpec) {
 	name := "tool " + t.Name
 	args, why := validSample(t)
 	if why != "" {
@@ -240,9 +283,12 @@ func (c *checker) tool(ctx context.Context, g sdk.Group, t sdk.ToolSpec) {
 	defer cancel()
 	ev := &events{}
 	start := time.Now()
-	res, err := g.Call(cctx, &sdk.Call{Tool: t.Name, Arguments: args, ID: "check-" + t.Name}, ev)
+	res, err := p.Group().Call(cctx, &sdk.Call{Tool: t.Name, Arguments: args, ID: "check-" + t.Name}, ev)
 	took := fmt.Sprintf("%.1f ms", float64(time.Since(start).Microseconds())/1000)
 	switch {
+	case err != nil && p.ExitedWithin(time.Second):
+		c.add(Fail, name, "called with %s: the plugin exited while running it: a tool must answer, not end the process (any error lines the plugin wrote to stderr are above)", args)
+		return
 	case cctx.Err() != nil && ctx.Err() == nil:
 		c.add(Fail, name, "called with %s: no result within %s; a tool must answer (or stream progress and then answer) in reasonable time", args, c.opts.CallTimeout)
 		return
@@ -253,6 +299,7 @@ func (c *checker) tool(ctx context.Context, g sdk.Group, t sdk.ToolSpec) {
 		c.add(Fail, name, "called with %s: %v; a failure the model can act on is a Result with is_error, not a gRPC error", args, err)
 		return
 	}
+	c.answered[t.Name] = true
 	if res.IsError {
 		c.add(Pass, name, "called with %s: an error result (%s), in %s", args, clip(res.Text(), 120), took)
 		return
@@ -319,11 +366,11 @@ func (c *checker) checkResult(t sdk.ToolSpec, res *sdk.Result) string {
 
 // unknownTool checks that a tool the plugin does not have is NOT_FOUND,
 // which clients get as an unknown tool, not as a failure of the plugin.
-func (c *checker) unknownTool(ctx context.Context, g sdk.Group) {
+func (c *checker) unknownTool(ctx context.Context, p *launch.Process) {
 	const name = "ramabana_check_no_such_tool"
 	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 	defer cancel()
-	_, err := g.Call(cctx, &sdk.Call{Tool: name, Arguments: json.RawMessage(`{}`), ID: "check-unknown"}, sdk.NoEvents)
+	_, err := p.Group().Call(cctx, &sdk.Call{Tool: name, Arguments: json.RawMessage(`{}`), ID: "check-unknown"}, sdk.NoEvents)
 	if errors.Is(err, sdk.ErrUnknownTool) {
 		c.add(Pass, "unknown tool", "NOT_FOUND")
 		return
@@ -331,39 +378,54 @@ func (c *checker) unknownTool(ctx context.Context, g sdk.Group) {
 	c.add(Fail, "unknown tool", "a call of %q answered %v; answer the gRPC status NOT_FOUND for a tool you do not have", name, orResult(err))
 }
 
-// cancelled starts a call, cancels it at once, and checks the plugin then
-// still answers: a plugin that blocks on an abandoned call stops serving.
+// cancelled starts a call, cancels it once the plugin has it (or after a
+// moment), and checks the plugin then still answers a call of the same
+// tool: a plugin that blocks on an abandoned call stops serving.
 func (c *checker) cancelled(ctx context.Context, p *launch.Process, desc *sdk.Description) {
 	var tool string
 	var args json.RawMessage
 	for _, g := range desc.Groups {
 		for _, t := range g.Tools {
-			if a, why := validSample(t); why == "" && tool == "" {
+			if a, why := validSample(t); why == "" && tool == "" && c.answered[t.Name] {
 				tool, args = t.Name, a
 			}
 		}
 	}
 	if tool == "" {
-		c.add(Skip, "cancelled call", "no tool has arguments the check can make")
+		c.add(Skip, "cancelled call", "no tool answered a call the check could make")
 		return
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
+	running := &firstEvent{ch: make(chan struct{})}
 	go func() {
-		_, err := p.Group().Call(cctx, &sdk.Call{Tool: tool, Arguments: args, ID: "check-cancel"}, sdk.NoEvents)
+		_, err := p.Group().Call(cctx, &sdk.Call{Tool: tool, Arguments: args, ID: "check-cancel"}, running)
 		done <- err
 	}()
-	cancel()
-	<-done
-	if p.Exited() {
+	select {
+	case <-done: // answered before it could be cancelled: the next call still tells
+		cancel()
+	case <-running.ch: // the handler runs: it streamed an event
+		cancel()
+		<-done
+	case <-time.After(100 * time.Millisecond): // the plugin has it by now, most likely
+		cancel()
+		<-done
+	}
+	if p.ExitedWithin(100 * time.Millisecond) {
 		c.add(Fail, "cancelled call", "the plugin exited when a call of %s was cancelled; a cancelled call must end only that call", tool)
 		return
 	}
-	if _, err := c.describe(ctx, p); err != nil {
-		c.add(Fail, "cancelled call", "after a call of %s was cancelled the plugin did not answer Describe within %s: %v", tool, c.opts.CallTimeout, err)
+	nctx, ncancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer ncancel()
+	if _, err := p.Group().Call(nctx, &sdk.Call{Tool: tool, Arguments: args, ID: "check-after-cancel"}, sdk.NoEvents); nctx.Err() != nil && ctx.Err() == nil {
+		c.add(Fail, "cancelled call", "after a call of %s was cancelled, the next call of it did not answer within %s: a cancelled call must release what it holds", tool, c.opts.CallTimeout)
+		return
+	} else if err != nil && p.Exited() {
+		c.add(Fail, "cancelled call", "after a call of %s was cancelled, the plugin exited on the next call of it: %v", tool, err)
 		return
 	}
-	c.add(Pass, "cancelled call", "a call of %s cancelled at once; the plugin still serves", tool)
+	c.add(Pass, "cancelled call", "a call of %s cancelled while it ran; the next call of it answered", tool)
 }
 
 // token dials the plugin without the call token and with a wrong one:

@@ -63,6 +63,10 @@ func TestEachBrokenRuleFailsItsCheck(t *testing.T) {
 			"unknown tool":   "NOT_FOUND",
 		}},
 		{"notoken", map[string]string{"call token": "UNAUTHENTICATED"}},
+		// The crash is the one failure: the checks after it run on a new
+		// launch, and do not fail for it.
+		{"crashy", map[string]string{"tool crash": "exited while running it"}},
+		{"stuck", map[string]string{"cancelled call": "must release what it holds"}},
 		{"nolifeline", map[string]string{"lifeline": "exit when stdin reaches EOF"}},
 		{"faulty", map[string]string{
 			"tool fault":  "a Result with is_error, not a gRPC error",

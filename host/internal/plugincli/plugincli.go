@@ -378,9 +378,10 @@ func (p *pluginCmd) check(ctx context.Context, path string) error {
 		// Errors only: the findings say what the launcher warns of.
 		Logger: slog.New(slog.NewTextHandler(p.env.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	}
-	checks := 0
+	checks, notes := 0, map[plugincheck.Status]int{}
 	failed, err := plugincheck.Run(ctx, path, opts, func(f plugincheck.Finding) {
 		checks++
+		notes[f.Status]++
 		fmt.Fprintln(p.stdout, f)
 	})
 	if err != nil {
@@ -389,7 +390,7 @@ func (p *pluginCmd) check(ctx context.Context, path string) error {
 	if failed > 0 {
 		return fmt.Errorf("plugin check: %d of %d checks failed", failed, checks)
 	}
-	fmt.Fprintf(p.stdout, "all %d checks hold: `ramabana-mcp plugin install %s` will accept it\n", checks, path)
+	fmt.Fprintf(p.stdout, "%d checks hold (%d warnings, %d skipped): `ramabana-mcp plugin install %s` will accept it\n", notes[plugincheck.Pass], notes[plugincheck.Warn], notes[plugincheck.Skip], path)
 	return nil
 }
 
