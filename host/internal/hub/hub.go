@@ -122,6 +122,7 @@ type Host struct {
 	rootsMoved    chan struct{}          // SetRoots tells Watch to watch the new roots' skill folders
 	swapping      sync.RWMutex           // held by SetRoots while the plugins are swapped; a call's look-up waits
 	swappingRoots bool                   // SetRoots is under way (under reloadMu): startAll tells no change midway
+	started       bool                   // Start has registered the plugins (under reloadMu)
 	closed        bool                   // under reloadMu: no plugin starts after Close
 
 	// calls ends when CancelCalls is called: every call's context is
@@ -248,6 +249,7 @@ func (h *Host) Start(ctx context.Context) error {
 		h.logger.Warn("plugin skipped", "error", err)
 	}
 	err := h.startAll(ctx, h.sources)
+	h.started = true
 	h.toolsChanged()
 	if err == nil {
 		h.warnLaterGroups()

@@ -68,6 +68,12 @@ func (h *Host) SetRoots(ctx context.Context, dirs []string) error {
 	if slices.Equal(roots, h.Roots()) {
 		return nil
 	}
+	if !h.started {
+		// Before Start: the plugins are registered with these roots then.
+		h.roots.Store(&roots)
+		h.logger.Info("serving the client's roots", "roots", roots)
+		return nil
+	}
 	defer h.batch()()
 	sources, errs := supervise.Discover(h.cfg.Bundled.Self, h.cfg.Bundled.Names(), h.cfg.PluginDirs)
 	for _, err := range errs {
