@@ -134,7 +134,7 @@ func New() sdk.Group {
 		Description: "The 0.1 names (read_file, list_dir, grep, list_vars), until " + Until + "; mounted only without an agent.",
 		Mode:        sdk.ModeLegacy,
 		ReplacedBy:  "files,code", // the groups it answers through: with either opted out, so is it
-		LocalData:   true, // the files and code tools it forwards to keep what they read here
+		LocalData:   true,         // the files and code tools it forwards to keep what they read here
 	}, tools...)
 	return g
 }
