@@ -1,0 +1,775 @@
+//go:build linux
+
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
+)
+
+// Tests against the real language servers, each installed once into a
+// cache folder shared by test runs ($RAMABANA_LSP_CACHE, or
+// ramabana-lsp-test in the user's cache folder): gopls built from the Go
+// module proxy, pyright and typescript-language-server from npm. A test
+// whose server cannot be installed skips, or fails when
+// RAMABANA_REQUIRE_LSP=1 (CI).
+const (
+	requireLSP  = "RAMABANA_REQUIRE_LSP"
+	lspCacheEnv = "RAMABANA_LSP_CACHE"
+
+	goplsVersion      = "v0.23.0" // v0.24 needs a newer Go
+	pyrightVersion    = "1.1.414"
+	tslsVersion       = "5.3.0"
+	typescriptVersion = "5.9.3"
+)
+
+// server is a language server's command, installed at most once a run.
+type server struct {
+	once    sync.Once
+	install func() ([]string, error)
+	cmd     []string
+	err     error
+}
+
+var (
+	goplsServer   = &server{install: installGopls}
+	pyrightServer = &server{install: func() ([]string, error) {
+		return installNpm("pyright-"+pyrightVersion, "node_modules/pyright/langserver.index.js", "pyright@"+pyrightVersion)
+	}}
+	tslsServer = &server{install: func() ([]string, error) {
+		return installNpm("tsls-"+tslsVersion+"-ts-"+typescriptVersion, "node_modules/typescript-language-server/lib/cli.mjs",
+			"typescript-language-server@"+tslsVersion, "typescript@"+typescriptVersion)
+	}}
+)
+
+// command is the server's command, installing it first if need be; the
+// test skips (or fails, under RAMABANA_REQUIRE_LSP=1) when it cannot be.
+func (s *server) command(t *testing.T) []string {
+	t.Helper()
+	s.once.Do(func() { s.cmd, s.err = s.install() })
+	if s.err != nil {
+		if os.Getenv(requireLSP) == "1" {
+			t.Fatal(s.err)
+		}
+		t.Skipf("%v (%s=1 makes this a failure)", s.err, requireLSP)
+	}
+	return s.cmd
+}
+
+// installDir returns the cache folder name once it holds want, filling a
+// fresh folder with fill and moving it there when it does not yet: runs
+// at the same time each install, and one of them wins.
+func installDir(name, want string, fill func(tmp string) error) (string, error) {
+	cache := os.Getenv(lspCacheEnv)
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		cache = filepath.Join(dir, "ramabana-lsp-test")
+	}
+	dir := filepath.Join(cache, name)
+	if _, err := os.Stat(filepath.Join(dir, want)); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cache, name+".tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := fill(tmp); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, want)); serr != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func run(dir string, env []string, name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// installGopls builds gopls from the module proxy, or takes the one on
+// PATH when it cannot.
+func installGopls() ([]string, error) {
+	dir, err := installDir("gopls-"+goplsVersion, "gopls", func(tmp string) error {
+		return run(tmp, append(os.Environ(), "GOBIN="+tmp, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"),
+			"go", "install", "golang.org/x/tools/gopls@"+goplsVersion)
+	})
+	if err != nil {
+		if path, lerr := exec.LookPath("gopls"); lerr == nil {
+			return []string{path}, nil
+		}
+		return nil, fmt.Errorf("cannot install gopls: %v", err)
+	}
+	return []string{filepath.Join(dir, "gopls")}, nil
+}
+
+// installNpm installs npm packages and returns the command running the
+// language server script want with node.
+func installNpm(name, want string, pkgs ...string) ([]string, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("cannot run %s: %v", name, err)
+	}
+	dir, err := installDir(name, want, func(tmp string) error {
+		return run(tmp, os.Environ(), "npm", append([]string{"install", "--prefix", tmp, "--no-fund", "--no-audit", "--no-save"}, pkgs...)...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot install %s: %v", name, err)
+	}
+	return []string{node, filepath.Join(dir, want), "--stdio"}, nil
+}
+
+// A place in a file is written "file:line:col", line and column 1-based,
+// the column in bytes (as Go tools write it), file relative to the
+// workspace root.
+
+// position is the LSP position of place in root, in enc.
+func position(t *testing.T, root, place string, enc Encoding) (string, Position) {
+	t.Helper()
+	parts := strings.Split(place, ":")
+	line, _ := strconv.Atoi(parts[1])
+	col, _ := strconv.Atoi(parts[2])
+	path := filepath.Join(root, parts[0])
+	text := readText(t, path)
+	off, err := text.Offset(Position{line - 1, col - 1}, UTF8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := text.Position(off, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return URIFromPath(path), p
+}
+
+// place is where an LSP position in uri is, as "file:line:col".
+func place(t *testing.T, root, uri string, p Position, enc Encoding) string {
+	t.Helper()
+	path, err := PathFromURI(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := readText(t, path)
+	off, err := text.Offset(p, enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := text.Position(off, UTF8)
+	rel, _ := filepath.Rel(root, path)
+	return fmt.Sprintf("%s:%d:%d", filepath.ToSlash(rel), b.Line+1, b.Character+1)
+}
+
+func readText(t *testing.T, path string) *Text {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewText(b)
+}
+
+// copyFixture copies testdata/name to a temporary folder, the workspace.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	dst, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("testdata", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// startServer starts a server on the workspace root, logging its stderr
+// and messages when the test fails, and closes it when the test ends.
+func startServer(t *testing.T, command []string, root string, edit func(*Config)) (*Client, *eventLog) {
+	t.Helper()
+	stderr := &proctest.Output{}
+	events := &eventLog{wake: make(chan struct{}, 1)}
+	cfg := Config{
+		Command:    command,
+		Dir:        root,
+		Folders:    []string{root},
+		Stderr:     stderr,
+		OnProgress: func(p Progress) { events.add(event{progress: p}) },
+		OnMessage: func(typ int, text string) {
+			fmt.Fprintf(stderr, "[window/message %d] %s\n", typ, text)
+			events.add(event{message: text})
+		},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	start := time.Now()
+	c, err := Start(bg(t), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	name := filepath.Base(command[0])
+	if name == "node" {
+		name = filepath.Base(command[1])
+	}
+	t.Logf("%s started and initialized in %v, position encoding %s", name, time.Since(start).Round(time.Millisecond), c.Encoding())
+	t.Cleanup(func() {
+		if err := c.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("server stderr and messages:\n%s", stderr)
+		}
+	})
+	return c, events
+}
+
+// event is a progress report or a message of the server.
+type event struct {
+	progress Progress
+	message  string
+}
+
+// eventLog keeps what a server reported.
+type eventLog struct {
+	mu   sync.Mutex
+	all  []event
+	wake chan struct{}
+}
+
+func (l *eventLog) add(e event) {
+	l.mu.Lock()
+	l.all = append(l.all, e)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// await waits until an event that match accepts has come.
+func (l *eventLog) await(ctx context.Context, match func(event) bool) error {
+	for seen := 0; ; {
+		l.mu.Lock()
+		all := l.all
+		l.mu.Unlock()
+		if slices.ContainsFunc(all[seen:], match) {
+			return nil
+		}
+		seen = len(all)
+		select {
+		case <-l.wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// finished lists the titles of work that began and ended.
+func (l *eventLog) finished() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	begun := map[string]string{}
+	var out []string
+	for _, e := range l.all {
+		p := e.progress
+		switch p.Kind {
+		case "begin":
+			begun[p.Token] = p.Title
+		case "end":
+			if title, ok := begun[p.Token]; ok && title == p.Title {
+				out = append(out, title)
+			}
+		}
+	}
+	return out
+}
+
+// langCase is what a fixture project lets one state by reading it.
+type langCase struct {
+	server      *server
+	fixture     string // folder under testdata
+	languageID  string
+	initOptions any
+	use         string   // a use of the symbol (a place), where requests ask
+	decl        string   // its declaration's name
+	refs        []string // every reference, the declaration among them
+	hover       []string // what the hover says, among the rest
+	symbolsOf   string   // a file, and
+	symbols     []string // its top-level symbols, "name kind place"
+	query       string   // a workspace symbol query finding decl
+	errFile     string   // a file given a type error
+	errOld      string   // by replacing this text
+	errNew      string   // with this one
+	errLine     int      // and the diagnostic's line
+	newName     string   // the symbol's rename,
+	renamed     map[string][][2]string
+	check       func(t *testing.T, root string)
+	encoding    Encoding
+	// ready, if set, accepts the event after which the server answers for
+	// the whole workspace (it answers before, from what it has loaded).
+	ready func(event) bool
+	// says is the start of a message the server must send.
+	says string
+}
+
+func TestGopls(t *testing.T) {
+	t.Parallel()
+	testLanguage(t, langCase{
+		server:     goplsServer,
+		fixture:    "go",
+		languageID: "go",
+		encoding:   UTF16, // v0.23 offers no other
+		use:        "main.go:11:38",
+		decl:       "geometry/geometry.go:5:6",
+		refs:       []string{"geometry/geometry.go:10:41", "geometry/geometry.go:5:6", "main.go:11:38", "report/report.go:10:30"},
+		hover:      []string{"func geometry.Area(w float64, h float64) float64", "Area returns the area of a w × h rectangle."},
+		symbolsOf:  "geometry/geometry.go",
+		symbols:    []string{"Area function geometry/geometry.go:5:6", "Square function geometry/geometry.go:10:6"},
+		query:      "Area",
+		errFile:    "report/report.go",
+		errOld:     "var t float64",
+		errNew:     `var t float64 = "zero"`,
+		errLine:    8,
+		newName:    "Surface",
+		renamed: map[string][][2]string{
+			// gopls renames the doc comment's leading mention too.
+			"geometry/geometry.go": {{"// Area returns", "// Surface returns"}, {"func Area(", "func Surface("}, {"return Area(", "return Surface("}},
+			"main.go":              {{"geometry.Area(", "geometry.Surface("}},
+			"report/report.go":     {{"geometry.Area(", "geometry.Surface("}},
+		},
+		check: func(t *testing.T, root string) {
+			for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+				if err := run(root, append(os.Environ(), "GOFLAGS=-mod=mod"), "go", args...); err != nil {
+					t.Error(err)
+				}
+			}
+		},
+	})
+}
+
+func TestPyright(t *testing.T) {
+	t.Parallel()
+	testLanguage(t, langCase{
+		server:     pyrightServer,
+		fixture:    "python",
+		languageID: "python",
+		encoding:   UTF16,
+		// Requests before pyright has found the workspace's files see
+		// only those open and those they import.
+		ready:     func(e event) bool { return foundFiles.MatchString(e.message) },
+		use:       "main.py:4:22",
+		decl:      "geometry.py:4:5",
+		refs:      []string{"geometry.py:11:12", "geometry.py:4:5", "main.py:1:22", "main.py:4:22", "report.py:9:23"},
+		hover:     []string{"(function) def area(\n    w: float,\n    h: float\n) -> float", "Return the area of a w × h rectangle."},
+		symbolsOf: "geometry.py",
+		symbols:   []string{"area function geometry.py:4:5", "square function geometry.py:9:5"},
+		query:     "area",
+		errFile:   "report.py",
+		errOld:    "t = 0.0",
+		errNew:    `t: float = "zero"`,
+		errLine:   7,
+		newName:   "surface",
+		renamed: map[string][][2]string{
+			"geometry.py": {{"def area(", "def surface("}, {"return area(", "return surface("}},
+			"main.py":     {{"import area,", "import surface,"}, {", area(2", ", surface(2"}},
+			"report.py":   {{"geometry.area(", "geometry.surface("}},
+		},
+	})
+}
+
+func TestTypeScriptLanguageServer(t *testing.T) {
+	t.Parallel()
+	// tsserver is the one installed beside the language server: unless
+	// told, typescript-language-server prefers the workspace's own
+	// node_modules/typescript, which is the repository's code to run.
+	nodeModules, _, _ := strings.Cut(tslsServer.command(t)[1], "typescript-language-server")
+	testLanguage(t, langCase{
+		server:     tslsServer,
+		fixture:    "typescript",
+		languageID: "typescript",
+		encoding:   UTF16,
+		initOptions: map[string]any{
+			"tsserver":                          map[string]any{"path": filepath.Join(nodeModules, "typescript", "lib", "tsserver.js")},
+			"disableAutomaticTypingAcquisition": true, // it runs npm
+			// Renaming an imported name renames its uses, not an alias.
+			"preferences": map[string]any{"providePrefixAndSuffixTextForRename": false},
+		},
+		says: "Using Typescript version (user-setting) " + typescriptVersion,
+		// Requests before tsserver has loaded the project see only the
+		// open file.
+		ready: func(e event) bool {
+			return e.progress.Kind == "end" && strings.HasPrefix(e.progress.Title, "Initializing JS/TS language features")
+		},
+		use:       "main.ts:4:28",
+		decl:      "geometry.ts:2:17",
+		refs:      []string{"geometry.ts:2:17", "geometry.ts:8:10", "main.ts:1:10", "main.ts:4:28", "report.ts:7:32"},
+		hover:     []string{"(alias) area(w: number, h: number): number\nimport area", "Returns the area of a w × h rectangle."},
+		symbolsOf: "geometry.ts",
+		symbols:   []string{"area function geometry.ts:2:17", "square function geometry.ts:7:17"},
+		query:     "area",
+		errFile:   "report.ts",
+		errOld:    "let t = 0;",
+		errNew:    `let t: number = "zero";`,
+		errLine:   5,
+		newName:   "surface",
+		renamed: map[string][][2]string{
+			"geometry.ts": {{"function area(", "function surface("}, {"return area(", "return surface("}},
+			"main.ts":     {{"{ area,", "{ surface,"}, {", area(2", ", surface(2"}},
+			"report.ts":   {{"geometry.area(", "geometry.surface("}},
+		},
+	})
+}
+
+var foundFiles = regexp.MustCompile(`^Found \d+ source files?$`)
+
+func testLanguage(t *testing.T, lc langCase) {
+	command := lc.server.command(t)
+	root := copyFixture(t, lc.fixture)
+	c, events := startServer(t, command, root, func(cfg *Config) { cfg.InitializationOptions = lc.initOptions })
+	if c.Encoding() != lc.encoding {
+		t.Errorf("position encoding %s, want %s", c.Encoding(), lc.encoding)
+	}
+	enc := c.Encoding()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	// Open what requests ask about, as an editor would (tsserver knows no
+	// project before).
+	opened := map[string]bool{}
+	open := func(file string) string {
+		path := filepath.Join(root, file)
+		uri := URIFromPath(path)
+		if !opened[file] {
+			if err := c.DidOpen(uri, lc.languageID, readText(t, path).Content()); err != nil {
+				t.Fatal(err)
+			}
+			opened[file] = true
+		}
+		return uri
+	}
+	open(strings.Split(lc.use, ":")[0])
+	uri, pos := position(t, root, lc.use, enc)
+	if lc.ready != nil {
+		start := time.Now()
+		if err := events.await(ctx, lc.ready); err != nil {
+			t.Fatalf("awaiting the server's readiness: %v", err)
+		}
+		t.Logf("ready %v after the first file was opened", time.Since(start).Round(time.Millisecond))
+	}
+
+	places := func(locs []Location) []string {
+		var out []string
+		for _, l := range locs {
+			out = append(out, place(t, root, l.URI, l.Range.Start, enc))
+		}
+		slices.Sort(out)
+		return out
+	}
+	start := time.Now()
+	locs, err := c.References(ctx, uri, pos, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := time.Since(start)
+	if diff := cmp.Diff(lc.refs, places(locs)); diff != "" {
+		t.Errorf("references (-want +got):\n%s", diff)
+	}
+	start = time.Now()
+	if _, err := c.References(ctx, uri, pos, true); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("references: %v the first time, %v warm", cold.Round(time.Millisecond), time.Since(start).Round(time.Microsecond))
+
+	links, err := c.Definition(ctx, uri, pos)
+	if err != nil || len(links) != 1 || place(t, root, links[0].TargetURI, links[0].TargetSelectionRange.Start, enc) != lc.decl {
+		t.Errorf("definition = %+v, %v; want %s", links, err, lc.decl)
+	}
+
+	h, err := c.Hover(ctx, uri, pos)
+	if err != nil || h == nil {
+		t.Errorf("hover = %v, %v", h, err)
+	} else {
+		for _, want := range lc.hover {
+			if !strings.Contains(h.Contents.Value, want) {
+				t.Errorf("hover (%s) lacks %q:\n%s", h.Contents.Kind, want, h.Contents.Value)
+			}
+		}
+	}
+
+	symURI := open(lc.symbolsOf)
+	syms, err := c.DocumentSymbols(ctx, symURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range syms {
+		got = append(got, fmt.Sprintf("%s %s %s", s.Name, s.Kind, place(t, root, symURI, s.SelectionRange.Start, enc)))
+	}
+	if diff := cmp.Diff(lc.symbols, got); diff != "" {
+		t.Errorf("document symbols (-want +got):\n%s", diff)
+	}
+
+	wsyms, err := c.WorkspaceSymbols(ctx, lc.query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The symbol's location is its name (gopls, pyright) or its whole
+	// declaration (tsserver).
+	declURI, declPos := position(t, root, lc.decl, enc)
+	found := false
+	for _, s := range wsyms {
+		r := s.Location.Range
+		found = found || strings.HasSuffix(s.Name, lc.query) && uriKey(s.Location.URI) == uriKey(declURI) &&
+			!posLess(declPos, r.Start) && posLess(declPos, r.End)
+	}
+	if !found {
+		t.Errorf("workspace symbols for %q lack %s: %+v", lc.query, lc.decl, wsyms)
+	}
+
+	testDiagnostics(t, ctx, c, root, lc, open)
+
+	pr, err := c.PrepareRename(ctx, declURI, declPos)
+	if err != nil || pr == nil || pr.Range.Start != declPos {
+		t.Errorf("prepareRename = %+v, %v; want a range at %v", pr, err, declPos)
+	}
+	testRename(t, ctx, c, root, lc, declURI, declPos)
+
+	// The server learns of the renamed files, and finds the same
+	// references under the new name.
+	var changed []FileEvent
+	for file := range lc.renamed {
+		path := filepath.Join(root, file)
+		if opened[file] {
+			if _, err := c.DidChange(URIFromPath(path), readText(t, path).Content()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changed = append(changed, FileEvent{URI: URIFromPath(path), Type: FileChanged})
+	}
+	if err := c.DidChangeWatchedFiles(changed...); err != nil {
+		t.Fatal(err)
+	}
+	locs, err = c.References(ctx, uri, pos, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(lc.refs, places(locs)); diff != "" {
+		t.Errorf("references after the rename (-want +got):\n%s", diff)
+	}
+	t.Logf("work done progress: %q", events.finished())
+	if lc.says != "" {
+		if err := events.await(ctx, func(e event) bool { return strings.HasPrefix(e.message, lc.says) }); err != nil {
+			t.Errorf("the server did not say %q: %v", lc.says, err)
+		}
+	}
+}
+
+func posLess(a, b Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
+
+// testDiagnostics gives a file a type error, waits for its diagnostic, and
+// waits for the diagnostics to clear once the error is fixed.
+func testDiagnostics(t *testing.T, ctx context.Context, c *Client, root string, lc langCase, open func(string) string) {
+	path := filepath.Join(root, lc.errFile)
+	orig := readText(t, path).Content()
+	if !bytes.Contains(orig, []byte(lc.errOld)) {
+		t.Fatalf("%s lacks %q", lc.errFile, lc.errOld)
+	}
+	uri := open(lc.errFile)
+	if _, err := c.DidChange(uri, bytes.Replace(orig, []byte(lc.errOld), []byte(lc.errNew), 1)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	d, err := c.AwaitDiagnostics(ctx, uri, func(d FileDiagnostics) bool {
+		return slices.ContainsFunc(d.Diagnostics, func(d Diagnostic) bool {
+			return d.Severity == SeverityError && d.Range.Start.Line == lc.errLine-1
+		})
+	})
+	if err != nil {
+		t.Fatalf("awaiting the type error: %v (last: %+v)", err, d)
+	}
+	t.Logf("the type error: %v after the change, %q", time.Since(start).Round(time.Millisecond), d.Diagnostics[0].Message)
+	if _, err := c.DidChange(uri, orig); err != nil {
+		t.Fatal(err)
+	}
+	d, err = c.AwaitDiagnostics(ctx, uri, func(d FileDiagnostics) bool { return len(d.Diagnostics) == 0 })
+	if err != nil {
+		last, _ := c.Diagnostics(uri)
+		t.Errorf("awaiting the fix: %v (last: %+v)", err, last)
+	}
+}
+
+// testRename renames the symbol, applies the edit to the files, and checks
+// them against the expected text.
+func testRename(t *testing.T, ctx context.Context, c *Client, root string, lc langCase, uri string, pos Position) {
+	w, err := c.Rename(ctx, uri, pos, lc.newName)
+	if err != nil || w == nil {
+		t.Fatalf("rename = %v, %v", w, err)
+	}
+	fes, err := w.FileEdits(os.ReadFile, c.Encoding())
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := map[string]bool{}
+	for _, fe := range fes {
+		if v, open := c.Version(fe.URI); fe.Version != nil && (!open || *fe.Version != v) {
+			t.Errorf("%s: the edit is for version %d, the document's is %d", fe.Path, *fe.Version, v)
+		}
+		content, _ := os.ReadFile(fe.Path)
+		if err := os.WriteFile(fe.Path, Apply(content, fe.Edits), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, fe.Path)
+		edited[filepath.ToSlash(rel)] = true
+	}
+	err = fs.WalkDir(os.DirFS(filepath.Join("testdata", lc.fixture)), ".", func(file string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		orig, _ := os.ReadFile(filepath.Join("testdata", lc.fixture, file))
+		want := string(orig)
+		for _, r := range lc.renamed[file] {
+			if !strings.Contains(want, r[0]) {
+				t.Errorf("%s lacks %q", file, r[0])
+			}
+			want = strings.Replace(want, r[0], r[1], 1)
+		}
+		got, _ := os.ReadFile(filepath.Join(root, file))
+		if diff := cmp.Diff(want, string(got)); diff != "" {
+			t.Errorf("%s after the rename (-want +got):\n%s", file, diff)
+		}
+		if edited[file] != (lc.renamed[file] != nil) {
+			t.Errorf("%s: edited %v", file, edited[file])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lc.check != nil {
+		lc.check(t, root)
+	}
+}
+
+// TestGoplsOnThisRepository asks gopls, served this repository, for the
+// references of sdk.Failf, and compares them with what gopls's own command
+// line answers.
+func TestGoplsOnThisRepository(t *testing.T) {
+	t.Parallel()
+	command := goplsServer.command(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const decl = "sdk/failure.go:21:6"
+	if line := strings.Split(string(readText(t, filepath.Join(root, "sdk/failure.go")).Content()), "\n")[20]; !strings.HasPrefix(line, "func Failf(") {
+		t.Fatalf("sdk/failure.go:21 is %q, not Failf's declaration", line)
+	}
+	trace := filepath.Join(t.TempDir(), "gopls.log")
+	c, _ := startServer(t, append(slices.Clone(command), "-rpc.trace", "-logfile", trace), root, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	uri, pos := position(t, root, decl, c.Encoding())
+	// Others may edit the repository meanwhile: a difference is retried.
+	var diff string
+	for try := 0; try < 3; try++ {
+		start := time.Now()
+		locs, err := c.References(ctx, uri, pos, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		var got []string
+		for _, l := range locs {
+			got = append(got, place(t, root, l.URI, l.Range.Start, c.Encoding()))
+		}
+		slices.Sort(got)
+
+		start = time.Now()
+		cli := exec.CommandContext(ctx, command[0], "references", "-d", decl)
+		cli.Dir = root
+		out, err := cli.Output()
+		if err != nil {
+			t.Fatalf("gopls references: %v", err)
+		}
+		cliTook := time.Since(start)
+		var want []string
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			// /abs/file.go:line:col-endcol
+			file, rest, _ := strings.Cut(line, ".go:")
+			lc, _, _ := strings.Cut(rest, "-")
+			rel, _ := filepath.Rel(root, file+".go")
+			want = append(want, rel+":"+lc)
+		}
+		slices.Sort(want)
+		if diff = cmp.Diff(want, got); diff == "" {
+			t.Logf("%d references: %v through the client the first time (try %d); %v through gopls references (a process loading the workspace)",
+				len(got), took.Round(time.Millisecond), try+1, cliTook.Round(time.Millisecond))
+			if len(got) < 100 {
+				t.Errorf("only %d references", len(got))
+			}
+			break
+		}
+	}
+	if diff != "" {
+		t.Errorf("references of sdk.Failf (-gopls references +client):\n%s", diff)
+	}
+	// Warm, the client adds little to gopls's own time, which -rpc.trace
+	// logs from reading the request to writing the response. The least
+	// of three tries counts: a loaded machine adds the rest.
+	traced := func() [][]string {
+		b, _ := os.ReadFile(trace)
+		return tracedTime.FindAllStringSubmatch(string(b), -1)
+	}
+	least := time.Hour
+	for i := range 3 {
+		before := len(traced())
+		start := time.Now()
+		if _, err := c.References(ctx, uri, pos, true); err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		if !proctest.Await(func() bool { return len(traced()) > before }) {
+			t.Fatal("gopls's trace names no new references response")
+		}
+		m := traced()
+		own, _ := strconv.Atoi(m[len(m)-1][1])
+		t.Logf("warm references %d: %v through the client, %d ms in gopls", i+1, took.Round(time.Microsecond), own)
+		least = min(least, took-time.Duration(own)*time.Millisecond)
+	}
+	if least > 50*time.Millisecond {
+		t.Errorf("the client took %v more than gopls's own time", least)
+	}
+}
+
+// tracedTime finds the time gopls took for a references request in its
+// trace, which calls the response it sends "Received".
+var tracedTime = regexp.MustCompile(`response 'textDocument/references - \(\d+\)' in (\d+)ms`)
