@@ -11,6 +11,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sync"
 
 	"github.com/ramabana/ramabana-mcp/plugins/code"
 	"github.com/ramabana/ramabana-mcp/plugins/files"
@@ -113,15 +115,22 @@ func decode[In any](to func(In) (any, error)) func(json.RawMessage) (any, error)
 }
 
 // group is the legacy plugin: its own tools in front of the files and
-// code groups it forwards to.
+// code groups it forwards to. Those are built and described at the first
+// call, with the host context of the last Describe: describing the legacy
+// group (which the server does in-process at a start) costs no more than
+// its own four tools.
 type group struct {
-	box    *sdk.Toolbox
-	groups map[string]sdk.Group // by name: files and code
+	box *sdk.Toolbox
+
+	mu     sync.Mutex
+	host   sdk.Host             // from the last Describe
+	groups map[string]sdk.Group // by name: files and code; nil until the first call
+	hostOf *sdk.Host            // the host context groups were described with
 }
 
 // New returns the legacy plugin, ready for sdk.Serve.
 func New() sdk.Group {
-	g := &group{groups: map[string]sdk.Group{"files": files.New(), "code": code.New()}}
+	g := &group{}
 	g.box = sdk.NewToolbox("legacy", sdk.WithVersion(Version),
 		sdk.WithDescription("The tool names of ramabana-mcp 0.1, each answering through the tool that replaced it, until "+Until+"."))
 	tools := make([]sdk.Tool, len(aliases))
@@ -139,15 +148,33 @@ func New() sdk.Group {
 	return g
 }
 
-// Describe describes the forwarded groups with the same host context, so
-// that they serve the same roots, then answers the legacy group.
+// Describe keeps the host context for the groups it forwards to, and
+// answers the legacy group.
 func (g *group) Describe(ctx context.Context, host sdk.Host) (*sdk.Description, error) {
-	for _, inner := range g.groups {
-		if _, err := inner.Describe(ctx, host); err != nil {
-			return nil, err
-		}
-	}
+	g.mu.Lock()
+	g.host = host
+	g.mu.Unlock()
 	return g.box.Describe(ctx, host)
+}
+
+// target is the group named in, built at the first call and described
+// with the host context of the last Describe (again when that changed).
+func (g *group) target(ctx context.Context, in string) (sdk.Group, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.groups == nil {
+		g.groups = map[string]sdk.Group{"files": files.New(), "code": code.New()}
+	}
+	if g.hostOf == nil || !reflect.DeepEqual(*g.hostOf, g.host) {
+		for _, inner := range g.groups {
+			if _, err := inner.Describe(ctx, g.host); err != nil {
+				return nil, err
+			}
+		}
+		host := g.host
+		g.hostOf = &host
+	}
+	return g.groups[in], nil
 }
 
 // Call runs a legacy tool (the toolbox calls forward).
@@ -166,6 +193,10 @@ func (g *group) forward(a alias) sdk.Handler {
 		if err != nil {
 			return nil, err
 		}
-		return g.groups[a.in].Call(ctx, &sdk.Call{Tool: a.to, Arguments: b, ID: req.ID}, req.Events)
+		target, err := g.target(ctx, a.in)
+		if err != nil {
+			return nil, err
+		}
+		return target.Call(ctx, &sdk.Call{Tool: a.to, Arguments: b, ID: req.ID}, req.Events)
 	}
 }
