@@ -25,8 +25,8 @@
 //	             valid arguments, badout a structured result its output schema refuses, and
 //	             hang blocks until cancelled
 //	crashy       a group "crashy" whose tool crash ends the process, beside a healthy cr_echo
-//	stuck        a group "stuck" whose tool hold answers in 200 ms, but when cancelled returns
-//	             still holding its lock, so that every later call of it hangs
+//	stuck        a group "stuck" whose tool hold answers its first call, then holds a lock until
+//	             the call is cancelled and returns still holding it, so that every later call hangs
 //	memory       a third party's plugin named after the bundled group it shadows: a group "memory"
 //	             that claims local_data, with recall (read), remember (write), progress_note
 //	             and fail_note (read), a context and a post tool for ask turns (memory_context,
@@ -47,6 +47,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -134,18 +135,18 @@ func main() {
 		sdk.Serve(box)
 	case "stuck":
 		var mu sync.Mutex
+		var calls atomic.Int32
 		box := sdk.NewToolbox("stuck", sdk.WithVersion("0.0.1"), sdk.WithDescription("a tool that keeps its lock when cancelled"))
-		box.AddGroup(sdk.GroupSpec{Name: "stuck"}, sdk.TypedTool(sdk.ToolSpec{Name: "hold", Description: "Hold a lock for a moment.", Kind: sdk.KindRead},
+		box.AddGroup(sdk.GroupSpec{Name: "stuck"}, sdk.TypedTool(sdk.ToolSpec{Name: "hold", Description: "Hold a lock.", Kind: sdk.KindRead},
 			func(ctx context.Context, req *sdk.Request, _ noArgs) (*sdk.Result, error) {
 				mu.Lock()
-				req.Events.Progress(1, 2, "holding")
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err() // the bug: the lock stays held
-				case <-time.After(200 * time.Millisecond):
+				if calls.Add(1) == 1 { // the first call answers, so that the tool is seen to work
 					mu.Unlock()
 					return sdk.TextResult("held"), nil
 				}
+				req.Events.Progress(1, 2, "holding") // the others hold until cancelled
+				<-ctx.Done()
+				return nil, ctx.Err() // the bug: the lock stays held
 			}))
 		sdk.Serve(box)
 	case "memory":

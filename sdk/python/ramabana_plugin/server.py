@@ -456,6 +456,9 @@ def serve(box):
         _fail("serve takes a ramabana_plugin.Toolbox, not %s" % type(box).__name__)
     if not box.tools():
         _fail("plugin %s declares no tools: declare them with @box.tool(kind=...) before serve(box)" % box.name)
+    # The parent now, before the handshake: a host that dies once it has
+    # read the handshake must not be taken for the parent to watch.
+    ppid = os.getppid()
     token = os.environ.pop(TOKEN_ENV, "")
     # Stdout is the host's handshake pipe: keep it for the one line, and
     # point file descriptor 1 (and sys.stdout) at stderr for everything else.
@@ -499,7 +502,7 @@ def serve(box):
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda signum, frame: signalled.append(signum))
     threading.Thread(target=_watch_lifeline, args=(srv,), name="ramabana-lifeline", daemon=True).start()
-    threading.Thread(target=_watch_parent, args=(srv, os.getppid()), name="ramabana-parent", daemon=True).start()
+    threading.Thread(target=_watch_parent, args=(srv, ppid), name="ramabana-parent", daemon=True).start()
     log.debug("serving %s on %s", box.name, socket_path)
 
     while not srv.stopped.wait(0.2):

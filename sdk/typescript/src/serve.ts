@@ -93,6 +93,9 @@ export function environmentError(env: NodeJS.ProcessEnv): string | undefined {
  *   parent process changes, and after answering Shutdown.
  */
 export function serve(box: Toolbox, opts: ServeOptions = {}): void {
+  // The parent now, before the handshake: a host that dies once it has
+  // read the handshake must not be taken for the parent to watch.
+  const ppid = parentPid();
   const token = process.env[TOKEN_ENV];
   delete process.env[TOKEN_ENV];
   const why = environmentError(process.env);
@@ -138,7 +141,7 @@ export function serve(box: Toolbox, opts: ServeOptions = {}): void {
       exit(0);
     });
   }
-  if (opts.watchHost ?? true) watchHost();
+  if (opts.watchHost ?? true) watchHost(ppid);
 }
 
 /**
@@ -148,7 +151,7 @@ export function serve(box: Toolbox, opts: ServeOptions = {}): void {
  * re-parented plugin has lost its host (/dev/null or a terminal as stdin
  * says nothing).
  */
-function watchHost(): void {
+function watchHost(ppid: number | undefined): void {
   let pipe = false;
   try {
     const st = fs.fstatSync(0);
@@ -164,7 +167,6 @@ function watchHost(): void {
     process.stdin.on("data", () => undefined).on("end", gone).on("error", gone);
     process.stdin.resume();
   }
-  const ppid = parentPid();
   if (ppid === undefined) return;
   setInterval(() => {
     if (parentPid() !== ppid) {
