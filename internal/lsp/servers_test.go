@@ -63,10 +63,7 @@ func (s *server) command(t *testing.T) []string {
 	t.Helper()
 	s.once.Do(func() { s.cmd, s.err = s.install() })
 	if s.err != nil {
-		if os.Getenv(requireLSP) == "1" {
-			t.Fatal(s.err)
-		}
-		t.Skipf("%v (%s=1 makes this a failure)", s.err, requireLSP)
+		proctest.Missing(t, requireLSP, s.err.Error())
 	}
 	return s.cmd
 }

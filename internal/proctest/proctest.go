@@ -197,3 +197,16 @@ func AwaitSignal[T any](ch <-chan T, cond func() bool) (ok, signalled bool) {
 		}
 	}
 }
+
+// Missing reports a prerequisite a test cannot have here (a toolchain, a
+// language server): the test skips, saying why and which variable makes
+// it fail instead; with that variable set (CI sets it, having installed
+// everything), it fails. So a test skips on a developer's machine that
+// lacks the tool, and never silently in CI.
+func Missing(t testing.TB, requireEnv, why string) {
+	t.Helper()
+	if os.Getenv(requireEnv) != "" {
+		t.Fatal(why)
+	}
+	t.Skipf("%s (%s=1, as CI sets it, makes this a failure)", why, requireEnv)
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // requireKits makes a missing toolchain a failure rather than a skip: CI
@@ -24,11 +26,7 @@ const python = "/usr/bin/python3"
 // confinement, the bundle).
 func TestKitSuite(t *testing.T) {
 	if out, err := exec.Command(python, "-c", "import grpc, google.protobuf").CombinedOutput(); err != nil {
-		msg := "the Python kit needs grpcio and protobuf for " + python + " (Debian: apt-get install python3-grpcio python3-protobuf): " + strings.TrimSpace(string(out))
-		if os.Getenv(requireKits) != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (CI installs them and sets " + requireKits + ")")
+		proctest.Missing(t, requireKits, "the Python kit needs grpcio and protobuf for "+python+" (Debian: apt-get install python3-grpcio python3-protobuf): "+strings.TrimSpace(string(out)))
 	}
 	cache := t.TempDir() // no __pycache__ left in the tree
 	for _, args := range [][]string{
@@ -77,11 +75,7 @@ func TestKitIsThePackage(t *testing.T) {
 // setuptools (a copy of the folder is built, so the tree stays clean).
 func TestPipInstall(t *testing.T) {
 	if out, err := exec.Command(python, "-c", "import grpc, google.protobuf, setuptools, venv, ensurepip").CombinedOutput(); err != nil {
-		msg := "pip install needs grpcio, protobuf, setuptools and venv for " + python + " (Debian: apt-get install python3-grpcio python3-protobuf python3-setuptools python3-venv): " + strings.TrimSpace(string(out))
-		if os.Getenv(requireKits) != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg + " (CI installs them and sets " + requireKits + ")")
+		proctest.Missing(t, requireKits, "pip install needs grpcio, protobuf, setuptools and venv for "+python+" (Debian: apt-get install python3-grpcio python3-protobuf python3-setuptools python3-venv): "+strings.TrimSpace(string(out)))
 	}
 	tmp := t.TempDir()
 	src := filepath.Join(tmp, "src")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // requireKits makes a missing toolchain a failure rather than a skip: CI
@@ -19,10 +21,7 @@ const requireKits = "RAMABANA_REQUIRE_KITS"
 // confinement, every task helper) passing.
 func TestKitSuite(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
-		if os.Getenv(requireKits) != "" {
-			t.Fatal("npm is not installed")
-		}
-		t.Skip("npm is not installed (CI installs it and sets " + requireKits + ")")
+		proctest.Missing(t, requireKits, "npm is not installed")
 	}
 	for _, args := range [][]string{
 		{"ci", "--no-fund", "--no-audit"},

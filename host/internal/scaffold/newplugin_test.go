@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // serverBin is ramabana-mcp, built once.
@@ -56,11 +58,7 @@ func TestNewPluginFromScaffoldToACall(t *testing.T) {
 		t.Run(lang, func(t *testing.T) {
 			t.Parallel()
 			if out, err := exec.Command(toolchains[lang][0], toolchains[lang][1:]...).CombinedOutput(); err != nil {
-				msg := fmt.Sprintf("%s plugins need %v: %v %s", lang, toolchains[lang], err, out)
-				if os.Getenv(requireKits) != "" {
-					t.Fatal(msg)
-				}
-				t.Skip(msg + " (CI installs it and sets " + requireKits + ")")
+				proctest.Missing(t, requireKits, fmt.Sprintf("%s plugins need %v: %v %s", lang, toolchains[lang], err, out))
 			}
 			name := map[string]string{"go": "hello-go", "python": "hello-py", "typescript": "hello-ts"}[lang]
 			tmp := t.TempDir()
