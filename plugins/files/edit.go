@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/ramabana/ramabana-mcp/plugins/internal/hashline"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
@@ -234,7 +235,7 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 	var b strings.Builder
 	stale := 0
 	for _, an := range anchors {
-		if an.line <= len(lines) && LineHash(content(lines[an.line-1])) == an.hash {
+		if an.line <= len(lines) && hashline.Hash(content(lines[an.line-1])) == an.hash {
 			continue
 		}
 		stale++
@@ -244,7 +245,7 @@ func checkAnchors(lines []string, anchors []anchor, display string) error {
 			writeLines(&b, lines, len(lines)-staleContext, len(lines))
 			continue
 		}
-		fmt.Fprintf(&b, "edit %d: line %d now has hash %s, not %s", an.edit, an.line, LineHash(content(lines[an.line-1])), an.hash)
+		fmt.Fprintf(&b, "edit %d: line %d now has hash %s, not %s", an.edit, an.line, hashline.Hash(content(lines[an.line-1])), an.hash)
 		if moved := findHash(lines, an.hash, 3); len(moved) > 0 {
 			fmt.Fprintf(&b, " (a line with hash %s is now at %s)", an.hash, joinInts(moved))
 		}
@@ -275,7 +276,7 @@ func staleAnchors(stale, all int) string {
 func findHash(lines []string, h string, limit int) []int {
 	var found []int
 	for i, l := range lines {
-		if LineHash(content(l)) == h {
+		if hashline.Hash(content(l)) == h {
 			if found = append(found, i+1); len(found) == limit {
 				break
 			}

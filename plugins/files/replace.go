@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/internal/textcut"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/hashline"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
@@ -173,11 +174,11 @@ func writeLines(b *strings.Builder, lines []string, first, last int) bool {
 		}
 		if room := maxViewOutput - b.Len() - 32; len(c) > room {
 			// Shown cut; the hash is still the whole line's.
-			writeLinePart(b, n, lineHash(c), textcut.Prefix(c, max(room, 0)))
+			hashline.WritePart(b, n, hashline.Sum(c), textcut.Prefix(c, max(room, 0)))
 			fmt.Fprintf(b, "\n(line %d is %s long, cut here; view_file with start=%d shows it in parts)", n, wording.Count(len(c), "byte"), n)
 			return false
 		}
-		writeLine(b, n, c)
+		hashline.Write(b, n, c)
 	}
 	return true
 }

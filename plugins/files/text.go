@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/ramabana/ramabana-mcp/plugins/internal/atomicfile"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/hashline"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/textenc"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
@@ -21,63 +21,10 @@ import (
 // lowercase hex digits of the 32-bit FNV-1a hash of the line's content,
 // without its line ending ("\n" or "\r\n"), folded to 16 bits as the xor of
 // its high and low halves. A line without an ending (the last line of a file
-// that lacks a final newline) hashes as is.
-func LineHash(line string) string {
-	if strings.HasSuffix(line, "\n") {
-		line = strings.TrimSuffix(line[:len(line)-1], "\r")
-	}
-	var b [4]byte
-	putHash(b[:], lineHash(line))
-	return string(b[:])
-}
-
-// FNV-1a, 32 bits.
-const (
-	fnvOffset = 2166136261
-	fnvPrime  = 16777619
-)
-
-// lineHash is LineHash's number for content without a line ending.
-func lineHash[T string | []byte](content T) uint16 {
-	h := uint32(fnvOffset)
-	for i := 0; i < len(content); i++ {
-		h = (h ^ uint32(content[i])) * fnvPrime
-	}
-	return fold(h)
-}
-
-// fold folds a 32-bit hash to 16 bits.
-func fold(h uint32) uint16 { return uint16(h>>16) ^ uint16(h) }
-
-const hexDigits = "0123456789abcdef"
-
-func putHash(dst []byte, h uint16) {
-	dst[0] = hexDigits[h>>12]
-	dst[1] = hexDigits[h>>8&0xf]
-	dst[2] = hexDigits[h>>4&0xf]
-	dst[3] = hexDigits[h&0xf]
-}
-
-// writeLine appends "<n>|<hash>|<content>" to b, content without its ending.
-func writeLine[T string | []byte](b *strings.Builder, n int, content T) {
-	writeLinePart(b, n, lineHash(content), content)
-}
-
-// writeLinePart appends "<n>|<h>|<part>" to b: part is all or the start of
-// a line whose hash is h.
-func writeLinePart[T string | []byte](b *strings.Builder, n int, h uint16, part T) {
-	var buf [32]byte
-	p := strconv.AppendInt(buf[:0], int64(n), 10)
-	p = append(p, '|', 0, 0, 0, 0, '|')
-	putHash(p[len(p)-5:], h)
-	b.Write(p)
-	switch c := any(part).(type) {
-	case string:
-		b.WriteString(c)
-	case []byte:
-		b.Write(c)
-	}
-}
+// that lacks a final newline) hashes as is. It is the same as
+// hashline.Hash (package plugins/internal/hashline, the home of the
+// "lineno|hash|content" format).
+func LineHash(line string) string { return hashline.Hash(line) }
 
 // viewPrefix finds the first line of text that starts with view_file's
 // "<lineno>|<hash>|" prefix (digits, a bar, 4 hex digits, a bar). It
@@ -93,7 +40,7 @@ func viewPrefix(text string) (int, string) {
 		} else {
 			text = ""
 		}
-		if p := prefixOf(line); p != "" {
+		if p := hashline.Prefix(line); p != "" {
 			return n, p
 		}
 	}
@@ -104,23 +51,6 @@ func viewPrefix(text string) (int, string) {
 // view_file's prefix p, is refused.
 func prefixProblem(arg string, n int, p string) string {
 	return fmt.Sprintf("line %d of %s starts with %q, view_file's \"lineno|hash|\" prefix; the prefixes are view_file's display, not the file's content: send the lines without them", n, arg, p)
-}
-
-// prefixOf is line's "<lineno>|<hash>|" prefix, or "".
-func prefixOf(line string) string {
-	d := 0
-	for d < len(line) && d < 20 && line[d] >= '0' && line[d] <= '9' {
-		d++
-	}
-	if d == 0 || len(line) < d+6 || line[d] != '|' || line[d+5] != '|' {
-		return ""
-	}
-	for _, c := range []byte(line[d+1 : d+5]) {
-		if !strings.ContainsRune(hexDigits+"ABCDEF", rune(c)) {
-			return ""
-		}
-	}
-	return line[:d+6]
 }
 
 // splitLines cuts s into lines, each keeping its ending; a final line

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ramabana/ramabana-mcp/internal/textcut"
+	"github.com/ramabana/ramabana-mcp/plugins/internal/hashline"
 	"github.com/ramabana/ramabana-mcp/plugins/internal/wording"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/roots"
@@ -128,12 +129,12 @@ func renderPage(data []byte, display string, pg page, budget int) (string, error
 				_, size := utf8.DecodeRune(line[from:])
 				part = line[from : from+size] // at least one character, to move on
 			}
-			out = appendLine(out, n > start, num.digits(), lineHash(line), part)
+			out = appendLine(out, n > start, num.digits(), hashline.Sum(line), part)
 			out = fmt.Appendf(out, "\n(line %d of %d is %s long; bytes %d-%d are shown: continue with start=%d, column=%d)",
 				n, total, wording.Count(len(line), "byte"), from+1, from+len(part), n, from+len(part)+1)
 			return bytesToString(out), nil
 		}
-		out = appendLine(out, n > start, num.digits(), lineHash(line), part)
+		out = appendLine(out, n > start, num.digits(), hashline.Sum(line), part)
 		num.inc()
 		p = next
 	}
@@ -151,7 +152,7 @@ func appendLine(out []byte, newline bool, digits []byte, h uint16, content []byt
 	}
 	out = append(out, digits...)
 	out = append(out, '|', 0, 0, 0, 0, '|')
-	putHash(out[len(out)-5:], h)
+	hashline.Put(out[len(out)-5:], h)
 	return append(out, content...)
 }
 
