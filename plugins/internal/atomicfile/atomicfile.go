@@ -16,6 +16,11 @@
 // ErrChanged; it never silently loses that change. The wait for another
 // holder's lock is bounded (LockTimeout) and ends with the caller's
 // context: a cancelled Update changes nothing, even once the lock is free.
+//
+// UpdateAll is Update for several files, all or nothing (a rename across a
+// project): it locks them all, in an order that cannot deadlock, before it
+// edits any, renames none into place before all are written, and restores
+// those renamed should a later rename fail.
 package atomicfile
 
 import (
@@ -36,11 +41,13 @@ func KeptMode(m fs.FileMode) fs.FileMode {
 }
 
 var (
-	// ErrChanged is the error of an Update whose file was changed or
-	// replaced by a writer that does not lock, while the edit was computed.
+	// ErrChanged is the error of an Update (or UpdateAll) whose file was
+	// changed or replaced by a writer that does not lock, while the edit
+	// was computed.
 	ErrChanged = errors.New("the file was changed by another program during the edit")
-	// ErrSymlink is the error of an Update whose target is a symlink: the
-	// path was resolved to a file, and a link took its place since.
+	// ErrSymlink is the error of an Update (or UpdateAll) whose target is
+	// a symlink: the path was resolved to a file, and a link took its
+	// place since.
 	ErrSymlink = errors.New("the file was replaced by a symlink since its path was checked")
 )
 
@@ -88,38 +95,14 @@ func Update(ctx context.Context, dir *os.Root, name string, check func(fs.FileIn
 // updateOnce is one attempt of Update; done is false when the file was
 // replaced while it waited for the lock.
 func updateOnce(ctx context.Context, deadline time.Time, dir *os.Root, name string, check func(fs.FileInfo) error, edit Edit) (done bool, err error) {
-	if li, err := dir.Lstat(name); err != nil {
-		return true, err
-	} else if li.Mode()&fs.ModeSymlink != 0 {
-		return true, fmt.Errorf("update %s: %w", name, ErrSymlink)
-	}
-	f, err := dir.OpenFile(name, os.O_RDONLY|nonblock, 0)
+	f, _, err := openTarget(dir, name, check)
 	if err != nil {
 		return true, err
 	}
 	defer f.Close() // also releases the lock
-	fi, err := f.Stat()
-	if err != nil {
-		return true, err
-	}
-	if check != nil {
-		if err := check(fi); err != nil {
-			return true, err
-		}
-	}
-	if !fi.Mode().IsRegular() {
-		return true, fmt.Errorf("update %s: not a regular file", name)
-	}
-	if err := lock(ctx, f, deadline); err != nil {
-		return true, fmt.Errorf("lock %s: %w", name, err)
-	}
-	// The lock is on the inode opened: a writer that held it may have
-	// renamed a new file over name meanwhile.
-	if fi, err = f.Stat(); err != nil {
-		return true, err
-	}
-	if cur, err := dir.Lstat(name); err != nil || !os.SameFile(fi, cur) {
-		return false, nil
+	fi, same, err := lockTarget(ctx, deadline, dir, name, f)
+	if err != nil || !same {
+		return err != nil, err
 	}
 	if check != nil {
 		if err := check(fi); err != nil {
@@ -138,16 +121,9 @@ func updateOnce(ctx context.Context, deadline time.Time, dir *os.Root, name stri
 	if err != nil {
 		return true, err
 	}
-	// A writer that does not lock may have written in place or renamed a
-	// file over name while the edit was computed: refuse rather than lose
-	// its change.
-	if now, err := f.Stat(); err != nil || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+	if err := unchanged(dir, name, f, fi); err != nil {
 		_ = dir.Remove(tmp)
-		return true, fmt.Errorf("update %s: %w", name, ErrChanged)
-	}
-	if cur, err := dir.Lstat(name); err != nil || !os.SameFile(fi, cur) {
-		_ = dir.Remove(tmp)
-		return true, fmt.Errorf("update %s: %w", name, ErrChanged)
+		return true, err
 	}
 	if err := ctx.Err(); err != nil {
 		_ = dir.Remove(tmp)
@@ -159,6 +135,67 @@ func updateOnce(ctx context.Context, deadline time.Time, dir *os.Root, name stri
 	}
 	syncDir(dir)
 	return true, nil
+}
+
+// openTarget opens the regular file name in dir for reading, without
+// locking it, and calls check on its info (a check error is returned as
+// is). A symlink in place of name is an error matching ErrSymlink, a
+// missing file one matching fs.ErrNotExist. On error no file is open.
+func openTarget(dir *os.Root, name string, check func(fs.FileInfo) error) (*os.File, fs.FileInfo, error) {
+	if li, err := dir.Lstat(name); err != nil {
+		return nil, nil, err
+	} else if li.Mode()&fs.ModeSymlink != 0 {
+		return nil, nil, fmt.Errorf("update %s: %w", name, ErrSymlink)
+	}
+	f, err := dir.OpenFile(name, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && check != nil {
+		err = check(fi)
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("update %s: not a regular file", name)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// lockTarget locks f, opened as name in dir by openTarget (waiting as lock
+// does), and returns its info once locked; same is false when name no
+// longer is f, the lock then being of no use. Closing f releases the lock.
+func lockTarget(ctx context.Context, deadline time.Time, dir *os.Root, name string, f *os.File) (fi fs.FileInfo, same bool, err error) {
+	if err := lock(ctx, f, deadline); err != nil {
+		return nil, false, fmt.Errorf("lock %s: %w", name, err)
+	}
+	// The lock is on the inode opened: a writer that held it may have
+	// renamed a new file over name meanwhile.
+	if fi, err = f.Stat(); err != nil {
+		return nil, false, err
+	}
+	if cur, err := dir.Lstat(name); err != nil || !os.SameFile(fi, cur) {
+		return nil, false, nil
+	}
+	return fi, true, nil
+}
+
+// unchanged fails with an error matching ErrChanged unless f, locked with
+// info fi, still has fi's size and modification time and still is name in
+// dir. A writer that does not lock may have written in place or renamed a
+// file over name while the edit was computed: refuse rather than lose its
+// change.
+func unchanged(dir *os.Root, name string, f *os.File, fi fs.FileInfo) error {
+	if now, err := f.Stat(); err != nil || now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+		return fmt.Errorf("update %s: %w", name, ErrChanged)
+	}
+	if cur, err := dir.Lstat(name); err != nil || !os.SameFile(fi, cur) {
+		return fmt.Errorf("update %s: %w", name, ErrChanged)
+	}
+	return nil
 }
 
 // Create writes a new file name in dir with data and mode (exactly, whatever
@@ -200,7 +237,20 @@ func Create(ctx context.Context, dir *os.Root, name string, data []byte, mode fs
 // attrs set its attributes, syncs and closes it, and returns its name. On
 // error the file is gone.
 func writeTemp(dir *os.Root, name string, data []byte, attrs func(*os.File) error) (tmp string, err error) {
-	var f *os.File
+	tmp, f, err := createTemp(dir, name, data, attrs)
+	if err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		_ = dir.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// createTemp is writeTemp leaving the file open (read-write) for the
+// caller to close.
+func createTemp(dir *os.Root, name string, data []byte, attrs func(*os.File) error) (tmp string, f *os.File, err error) {
 	for range 16 {
 		tmp = tempName(name)
 		f, err = dir.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -209,7 +259,7 @@ func writeTemp(dir *os.Root, name string, data []byte, attrs func(*os.File) erro
 		}
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -218,18 +268,15 @@ func writeTemp(dir *os.Root, name string, data []byte, attrs func(*os.File) erro
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = attrs(f); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err = f.Sync(); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if err = f.Close(); err != nil {
-		return "", err
-	}
-	return tmp, nil
+	return tmp, f, nil
 }
 
 // tempName is a hidden name beside name, short enough for any file system.

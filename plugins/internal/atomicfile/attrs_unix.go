@@ -58,3 +58,11 @@ func control(f *os.File, fn func(fd int) error) error {
 	}
 	return ferr
 }
+
+// fileKey orders files for locking: the device and inode of fi.
+func fileKey(fi fs.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino) // Dev is int32 on some systems
+	}
+	return 0, 0
+}

@@ -12,12 +12,16 @@ import (
 // failed, leaving it unchanged; reread is what the model should do before
 // it retries after a concurrent change ("read it again"). A tool error is
 // returned as is, and so is the error of a call whose context ended, for
-// the host to report the cancellation.
+// the host to report the cancellation. For an UpdateAll, display shows
+// the files; an error matching ErrPartial, which left some changed, says
+// which.
 func Failure(err error, display, reread string) error {
 	var te *sdk.ToolError
 	switch {
 	case errors.As(err, &te), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
+	case errors.Is(err, ErrPartial):
+		return sdk.Failf("cannot write %s: %v", display, err)
 	case errors.Is(err, ErrLocked):
 		return sdk.Failf("%s is locked by another program; try again later (nothing was written)", display)
 	case errors.Is(err, fs.ErrNotExist):

@@ -8,12 +8,13 @@ import (
 	"time"
 )
 
-// ErrLocked is the error of an Update whose file stayed locked by another
-// program for LockTimeout.
+// ErrLocked is the error of an Update (or UpdateAll) whose file stayed
+// locked by another program for LockTimeout.
 var ErrLocked = errors.New("the file is locked by another program")
 
 // LockTimeout bounds how long Update waits for another holder of a file's
-// lock. Tests may shorten it (before any Update runs, not in parallel).
+// lock, and UpdateAll for those of all its files. Tests may shorten it
+// (before any Update runs, not in parallel).
 var LockTimeout = 10 * time.Second
 
 // The wait for a busy lock retries after minBackoff, doubling up to

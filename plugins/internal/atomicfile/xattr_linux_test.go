@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -32,6 +33,46 @@ func TestUpdateKeepsXattrs(t *testing.T) {
 		n, err := unix.Getxattr(path, k, buf)
 		if err != nil || string(buf[:n]) != want {
 			t.Errorf("%s = %q (%v), want %q", k, buf[:max(n, 0)], err, want)
+		}
+	}
+}
+
+// TestUpdateAllKeepsXattrs sets a user.* attribute on each file of an
+// UpdateAll and checks that the rewrite keeps them, and so does the
+// restore after a failed rename.
+func TestUpdateAllKeepsXattrs(t *testing.T) {
+	t.Parallel()
+	for _, restore := range []bool{false, true} {
+		m := newMulti(t)
+		var paths []string
+		for _, f := range multiFiles {
+			p := m.path(f.dir, f.name)
+			if err := unix.Setxattr(p, "user.origin", []byte(f.name), 0); err != nil {
+				if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EPERM) {
+					t.Skipf("this file system refuses user.* extended attributes: %v", err)
+				}
+				t.Fatal(err)
+			}
+			paths = append(paths, p)
+		}
+		ctx := t.Context()
+		if restore {
+			ctx = context.WithValue(ctx, renameHookKey{}, func(i int) error {
+				if i == 2 {
+					return errors.New("boom")
+				}
+				return nil
+			})
+		}
+		if err := UpdateAll(ctx, m.changes(func(int) Edit { return replaceWith("new") })); (err != nil) != restore {
+			t.Fatalf("UpdateAll = %v", err)
+		}
+		for i, p := range paths {
+			buf := make([]byte, 256)
+			n, err := unix.Getxattr(p, "user.origin", buf)
+			if want := multiFiles[i].name; err != nil || string(buf[:n]) != want {
+				t.Errorf("restore %v: %s: user.origin = %q (%v), want %q", restore, p, buf[:max(n, 0)], err, want)
+			}
 		}
 	}
 }
