@@ -19,130 +19,13 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ramabana/ramabana-mcp/internal/lsp/lsptest"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
-// Tests against the real language servers, each installed once into a
-// cache folder shared by test runs ($RAMABANA_LSP_CACHE, or
-// ramabana-lsp-test in the user's cache folder): gopls built from the Go
-// module proxy, pyright and typescript-language-server from npm. A test
-// whose server cannot be installed skips, or fails when
-// RAMABANA_REQUIRE_LSP=1 (CI).
-const (
-	requireLSP  = "RAMABANA_REQUIRE_LSP"
-	lspCacheEnv = "RAMABANA_LSP_CACHE"
-
-	goplsVersion      = "v0.23.0" // v0.24 needs a newer Go
-	pyrightVersion    = "1.1.414"
-	tslsVersion       = "5.3.0"
-	typescriptVersion = "5.9.3"
-)
-
-// server is a language server's command, installed at most once a run.
-type server struct {
-	once    sync.Once
-	install func() ([]string, error)
-	cmd     []string
-	err     error
-}
-
-var (
-	goplsServer   = &server{install: installGopls}
-	pyrightServer = &server{install: func() ([]string, error) {
-		return installNpm("pyright-"+pyrightVersion, "node_modules/pyright/langserver.index.js", "pyright@"+pyrightVersion)
-	}}
-	tslsServer = &server{install: func() ([]string, error) {
-		return installNpm("tsls-"+tslsVersion+"-ts-"+typescriptVersion, "node_modules/typescript-language-server/lib/cli.mjs",
-			"typescript-language-server@"+tslsVersion, "typescript@"+typescriptVersion)
-	}}
-)
-
-// command is the server's command, installing it first if need be; the
-// test skips (or fails, under RAMABANA_REQUIRE_LSP=1) when it cannot be.
-func (s *server) command(t *testing.T) []string {
-	t.Helper()
-	s.once.Do(func() { s.cmd, s.err = s.install() })
-	if s.err != nil {
-		proctest.Missing(t, requireLSP, s.err.Error())
-	}
-	return s.cmd
-}
-
-// installDir returns the cache folder name once it holds want, filling a
-// fresh folder with fill and moving it there when it does not yet: runs
-// at the same time each install, and one of them wins.
-func installDir(name, want string, fill func(tmp string) error) (string, error) {
-	cache := os.Getenv(lspCacheEnv)
-	if cache == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(dir, "ramabana-lsp-test")
-	}
-	dir := filepath.Join(cache, name)
-	if _, err := os.Stat(filepath.Join(dir, want)); err == nil {
-		return dir, nil
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(cache, name+".tmp-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	if err := fill(tmp); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, want)); serr != nil {
-			return "", err
-		}
-	}
-	return dir, nil
-}
-
-func run(dir string, env []string, name string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	cmd.Dir, cmd.Env = dir, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return nil
-}
-
-// installGopls builds gopls from the module proxy, or takes the one on
-// PATH when it cannot.
-func installGopls() ([]string, error) {
-	dir, err := installDir("gopls-"+goplsVersion, "gopls", func(tmp string) error {
-		return run(tmp, append(os.Environ(), "GOBIN="+tmp, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"),
-			"go", "install", "golang.org/x/tools/gopls@"+goplsVersion)
-	})
-	if err != nil {
-		if path, lerr := exec.LookPath("gopls"); lerr == nil {
-			return []string{path}, nil
-		}
-		return nil, fmt.Errorf("cannot install gopls: %v", err)
-	}
-	return []string{filepath.Join(dir, "gopls")}, nil
-}
-
-// installNpm installs npm packages and returns the command running the
-// language server script want with node.
-func installNpm(name, want string, pkgs ...string) ([]string, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, fmt.Errorf("cannot run %s: %v", name, err)
-	}
-	dir, err := installDir(name, want, func(tmp string) error {
-		return run(tmp, os.Environ(), "npm", append([]string{"install", "--prefix", tmp, "--no-fund", "--no-audit", "--no-save"}, pkgs...)...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("cannot install %s: %v", name, err)
-	}
-	return []string{node, filepath.Join(dir, want), "--stdio"}, nil
-}
+// Tests against the real language servers, which lsptest installs once
+// into a cache folder shared by test runs: a test whose server cannot be
+// installed skips, or fails when RAMABANA_REQUIRE_LSP=1 (CI).
 
 // A place in a file is written "file:line:col", line and column 1-based,
 // the column in bytes (as Go tools write it), file relative to the
@@ -310,7 +193,8 @@ func (l *eventLog) finished() []string {
 
 // langCase is what a fixture project lets one state by reading it.
 type langCase struct {
-	server      *server
+	// command is the server's command, an lsptest function.
+	command     func(testing.TB) []string
 	fixture     string // folder under testdata
 	languageID  string
 	initOptions any
@@ -339,7 +223,7 @@ type langCase struct {
 func TestGopls(t *testing.T) {
 	t.Parallel()
 	testLanguage(t, langCase{
-		server:     goplsServer,
+		command:    lsptest.Gopls,
 		fixture:    "go",
 		languageID: "go",
 		encoding:   UTF16, // v0.23 offers no other
@@ -363,8 +247,10 @@ func TestGopls(t *testing.T) {
 		},
 		check: func(t *testing.T, root string) {
 			for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
-				if err := run(root, append(os.Environ(), "GOFLAGS=-mod=mod"), "go", args...); err != nil {
-					t.Error(err)
+				cmd := exec.Command("go", args...)
+				cmd.Dir, cmd.Env = root, append(os.Environ(), "GOFLAGS=-mod=mod")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 				}
 			}
 		},
@@ -374,7 +260,7 @@ func TestGopls(t *testing.T) {
 func TestPyright(t *testing.T) {
 	t.Parallel()
 	testLanguage(t, langCase{
-		server:     pyrightServer,
+		command:    lsptest.Pyright,
 		fixture:    "python",
 		languageID: "python",
 		encoding:   UTF16,
@@ -406,19 +292,18 @@ func TestTypeScriptLanguageServer(t *testing.T) {
 	// tsserver is the one installed beside the language server: unless
 	// told, typescript-language-server prefers the workspace's own
 	// node_modules/typescript, which is the repository's code to run.
-	nodeModules, _, _ := strings.Cut(tslsServer.command(t)[1], "typescript-language-server")
 	testLanguage(t, langCase{
-		server:     tslsServer,
+		command:    lsptest.TypeScript,
 		fixture:    "typescript",
 		languageID: "typescript",
 		encoding:   UTF16,
 		initOptions: map[string]any{
-			"tsserver":                          map[string]any{"path": filepath.Join(nodeModules, "typescript", "lib", "tsserver.js")},
+			"tsserver":                          map[string]any{"path": lsptest.TSServer(t)},
 			"disableAutomaticTypingAcquisition": true, // it runs npm
 			// Renaming an imported name renames its uses, not an alias.
 			"preferences": map[string]any{"providePrefixAndSuffixTextForRename": false},
 		},
-		says: "Using Typescript version (user-setting) " + typescriptVersion,
+		says: "Using Typescript version (user-setting) " + lsptest.TypeScriptVersion,
 		// Requests before tsserver has loaded the project see only the
 		// open file.
 		ready: func(e event) bool {
@@ -447,7 +332,7 @@ func TestTypeScriptLanguageServer(t *testing.T) {
 var foundFiles = regexp.MustCompile(`^Found \d+ source files?$`)
 
 func testLanguage(t *testing.T, lc langCase) {
-	command := lc.server.command(t)
+	command := lc.command(t)
 	root := copyFixture(t, lc.fixture)
 	c, events := startServer(t, command, root, func(cfg *Config) { cfg.InitializationOptions = lc.initOptions })
 	if c.Encoding() != lc.encoding {
@@ -681,7 +566,7 @@ func testRename(t *testing.T, ctx context.Context, c *Client, root string, lc la
 // line answers.
 func TestGoplsOnThisRepository(t *testing.T) {
 	t.Parallel()
-	command := goplsServer.command(t)
+	command := lsptest.Gopls(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
