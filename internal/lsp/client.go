@@ -387,6 +387,7 @@ var clientCapabilities = map[string]any{
 		},
 		"rename":             map[string]any{"prepareSupport": true},
 		"publishDiagnostics": map[string]any{"versionSupport": true},
+		"diagnostic":         map[string]any{"dynamicRegistration": false},
 	},
 }
 

@@ -537,3 +537,32 @@ func (c *Client) Rename(ctx context.Context, uri string, pos Position, newName s
 	err := c.Call(ctx, "textDocument/rename", params, &w)
 	return w, err
 }
+
+// PullsDiagnostics says the server answers textDocument/diagnostic (it
+// declared a diagnosticProvider), so PullDiagnostics can be used.
+func (c *Client) PullsDiagnostics() bool {
+	var caps struct {
+		DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
+	}
+	_ = json.Unmarshal(c.caps, &caps)
+	return !isNull(caps.DiagnosticProvider)
+}
+
+// PullDiagnostics asks the server for a document's diagnostics now
+// (textDocument/diagnostic): computed on everything the server was sent
+// before, unlike published diagnostics, which come when the server is
+// done. Only a full report is asked for and accepted (one without a kind
+// is taken as full).
+func (c *Client) PullDiagnostics(ctx context.Context, uri string) ([]Diagnostic, error) {
+	var res struct {
+		Kind  string       `json:"kind"`
+		Items []Diagnostic `json:"items"`
+	}
+	if err := c.Call(ctx, "textDocument/diagnostic", map[string]any{"textDocument": map[string]string{"uri": uri}}, &res); err != nil {
+		return nil, err
+	}
+	if res.Kind != "full" && res.Kind != "" { // gopls leaves kind empty
+		return nil, fmt.Errorf("lsp: textDocument/diagnostic answered a %q report, not a full one", res.Kind)
+	}
+	return res.Items, nil
+}
