@@ -9,6 +9,7 @@ import (
 	"github.com/ramabana/ramabana-mcp/plugins/git"
 	"github.com/ramabana/ramabana-mcp/plugins/image"
 	"github.com/ramabana/ramabana-mcp/plugins/legacy"
+	"github.com/ramabana/ramabana-mcp/plugins/lsp"
 	"github.com/ramabana/ramabana-mcp/plugins/memory"
 	"github.com/ramabana/ramabana-mcp/plugins/notebook"
 	"github.com/ramabana/ramabana-mcp/plugins/shell"
@@ -25,6 +26,7 @@ var bundled = map[string]func() sdk.Group{
 	"git":      func() sdk.Group { return git.New() },
 	"image":    func() sdk.Group { return image.New() },
 	"legacy":   func() sdk.Group { return legacy.New() },
+	"lsp":      func() sdk.Group { return lsp.New() },
 	"memory":   func() sdk.Group { return memory.New() },
 	"notebook": func() sdk.Group { return notebook.New() },
 	"shell":    func() sdk.Group { return shell.New() },
