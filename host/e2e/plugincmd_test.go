@@ -59,6 +59,7 @@ var bundledRows = map[string][]string{
 	"git":      {"bundled", "1", "git", "ok"},
 	"image":    {"bundled", "1", "image", "ok"},
 	"legacy":   {"bundled", "1", "legacy", "ok"},
+	"lsp":      {"bundled", "1", "lsp", "ok"},
 	"memory":   {"bundled", "1", "memory", "ok"},
 	"notebook": {"bundled", "1", "notebook", "ok"},
 	"shell":    {"bundled", "1", "shell", "ok"},

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,6 +75,14 @@ type Config struct {
 	// Callbacks run one at a time, on a goroutine of their own, so they may
 	// block or make requests; a slow one delays those after it. They must
 	// not wait for the server's end (Close, Done): that waits for them.
+
+	// PullDiagnostics offers the server pull diagnostics by dynamic
+	// registration too (textDocument/diagnostic; see PullsDiagnostics),
+	// as pyright needs to offer them. A server that takes the offer may
+	// stop publishing diagnostics (pyright does), so AwaitDiagnostics is
+	// then of no use. Servers that declare pull diagnostics statically
+	// (gopls, told to) answer them either way.
+	PullDiagnostics bool
 
 	// MaxFrame is the largest message the client accepts from the server,
 	// in bytes (default DefaultMaxFrame). A larger one ends the connection.
@@ -161,6 +170,9 @@ type Client struct {
 	docs     map[string]document
 	diags    map[string]*diagState
 	progress map[string]Progress // work begun, not yet ended
+	// registered are the methods the server registered dynamically, by
+	// registration id.
+	registered map[string]string
 }
 
 // document is an open document.
@@ -332,7 +344,7 @@ func (c *Client) initialize(ctx context.Context) error {
 		"clientInfo":            map[string]string{"name": "ramabana-mcp"},
 		"rootUri":               rootURI,
 		"workspaceFolders":      folders,
-		"capabilities":          clientCapabilities,
+		"capabilities":          c.capabilities(),
 		"initializationOptions": c.cfg.InitializationOptions,
 	}
 	var res struct {
@@ -353,6 +365,19 @@ func (c *Client) initialize(ctx context.Context) error {
 	return c.conn.notify("initialized", struct{}{})
 }
 
+// capabilities are clientCapabilities, with pull diagnostics offered for
+// dynamic registration when the config asks for them.
+func (c *Client) capabilities() map[string]any {
+	if !c.cfg.PullDiagnostics {
+		return clientCapabilities
+	}
+	caps := maps.Clone(clientCapabilities)
+	td := maps.Clone(caps["textDocument"].(map[string]any))
+	td["diagnostic"] = map[string]any{"dynamicRegistration": true}
+	caps["textDocument"] = td
+	return caps
+}
+
 // symbolKindValues are every SymbolKind, which the client accepts.
 var symbolKindValues = func() []int {
 	var v []int
@@ -363,7 +388,8 @@ var symbolKindValues = func() []int {
 }()
 
 // clientCapabilities are what the client offers: the requests it makes,
-// static registration only, no resource operations or snippets in edits.
+// static registration only (but see Config.PullDiagnostics), no resource
+// operations or snippets in edits.
 var clientCapabilities = map[string]any{
 	"general": map[string]any{"positionEncodings": []Encoding{UTF8, UTF16}},
 	"window":  map[string]any{"workDoneProgress": true},
@@ -496,12 +522,39 @@ func (c *Client) serverRequest(method string, params json.RawMessage) (any, erro
 			folders = append(folders, map[string]string{"uri": URIFromPath(f), "name": filepath.Base(f)})
 		}
 		return folders, nil
+	case "workspace/diagnostic/refresh", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
+		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "workspace/foldingRange/refresh":
+		// The client asks afresh at each request; nothing to refresh.
+		// (Pyright exits when this goes unanswered.)
+		return nil, nil
 	case "window/workDoneProgress/create":
 		return nil, nil // tokens are tracked as $/progress uses them
 	case "client/registerCapability", "client/unregisterCapability":
-		// The client offers no dynamic registration; servers that
-		// register anyway (file watching, say) get a success and nothing
-		// more, as the protocol allows.
+		// Registrations are recorded (Registered), for the one feature
+		// offered dynamically: pull diagnostics. Others (file watching,
+		// say) get a success and nothing more, as the protocol allows.
+		var p struct {
+			Registrations []struct {
+				ID     string `json:"id"`
+				Method string `json:"method"`
+			} `json:"registrations"`
+			Unregistrations []struct {
+				ID string `json:"id"`
+			} `json:"unregisterations"` // sic, in the protocol
+		}
+		if json.Unmarshal(params, &p) == nil {
+			c.mu.Lock()
+			if c.registered == nil {
+				c.registered = map[string]string{}
+			}
+			for _, r := range p.Registrations {
+				c.registered[r.ID] = r.Method
+			}
+			for _, u := range p.Unregistrations {
+				delete(c.registered, u.ID)
+			}
+			c.mu.Unlock()
+		}
 		return nil, nil
 	case "window/showMessageRequest":
 		var p struct {

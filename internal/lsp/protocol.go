@@ -539,13 +539,24 @@ func (c *Client) Rename(ctx context.Context, uri string, pos Position, newName s
 }
 
 // PullsDiagnostics says the server answers textDocument/diagnostic (it
-// declared a diagnosticProvider), so PullDiagnostics can be used.
+// declared a diagnosticProvider, or registered one since), so
+// PullDiagnostics can be used.
 func (c *Client) PullsDiagnostics() bool {
 	var caps struct {
 		DiagnosticProvider json.RawMessage `json:"diagnosticProvider"`
 	}
 	_ = json.Unmarshal(c.caps, &caps)
-	return !isNull(caps.DiagnosticProvider)
+	if !isNull(caps.DiagnosticProvider) {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range c.registered {
+		if m == "textDocument/diagnostic" {
+			return true
+		}
+	}
+	return false
 }
 
 // PullDiagnostics asks the server for a document's diagnostics now

@@ -93,8 +93,14 @@ func prepare(l *language, cfg *config, host sdk.Host, rootDirs []string, cacheDi
 		}
 	case typescript:
 		ln.tsserver = sc.TSServer
-		if ln.tsserver == "" {
-			ln.tsserver = tsserverBeside(real)
+		// The program may be node running the server's script.
+		for _, arg := range append([]string{real}, command[1:]...) {
+			if ln.tsserver != "" || !filepath.IsAbs(arg) {
+				continue
+			}
+			if r, err := filepath.EvalSymlinks(arg); err == nil {
+				ln.tsserver = tsserverBeside(r)
+			}
 		}
 		if ln.tsserver == "" && guarded {
 			return nil, sdk.Failf("typescript-language-server (%s) has no typescript installed beside it, and would otherwise run the workspace's own node_modules/typescript, the repository's code. Tell the user to install typescript beside it (npm install -g typescript) or to name tsserver.js as \"tsserver\" in the \"lsp\" entry of %s", command[0], cfg.where(host.ConfigDir))
@@ -177,8 +183,9 @@ func shebang(path string) string {
 }
 
 // tsserverBeside finds tsserver.js of the typescript package installed
-// beside typescript-language-server, whose program (symlinks resolved) is
-// prog: in its own node_modules, or in the node_modules holding it.
+// beside typescript-language-server, whose program or script (symlinks
+// resolved) is prog: in its own node_modules, or in the node_modules
+// holding it; "" when prog is not typescript-language-server's.
 func tsserverBeside(prog string) string {
 	for dir := filepath.Dir(prog); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
 		if filepath.Base(dir) == "typescript-language-server" {

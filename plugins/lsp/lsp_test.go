@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ import (
 // plugin serving it with the language servers the config names.
 type workspace struct {
 	root   string
+	cfg    string // the config folder
 	plugin *lsp.Plugin
 	group  sdk.Group
 }
@@ -30,7 +32,12 @@ type workspace struct {
 // a config naming servers (language → command).
 func serve(t *testing.T, fixture string, servers map[string][]string, edit func(*sdk.Host)) *workspace {
 	t.Helper()
-	root := copyFixture(t, fixture)
+	return serveIn(t, copyFixture(t, fixture), servers, edit)
+}
+
+// serveIn serves the folder root.
+func serveIn(t *testing.T, root string, servers map[string][]string, edit func(*sdk.Host)) *workspace {
+	t.Helper()
 	cfg := t.TempDir()
 	entry := map[string]any{}
 	for lang, cmd := range servers {
@@ -44,7 +51,7 @@ func serve(t *testing.T, fixture string, servers map[string][]string, edit func(
 	p := lsp.New()
 	t.Cleanup(p.Close)
 	g, _ := sdktest.Connect(t, p, host)
-	return &workspace{root: root, plugin: p, group: g}
+	return &workspace{root: root, cfg: cfg, plugin: p, group: g}
 }
 
 // call calls a tool and returns its text, failing the test on an error
@@ -201,3 +208,14 @@ func goplsReferences(t *testing.T, gopls []string, root, place string) []string 
 	slices.Sort(refs)
 	return slices.Compact(refs)
 }
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -108,7 +108,7 @@ func (g *group) findDefinition(ctx context.Context, c *call, ss *session, args d
 		p := placeOf(l.TargetURI, l.TargetSelectionRange)
 		decl := placeOf(l.TargetURI, l.TargetRange)
 		if decl.line == decl.last {
-			decl = g.declarationOf(ctx, c, ss, p, decl)
+			decl = g.declarationOf(ctx, c, ss, l.TargetSelectionRange.Start, p, decl)
 		}
 		fmt.Fprintf(&b, "\n%s:%d\n", c.r.Rel(p.abs), p.line)
 		g.writeLines(c, ss, &b, p.abs, decl.line, decl.last, maxDeclLines)
@@ -116,10 +116,11 @@ func (g *group) findDefinition(ctx context.Context, c *call, ss *session, args d
 	return sdk.TextResult(strings.TrimRight(b.String(), "\n")), nil
 }
 
-// declarationOf widens a definition that names only the symbol to the
-// declaration enclosing it, from the target file's symbols, when that
-// file is inside the served folders and of the same language.
-func (g *group) declarationOf(ctx context.Context, c *call, ss *session, p, decl place) place {
+// declarationOf widens a definition that names only the symbol (at name,
+// on p's line) to the declaration whose name that is, from the target
+// file's symbols, when that file is inside the served folders and of the
+// same language.
+func (g *group) declarationOf(ctx context.Context, c *call, ss *session, name lspc.Position, p, decl place) place {
 	if languageOf(p.abs) != c.lang {
 		return decl
 	}
@@ -134,17 +135,13 @@ func (g *group) declarationOf(ctx context.Context, c *call, ss *session, p, decl
 	if err != nil {
 		return decl
 	}
-	best := decl
 	for _, s := range flatten(ds, nil, nil) {
-		sel := s.sym.SelectionRange
-		if int(sel.Start.Line)+1 == p.line {
+		if s.sym.SelectionRange.Start == name {
 			r := s.sym.Range
-			if int(r.Start.Line)+1 <= p.line && int(r.End.Line)+1 >= p.line {
-				best = place{abs: p.abs, line: int(r.Start.Line) + 1, last: int(r.End.Line) + 1}
-			}
+			return place{abs: p.abs, line: int(r.Start.Line) + 1, last: placeOf("", r).last}
 		}
 	}
-	return best
+	return decl
 }
 
 type symbolInfoArgs struct {
@@ -271,12 +268,16 @@ func (g *group) diagnostics(ctx context.Context, c *call, ss *session, args diag
 
 // fileDiagnostics are the diagnostics of the call's file, open with its
 // current content: asked for when the server answers requests for them
-// (gopls, told to), else the last of those it publishes for that content,
-// settled (servers publish in steps, syntax then types).
+// (gopls, told to; pyright), from tsserver itself for
+// typescript-language-server, else the last of those the server publishes
+// for that content, settled (servers publish in steps, syntax then types).
 func (ss *session) fileDiagnostics(ctx context.Context, c *call) ([]lspc.Diagnostic, error) {
 	uri := lspc.URIFromPath(c.file.abs)
 	if ss.c.PullsDiagnostics() {
 		return ss.c.PullDiagnostics(ctx, uri)
+	}
+	if ss.s.lang == typescript {
+		return tsDiagnostics(ctx, ss, c.file.abs)
 	}
 	wctx, cancel := context.WithTimeout(ctx, diagWait)
 	defer cancel()
@@ -305,6 +306,60 @@ func (ss *session) fileDiagnostics(ctx context.Context, c *call) ([]lspc.Diagnos
 		d = next
 	}
 	return d.Diagnostics, nil
+}
+
+// tsDiagnostics asks tsserver, through typescript-language-server's
+// typescript.tsserverRequest command, for a file's syntactic and semantic
+// diagnostics now: typescript-language-server publishes them in steps,
+// without a version, so a publication cannot tell when it is complete.
+func tsDiagnostics(ctx context.Context, ss *session, abs string) ([]lspc.Diagnostic, error) {
+	var out []lspc.Diagnostic
+	for _, cmd := range []string{"syntacticDiagnosticsSync", "semanticDiagnosticsSync"} {
+		var raw json.RawMessage
+		params := map[string]any{"command": "typescript.tsserverRequest", "arguments": []any{cmd, map[string]any{"file": lspc.URIFromPath(abs)}}}
+		if err := ss.c.Call(ctx, "workspace/executeCommand", params, &raw); err != nil {
+			return nil, err
+		}
+		var res struct {
+			Body *[]tsDiagnostic `json:"body"`
+		}
+		var list []tsDiagnostic
+		if json.Unmarshal(raw, &res) == nil && res.Body != nil {
+			list = *res.Body
+		} else if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("tsserver's %s answer: %w", cmd, err)
+		}
+		for _, d := range list {
+			out = append(out, d.diagnostic())
+		}
+	}
+	return out, nil
+}
+
+// tsDiagnostic is a diagnostic as tsserver gives it: 1-based lines, and
+// 1-based offsets in UTF-16 units.
+type tsDiagnostic struct {
+	Start    struct{ Line, Offset int } `json:"start"`
+	End      struct{ Line, Offset int } `json:"end"`
+	Text     string                     `json:"text"`
+	Code     int                        `json:"code"`
+	Category string                     `json:"category"`
+	Source   string                     `json:"source"`
+}
+
+func (d tsDiagnostic) diagnostic() lspc.Diagnostic {
+	sev := map[string]lspc.DiagnosticSeverity{"error": lspc.SeverityError, "warning": lspc.SeverityWarning, "suggestion": lspc.SeverityHint, "message": lspc.SeverityInformation}[d.Category]
+	src := cmp.Or(d.Source, "typescript")
+	return lspc.Diagnostic{
+		Range: lspc.Range{
+			Start: lspc.Position{Line: max(d.Start.Line-1, 0), Character: max(d.Start.Offset-1, 0)},
+			End:   lspc.Position{Line: max(d.End.Line-1, 0), Character: max(d.End.Offset-1, 0)},
+		},
+		Severity: sev,
+		Code:     lspc.IntOrString(fmt.Sprint(d.Code)),
+		Source:   src,
+		Message:  d.Text,
+	}
 }
 
 func sevRank(s lspc.DiagnosticSeverity) int {

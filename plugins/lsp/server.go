@@ -232,8 +232,9 @@ func (s *server) startLocked(ctx context.Context, ln *launch, cfg *config) error
 			_, err := sandbox.Start(cmd, policy)
 			return err
 		},
-		Folders:   []string{s.root},
-		ProcessID: -1, // in a pid namespace of its own
+		Folders:         []string{s.root},
+		ProcessID:       -1, // in a pid namespace of its own
+		PullDiagnostics: true,
 		OnProgress: func(p lspc.Progress) {
 			s.relay(p)
 			if s.lang == typescript && p.Kind == "end" && strings.HasPrefix(p.Title, "Initializing JS/TS language features") {

@@ -20,8 +20,9 @@ import (
 	"unicode"
 )
 
-// Dim is the dimension of the vectors.
-const Dim = 256
+// Dim is the dimension of the vectors: large enough that the words of
+// the bundled tools seldom share a bucket ("error" and "log" did at 256).
+const Dim = 1024
 
 // synonyms map a word to the word a vector counts it as.
 var synonyms = map[string]string{
