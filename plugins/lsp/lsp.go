@@ -112,15 +112,27 @@ func tool[In pathArgs](g *group, spec sdk.ToolSpec, schema func() json.RawMessag
 		if c.cfg, err = loadConfig(req.Host.ConfigDir); err != nil {
 			return nil, err
 		}
-		ss, err := g.pool.get(c.lang, root).acquire(ctx, req.Host, r.List(), cacheDir(), req.Events)
-		if err != nil {
-			if tool := (*sdk.ToolError)(nil); errors.As(err, &tool) && spec.Kind == sdk.KindRead {
-				return g.treeSitter(ctx, c, spec.Name, args, err)
+		srv := g.pool.get(c.lang, root)
+		var res *sdk.Result
+		var ss *session
+		// A server that ended just before the call (its end not yet
+		// noticed) or during it is started again for a second try:
+		// nothing is written before a server has answered.
+		for try := 0; ; try++ {
+			ss, err = srv.acquire(ctx, req.Host, r.List(), cacheDir(), req.Events)
+			if err != nil {
+				if tool := (*sdk.ToolError)(nil); errors.As(err, &tool) && spec.Kind == sdk.KindRead {
+					return g.treeSitter(ctx, c, spec.Name, args, err)
+				}
+				return nil, err
 			}
-			return nil, err
+			res, err = fn(ctx, c, ss, args)
+			ss.release(c.cfg.idle)
+			if ee := (*lspc.ExitError)(nil); try == 0 && errors.As(err, &ee) && ctx.Err() == nil {
+				continue
+			}
+			break
 		}
-		defer ss.release(c.cfg.idle)
-		res, err := fn(ctx, c, ss, args)
 		if err != nil {
 			if ee := (*lspc.ExitError)(nil); errors.As(err, &ee) {
 				return nil, sdk.Failf("the %s language server ended during the call (%v); the next call starts it again", c.lang.title, ee)

@@ -136,6 +136,11 @@ func (s *server) acquire(ctx context.Context, host sdk.Host, rootDirs []string, 
 	if s.client != nil {
 		select {
 		case <-s.client.Done():
+			// Ended without Close: said by this call (the watcher below
+			// may not have run yet).
+			if err := s.client.Err(); err != nil && !errors.Is(err, lspc.ErrClosed) {
+				s.exited = err
+			}
 			s.resetLocked()
 		default:
 		}
