@@ -3,6 +3,8 @@
 package lsp_test
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ramabana/ramabana-mcp/internal/lsp/lsptest"
+	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 )
 
@@ -211,5 +214,32 @@ func Perimeter(w, h float64) float64 { return 2 * (w + h) }
 	}
 	if msg := w.fail(t, "replace_symbol_body", map[string]any{"path": "shape/square.go", "symbol": "Square", "body": "4|abcd|func Square() {}"}); !strings.Contains(msg, "view_file's") {
 		t.Errorf("a body with view_file's prefixes: %s", msg)
+	}
+}
+
+// Served this repository, the group's references of sdk.Failf (hundreds,
+// in dozens of packages) equal gopls's own command line's.
+func TestGoOnThisRepository(t *testing.T) {
+	t.Parallel()
+	gopls := lsptest.Gopls(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		t.Fatal(err)
+	}
+	const file, line = "sdk/failure.go", 21
+	w := serveIn(t, root, map[string][]string{"go": gopls}, func(h *sdk.Host) { h.Write = false })
+	if got := strings.Split(w.read(t, file), "\n")[line-1]; !strings.HasPrefix(got, "func Failf(") {
+		t.Fatalf("%s:%d is %q; update the test", file, line, got)
+	}
+	refs := w.call(t, "find_references", map[string]any{"path": file, "symbol": "Failf", "line": line, "limit": 5000})
+	want := goplsReferences(t, gopls, root, fmt.Sprintf("%s:%d:6", file, line))
+	if len(want) < 100 {
+		t.Fatalf("gopls found only %d references", len(want))
+	}
+	if diff := cmp.Diff(want, shownPlaces(refs)); diff != "" {
+		t.Errorf("find_references differs from gopls references (-gopls +tool):\n%s", diff)
 	}
 }
