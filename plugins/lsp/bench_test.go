@@ -354,26 +354,3 @@ func callTool(b *testing.B, g sdk.Group, tool string, args map[string]any) strin
 	}
 	return res.Text()
 }
-
-// TEMPORARY
-func BenchmarkZDefTrace(b *testing.B) {
-	root := repoRoot(b)
-	gopls := append(lsptest.Gopls(b), "-rpc.trace", "-logfile", os.Getenv("ZLOG"))
-	g := serveRepo(b, gopls, root)
-	sp := failfUse(b, root)
-	args := map[string]any{"path": sp.rel, "symbol": "Failf", "line": sp.line}
-	tool := os.Getenv("ZTOOL")
-	if tool == "find_references" {
-		sp = failfDecl(b, root)
-		args = map[string]any{"path": sp.rel, "symbol": "Failf", "line": sp.line}
-	}
-	for range 3 {
-		callTool(b, g, tool, args)
-	}
-	b.ResetTimer()
-	for range b.N {
-		start := time.Now()
-		callTool(b, g, tool, args)
-		b.Logf("call %v", time.Since(start))
-	}
-}
