@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -115,5 +114,3 @@ func noServer(l *language, why string, c *config, configDir string) error {
 	return sdk.Failf("no language server for %s files: %s. Tell the user to %s, or to name a server in the \"lsp\" entry of %s, for example %s",
 		l.title, why, l.install, c.where(configDir), exampleConfig)
 }
-
-var _ = fmt.Sprint

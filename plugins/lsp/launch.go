@@ -3,7 +3,6 @@ package lsp
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -364,5 +363,3 @@ func candidateNames(l *language) string {
 	}
 	return strings.Join(names, " or ")
 }
-
-var errNoServer = errors.New("no language server")

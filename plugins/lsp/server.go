@@ -159,7 +159,7 @@ func (s *server) acquire(ctx context.Context, host sdk.Host, rootDirs []string, 
 			return nil, err
 		}
 		events.Progress(0, 0, "starting "+filepath.Base(ln.command[len(ln.command)-min(len(ln.command), 2)])+" for "+s.lang.title)
-		if err := s.startLocked(ctx, ln, cfg); err != nil {
+		if err := s.startLocked(ctx, ln); err != nil {
 			return nil, err
 		}
 	}
@@ -221,7 +221,7 @@ func (s *server) resetLocked() {
 var pyrightLoaded = regexp.MustCompile(`^(Found \d+ source files?|No source files found|No include entries specified)`)
 
 // startLocked starts the process and initializes it.
-func (s *server) startLocked(ctx context.Context, ln *launch, cfg *config) error {
+func (s *server) startLocked(ctx context.Context, ln *launch) error {
 	loaded := make(chan struct{})
 	once := &sync.Once{}
 	markLoaded := func() { once.Do(func() { close(loaded) }) }
@@ -294,7 +294,6 @@ func (s *server) startLocked(ctx context.Context, ln *launch, cfg *config) error
 		}
 		s.mu.Unlock()
 	}()
-	_ = cfg
 	return nil
 }
 
