@@ -15,6 +15,7 @@ package ignore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -133,7 +134,7 @@ func (w *walker) loadAbove(root string) (string, error) {
 	for i := len(chain) - 1; i >= 0; i-- {
 		if _, err := fs.Stat(w.fsys, path.Join(chain[i], ".git")); err == nil {
 			top = i
-			if data, err := fs.ReadFile(w.fsys, path.Join(chain[i], ".git", "info", "exclude")); err == nil {
+			if data, err := readRules(w.fsys, path.Join(chain[i], ".git", "info", "exclude")); err == nil {
 				w.levels = append(w.levels, level{m: Parse(data)})
 			}
 			break
@@ -144,7 +145,7 @@ func (w *walker) loadAbove(root string) (string, error) {
 		if i > top {
 			prefix = join(prefix, path.Base(chain[i]))
 		}
-		if data, err := fs.ReadFile(w.fsys, path.Join(chain[i], ".gitignore")); err == nil {
+		if data, err := readRules(w.fsys, path.Join(chain[i], ".gitignore")); err == nil {
 			w.levels = append(w.levels, level{prefix: prefix, m: Parse(data)})
 		}
 	}
@@ -224,6 +225,30 @@ func (w *walker) budget(n int) error {
 	return nil
 }
 
+// maxRules bounds an ignore file read: git's own limit is 100 MiB, real
+// ones are kilobytes.
+const maxRules = 1 << 20
+
+// readRules reads an ignore file, if it is a regular file (through a
+// symbolic link, as git follows them): a repository's .gitignore that
+// leads to /dev/zero or a FIFO is no ignore file, and would otherwise be
+// read forever. Past maxRules the rest is left out.
+func readRules(fsys fs.FS, name string) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxRules))
+}
+
 // readIgnore parses the directory's .gitignore, if it has one.
 func (w *walker) readIgnore(dir string, entries []fs.DirEntry) *Matcher {
 	for _, e := range entries {
@@ -233,7 +258,7 @@ func (w *walker) readIgnore(dir string, entries []fs.DirEntry) *Matcher {
 		if e.IsDir() {
 			return nil
 		}
-		data, err := fs.ReadFile(w.fsys, path.Join(dir, ".gitignore"))
+		data, err := readRules(w.fsys, path.Join(dir, ".gitignore"))
 		if err != nil || len(data) == 0 {
 			return nil
 		}
