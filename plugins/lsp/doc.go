@@ -35,7 +35,9 @@
 // document's text and version, or the file as the server was last told
 // of it), checked under the file's lock; the files are then written all
 // or none (atomicfile.UpdateAll). A file changed meanwhile refuses the
-// whole edit, as a stale line hash refuses an edit_file. The changes go
+// whole edit, as a stale line hash refuses an edit_file; so does a rename
+// edit whose old text is not the old name, and an edit of a file of
+// another language or in a .git folder. The changes go
 // to the activity feed, and the server is told of them.
 //
 // Trust. Repository content must not make a language server run the
@@ -47,14 +49,18 @@
 // toolchain is pinned to the local one (GOTOOLCHAIN=local, so a go.mod's
 // toolchain line cannot start another); typescript-language-server gets
 // the tsserver installed beside it, never the workspace's
-// node_modules/typescript, with automatic typings acquisition (npm) off,
-// and tsserver loads tsconfig plugins only from its own install; pyright
-// is given the system's Python, found past shims, run once isolated. A
-// server program or tsserver inside the served folders is refused. Every
+// node_modules/typescript (one it would not take, it would fall back
+// from, so that is refused), with automatic typings acquisition (npm)
+// off, and tsserver loads tsconfig plugins only from its own install;
+// pyright is given the system's Python, found past shims, run once
+// isolated. A command naming anything inside the served folders, or a
+// tsserver there, is refused. Every
 // server runs sandboxed as shell commands are (package sandbox): no
 // capabilities, a pid namespace of its own, writes only to its private
 // cache folder (XDG_CACHE_HOME and TMPDIR point there) and the device
 // files, and, until commands are allowed, execution only of the system's
 // folders, the Go toolchain, node, the chosen Python and the server's own
-// program (a folder holding a served one is left out).
+// program (a folder holding a served one is left out). Reads are not
+// restricted: hover and diagnostics may quote what the project's
+// configuration points a server at outside the served folders.
 package lsp

@@ -4,6 +4,7 @@ package lsp_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,5 +242,35 @@ func TestGoOnThisRepository(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, shownPlaces(refs)); diff != "" {
 		t.Errorf("find_references differs from gopls references (-gopls +tool):\n%s", diff)
+	}
+}
+
+// A file the scan does not see (gitignored) that changed after the server
+// read it: the rename's edits no longer fall on the old name, and the
+// whole rename is refused.
+func TestGoStaleIgnoredFileRefused(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t, "go")
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("gen/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := serveIn(t, root, map[string][]string{"go": lsptest.Gopls(t)}, nil)
+	if err := os.MkdirAll(filepath.Join(root, "gen"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.write(t, "gen/gen.go", "package gen\n\nimport \"example.com/shapes/shape\"\n\nvar Unit = shape.Area(1, 1)\n")
+	// gopls reads it from disk: it is not opened.
+	if refs := w.call(t, "find_references", map[string]any{"path": "shape/shape.go", "symbol": "Area"}); !strings.Contains(refs, "gen/gen.go") {
+		t.Fatalf("gopls does not know gen/gen.go:\n%s", refs)
+	}
+	// A generator rewrites it; the scan ignores gen/, so gopls is not told.
+	w.write(t, "gen/gen.go", "// Code generated. DO NOT EDIT.\n\n// More.\npackage gen\n\nimport \"example.com/shapes/shape\"\n\nvar Unit = shape.Area(1, 1)\n")
+	before := w.snapshot(t)
+	msg := w.fail(t, "rename_symbol", map[string]any{"path": "shape/shape.go", "symbol": "Area", "new_name": "Surface"})
+	if !strings.Contains(msg, "would replace") || !strings.Contains(msg, "Nothing was written") || !strings.Contains(msg, "gen/gen.go") {
+		t.Errorf("the refusal: %s", msg)
+	}
+	if diff := cmp.Diff(before, w.snapshot(t)); diff != "" {
+		t.Errorf("a refused rename changed files:\n%s", diff)
 	}
 }

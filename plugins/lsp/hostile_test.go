@@ -200,3 +200,57 @@ func serveRoot(t *testing.T, root string, servers map[string][]string, host sdk.
 func quoteJS(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }
+
+// A tsserver the config names that typescript-language-server would not
+// take (missing, here) is refused: the server would fall back to the
+// workspace's own.
+func TestUnusableTSServerRefused(t *testing.T) {
+	tsls := lsptest.TypeScript(t)
+	marks := hostileEnv(t)
+	root := copyFixture(t, "typescript")
+	writeExec(t, filepath.Join(root, "node_modules", "typescript", "package.json"), `{"name": "typescript", "version": "9.9.9"}`)
+	writeExec(t, filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js"), "require('fs').writeFileSync("+quoteJS(filepath.Join(marks, "typescript"))+", 'ran');\n")
+	w := serveRoot(t, root, nil, sdk.Host{})
+	writeJSON(t, filepath.Join(w.cfg, "config.json"), map[string]any{"lsp": map[string]any{"typescript": map[string]any{
+		"command": tsls, "tsserver": filepath.Join(t.TempDir(), "gone", "lib", "tsserver.js")}}})
+	msg := w.fail(t, "find_references", map[string]any{"path": "geometry.ts", "symbol": "area"})
+	if !strings.Contains(msg, "cannot be used") || !strings.Contains(msg, "the workspace's own node_modules/typescript") {
+		t.Errorf("the refusal: %s", msg)
+	}
+	if exists(filepath.Join(marks, "typescript")) {
+		t.Error("the repository's tsserver ran")
+	}
+}
+
+// A command that names a script of the repository, or a relative one
+// (taken from a served folder), is refused while commands are not
+// allowed.
+func TestServerCommandInsideTheRootsRefused(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t, "python")
+	writeExec(t, filepath.Join(root, "tools", "server.js"), "")
+	node, err := exec.LookPath("node")
+	if err != nil {
+		node = "/usr/bin/node"
+	}
+	for _, cmd := range [][]string{{node, filepath.Join(root, "tools", "server.js")}, {node, "./tools/server.js"}, {filepath.Join(root, "tools", "server.js")}} {
+		w := serveRoot(t, root, map[string][]string{"python": cmd}, sdk.Host{})
+		if msg := w.fail(t, "diagnostics", map[string]any{"path": "geometry.py"}); !strings.Contains(msg, "inside the served folders") {
+			t.Errorf("%q: %s", cmd, msg)
+		}
+	}
+}
+
+// A .gitignore that leads to /dev/zero does not stop the scan for changes.
+func TestGitignoreNotAFile(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t, "go")
+	if err := os.Symlink("/dev/zero", filepath.Join(root, ".gitignore")); err != nil {
+		t.Fatal(err)
+	}
+	w := serveRoot(t, root, map[string][]string{"go": lsptest.Gopls(t)}, sdk.Host{})
+	w.call(t, "find_references", map[string]any{"path": "shape/shape.go", "symbol": "Area"})
+	if refs := w.call(t, "find_references", map[string]any{"path": "shape/shape.go", "symbol": "Area"}); !strings.HasPrefix(refs, "6 references") {
+		t.Errorf("find_references:\n%s", refs)
+	}
+}

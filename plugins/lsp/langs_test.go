@@ -4,6 +4,7 @@ package lsp_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -164,5 +165,25 @@ func TestTypeScript(t *testing.T) {
 	}
 	if got := w.read(t, "report.ts"); !strings.Contains(got, "geometry.surface(w, h)") {
 		t.Errorf("report.ts after the rename:\n%s", got)
+	}
+}
+
+// JavaScript without a tsconfig.json or jsconfig.json: tsserver reports no
+// project loading, and the calls do not wait for it.
+func TestJavaScriptWithoutProject(t *testing.T) {
+	t.Parallel()
+	root := copyFixture(t, "typescript")
+	for _, f := range []string{"tsconfig.json", "geometry.ts", "main.ts", "report.ts"} {
+		if err := os.Remove(filepath.Join(root, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "area.js"), []byte("function area(w, h) {\n  return w * h;\n}\nconsole.log(area(2, 3));\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := serveIn(t, root, map[string][]string{"typescript": lsptest.TypeScript(t)}, nil)
+	refs := w.call(t, "find_references", map[string]any{"path": "area.js", "symbol": "area"})
+	if !strings.HasPrefix(refs, "2 references to area") || strings.Contains(refs, "Note:") {
+		t.Errorf("find_references:\n%s", refs)
 	}
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -71,8 +72,25 @@ func prepare(l *language, cfg *config, host sdk.Host, rootDirs []string, cacheDi
 	if err != nil {
 		return nil, noServer(l, fmt.Sprintf("%s cannot be resolved (%v)", command[0], err), cfg, host.ConfigDir)
 	}
-	if guarded && inRoots(real) {
-		return nil, sdk.Failf("the %s language server %s lies inside the served folders, so it is the repository's code; it runs only when the user allows commands (the shell group)", l.title, command[0])
+	if guarded {
+		// Nothing the command names may be the repository's: its program,
+		// a script an interpreter runs, a relative argument (taken from
+		// the server's folder, a served one), a module run with -m.
+		for i, arg := range command {
+			p := arg
+			if i > 0 && !filepath.IsAbs(p) && (strings.ContainsRune(p, filepath.Separator) || strings.HasPrefix(p, ".")) {
+				p = filepath.Join(rootDirs[0], p)
+			}
+			if i == 0 {
+				p = real
+			}
+			if (i == 0 || filepath.IsAbs(p)) && insideResolved(p, rootDirs) {
+				return nil, sdk.Failf("the %s language server's command names %s, inside the served folders, so it would run the repository's code; it runs only when the user allows commands (the shell group)", l.title, arg)
+			}
+			if arg == "-m" {
+				return nil, sdk.Failf("the %s language server's command runs a Python module (-m), which Python looks for in the server's folder, a served one; name the server's program instead, or allow commands (the shell group)", l.title)
+			}
+		}
 	}
 
 	cacheDirs := []string{filepath.Join(cacheDir, "cache"), filepath.Join(cacheDir, "tmp")}
@@ -100,6 +118,19 @@ func prepare(l *language, cfg *config, host sdk.Host, rootDirs []string, cacheDi
 			if r, err := filepath.EvalSymlinks(arg); err == nil {
 				ln.tsserver = tsserverBeside(r)
 			}
+		}
+		if ln.tsserver != "" {
+			// typescript-language-server takes a tsserver only when it
+			// exists and its package names a version; otherwise it falls
+			// back to the workspace's own, the repository's code.
+			ts, err := checkTSServer(ln.tsserver)
+			if err != nil {
+				if guarded {
+					return nil, sdk.Failf("the tsserver %s cannot be used (%v), and typescript-language-server would run the workspace's own node_modules/typescript instead, the repository's code. Tell the user to install typescript beside typescript-language-server (npm install -g typescript) or to name a working tsserver.js as \"tsserver\" in the \"lsp\" entry of %s", ln.tsserver, err, cfg.where(host.ConfigDir))
+				}
+				ts = ""
+			}
+			ln.tsserver = ts
 		}
 		if ln.tsserver == "" && guarded {
 			return nil, sdk.Failf("typescript-language-server (%s) has no typescript installed beside it, and would otherwise run the workspace's own node_modules/typescript, the repository's code. Tell the user to install typescript beside it (npm install -g typescript) or to name tsserver.js as \"tsserver\" in the \"lsp\" entry of %s", command[0], cfg.where(host.ConfigDir))
@@ -202,6 +233,30 @@ func tsserverBeside(prog string) string {
 	return ""
 }
 
+// checkTSServer resolves a tsserver.js and checks it as
+// typescript-language-server does before it takes it: a regular file whose
+// package (two folders up) names a version.
+func checkTSServer(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a file", real)
+	}
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(real), "..", "package.json"))
+	if err != nil {
+		return "", fmt.Errorf("no package.json beside its lib folder: %w", err)
+	}
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	if json.Unmarshal(data, &pkg) != nil || pkg.Version == "" {
+		return "", fmt.Errorf("its package.json names no version")
+	}
+	return real, nil
+}
+
 // pythonPath is the real interpreter behind python3 (or python) on the
 // environment's PATH, past shims such as pyenv's, or "". It runs the
 // interpreter once, isolated (-I) and in dir, so that nothing from the
@@ -253,12 +308,9 @@ func childEnv(rootDirs []string, guarded bool) []string {
 				continue
 			}
 		case "NODE_OPTIONS":
-			// --require ./x.js and the like load code named relatively,
-			// from the server's folder: only a setting that names no
-			// file is kept.
-			if strings.Contains(value, "require") || strings.Contains(value, "import") || strings.Contains(value, "loader") {
-				continue
-			}
+			// -r ./x.js, --import and the like load code, named
+			// relatively from the server's folder, a served one.
+			continue
 		}
 		out = append(out, kv)
 	}

@@ -126,8 +126,10 @@ func tool[In pathArgs](g *group, spec sdk.ToolSpec, schema func() json.RawMessag
 				}
 				return nil, err
 			}
-			res, err = fn(ctx, c, ss, args)
-			ss.release(c.cfg.idle)
+			res, err = func() (*sdk.Result, error) {
+				defer ss.release(c.cfg.idle) // a panic too
+				return fn(ctx, c, ss, args)
+			}()
 			if ee := (*lspc.ExitError)(nil); try == 0 && errors.As(err, &ee) && ctx.Err() == nil {
 				continue
 			}

@@ -26,6 +26,10 @@ const (
 	maxDeclLines = 80
 	// maxHover bounds a hover's text.
 	maxHover = 16 << 10
+	// maxLinks bounds the definitions shown; maxDiagnostics the
+	// diagnostics.
+	maxLinks       = 20
+	maxDiagnostics = 200
 )
 
 type referencesArgs struct {
@@ -104,6 +108,10 @@ func (g *group) findDefinition(ctx context.Context, c *call, ss *session, args d
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Definition of %s (used at %s):", sp.name, sp.where(c.file.display))
+	if len(links) > maxLinks {
+		fmt.Fprintf(&b, " %d places, the first %d shown:", len(links), maxLinks)
+		links = links[:maxLinks]
+	}
 	for _, l := range links {
 		p := placeOf(l.TargetURI, l.TargetSelectionRange)
 		decl := placeOf(l.TargetURI, l.TargetRange)
@@ -233,10 +241,15 @@ func (g *group) diagnostics(ctx context.Context, c *call, ss *session, args diag
 		wording.Count(counts[lspc.SeverityError], "error"), wording.Count(counts[lspc.SeverityWarning], "warning"),
 		wording.Count(len(diags)-counts[lspc.SeverityError]-counts[lspc.SeverityWarning], "other"))
 	lines := splitLines(text.Content())
-	shownLine := -1
+	shownLine, shown := -1, 0
 	for _, dg := range diags {
 		line := int(dg.Range.Start.Line) + 1
-		if line != shownLine && line <= len(lines) {
+		if shown == maxDiagnostics {
+			fmt.Fprintf(&b, "\n… %s more not shown; fix these first", wording.Count(len(diags)-shown, "diagnostic"))
+			break
+		}
+		shown++
+		if line != shownLine && line >= 1 && line <= len(lines) {
 			b.WriteString("\n")
 			b.WriteString(hashline.Line(line, lines[line-1]))
 			shownLine = line
@@ -459,7 +472,7 @@ func (g *group) writePlaces(c *call, ss *session, b *strings.Builder, places []p
 				break
 			}
 			shown++
-			if content != nil && n <= len(content) {
+			if content != nil && n >= 1 && n <= len(content) {
 				b.WriteString(hashline.Line(n, content[n-1]))
 			} else {
 				fmt.Fprintf(b, "%d", n)
@@ -480,7 +493,7 @@ func (g *group) writeLines(c *call, ss *session, b *strings.Builder, abs string,
 		fmt.Fprintf(b, "(lines %d-%d of a file outside the served folders)\n", first, last)
 		return
 	}
-	for n := first; n <= last && n <= len(content); n++ {
+	for n := max(first, 1); n <= last && n <= len(content); n++ {
 		if n-first == most {
 			fmt.Fprintf(b, "… %s more; view_file %s shows them\n", wording.Count(last-n+1, "line"), c.r.Rel(abs))
 			return

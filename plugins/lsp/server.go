@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,10 +85,17 @@ type server struct {
 	// once by the next call.
 	exited error
 	// loaded is closed once the server has loaded its workspace.
-	loaded    chan struct{}
-	loadOnce  *sync.Once
+	loaded   chan struct{}
+	loadOnce *sync.Once
+	// landlock is the Landlock ABI the process runs under (0: none).
+	landlock     int
+	saidLandlock bool // the lack of Landlock was said, since the start
+	busy         int
+
+	// lmu guards listeners apart from mu: progress is relayed while a
+	// call holds mu (starting the server, say).
+	lmu       sync.Mutex
 	listeners map[*listener]struct{}
-	busy      int
 	idleTimer *time.Timer
 	// docs are the documents open in the server, by absolute path.
 	docs map[string]*openDoc
@@ -163,10 +171,16 @@ func (s *server) acquire(ctx context.Context, host sdk.Host, rootDirs []string, 
 			return nil, err
 		}
 	}
+	if guarded := !host.Commands; guarded && s.landlock == 0 && !s.saidLandlock {
+		s.saidLandlock = true
+		ss.notes = append(ss.notes, "this system offers no Landlock, so the language server's sandbox cannot restrict what it executes or writes")
+	}
+	s.lmu.Lock()
 	if s.listeners == nil {
 		s.listeners = map[*listener]struct{}{}
 	}
 	s.listeners[l] = struct{}{}
+	s.lmu.Unlock()
 	s.busy++
 	ss.c = s.client
 	return ss, nil
@@ -179,9 +193,11 @@ func (ss *session) release(idle time.Duration) {
 	}
 	ss.closed = true
 	s := ss.s
+	s.lmu.Lock()
+	delete(s.listeners, ss.l)
+	s.lmu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.listeners, ss.l)
 	s.busy--
 	if s.busy > 0 || idle <= 0 || s.client != ss.c {
 		return
@@ -229,12 +245,14 @@ func (s *server) startLocked(ctx context.Context, ln *launch) error {
 		markLoaded()
 	}
 	policy := ln.policy
+	landlock := 0
 	lc := lspc.Config{
 		Command: ln.command,
 		Env:     ln.env,
 		Dir:     s.root,
 		Start: func(cmd *exec.Cmd) error {
-			_, err := sandbox.Start(cmd, policy)
+			applied, err := sandbox.Start(cmd, policy)
+			landlock = applied.Landlock
 			return err
 		},
 		Folders:         []string{s.root},
@@ -281,7 +299,10 @@ func (s *server) startLocked(ctx context.Context, ln *launch) error {
 	if err != nil {
 		return fmt.Errorf("start the %s language server %s: %w", s.lang.title, ln.command[0], err)
 	}
-	s.client, s.launch, s.loaded, s.loadOnce = c, ln, loaded, once
+	s.client, s.launch, s.loaded, s.loadOnce, s.landlock, s.saidLandlock = c, ln, loaded, once, landlock, false
+	if ln.policy.Executable == nil && ln.policy.Writable == nil {
+		s.landlock = -1 // nothing asked of Landlock: nothing to say
+	}
 	s.docs, s.stamps = map[string]*openDoc{}, nil
 	go func() {
 		<-c.Done()
@@ -303,8 +324,8 @@ func (s *server) relay(p lspc.Progress) {
 	if p.Message != "" {
 		msg += ": " + p.Message
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
 	for l := range s.listeners {
 		if p.Percentage != nil {
 			l.events.Progress(float64(*p.Percentage), 100, msg)
@@ -320,7 +341,13 @@ func (s *server) relay(p lspc.Progress) {
 func (ss *session) awaitLoaded(ctx context.Context) error {
 	s := ss.s
 	s.mu.Lock()
-	loaded := s.loaded
+	loaded, once := s.loaded, s.loadOnce
+	markLoaded := func() { once.Do(func() { close(loaded) }) }
+	if s.lang == typescript && s.stamps != nil && !hasProjectFile(s.stamps) {
+		// tsserver reports loading configured projects only: without a
+		// tsconfig.json or jsconfig.json, what is open is the project.
+		markLoaded()
+	}
 	s.mu.Unlock()
 	t := time.NewTimer(loadTimeout)
 	defer t.Stop()
@@ -332,9 +359,21 @@ func (ss *session) awaitLoaded(ctx context.Context) error {
 	case <-ss.c.Done():
 		return ss.c.Err()
 	case <-t.C:
+		// Said once; the calls after this one do not wait again.
+		markLoaded()
 		ss.notes = append(ss.notes, fmt.Sprintf("the %s language server had not finished loading the workspace after %v: this answer may be incomplete", s.lang.title, loadTimeout))
 		return nil
 	}
+}
+
+// hasProjectFile says the scan found a tsconfig.json or jsconfig.json.
+func hasProjectFile(stamps map[string]stamp) bool {
+	for p := range stamps {
+		if b := filepath.Base(p); b == "tsconfig.json" || b == "jsconfig.json" {
+			return true
+		}
+	}
+	return false
 }
 
 // open makes sure the server has the document abs open with data, its
@@ -395,13 +434,29 @@ func (ss *session) sent(abs string) *lspc.Text {
 	return nil
 }
 
-// told is the stamp of path the server was last told of, if any.
-func (ss *session) told(abs string) (stamp, bool) {
+// snapshot is what the server has been sent at one moment: the open
+// documents' texts and versions, and the stamps of the files it was told
+// of, by path.
+type snapshot struct {
+	docs     map[string][]byte
+	versions map[string]int32
+	stamps   map[string]stamp
+}
+
+// snapshot takes what the server has now, before a request whose answer
+// is checked against it.
+func (ss *session) snapshot() *snapshot {
 	s := ss.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, ok := s.stamps[abs]
-	return st, ok
+	snap := &snapshot{docs: map[string][]byte{}, versions: map[string]int32{}, stamps: maps.Clone(s.stamps)}
+	for p, d := range s.docs {
+		snap.docs[p] = d.text.Content()
+		if v, ok := ss.c.Version(lspc.URIFromPath(p)); ok {
+			snap.versions[p] = v
+		}
+	}
+	return snap
 }
 
 // refresh tells the server of the files of its language (and their build
@@ -461,6 +516,15 @@ func (ss *session) refresh() error {
 			delete(s.docs, p)
 			s.docOrder = removeString(s.docOrder, p)
 			_ = ss.c.DidClose(e.URI)
+		}
+	}
+	if limit != nil {
+		// A scan cut short saw part of the folder: what it did not reach
+		// keeps its stamp, and no deletion is told.
+		for p, st := range s.stamps {
+			if _, ok := now[p]; !ok {
+				now[p] = st
+			}
 		}
 	}
 	s.stamps = now

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -64,6 +65,9 @@ func (g *group) rename(ctx context.Context, c *call, ss *session, args renameArg
 	case err != nil:
 		return nil, err
 	}
+	// What the server has of each file, as it computes the edit: another
+	// call may change it meanwhile.
+	snap := ss.snapshot()
 	we, err := ss.c.Rename(ctx, uri, sp.pos, newName)
 	if err != nil {
 		if re := (*lspc.ResponseError)(nil); errors.As(err, &re) {
@@ -74,9 +78,19 @@ func (g *group) rename(ctx context.Context, c *call, ss *session, args renameArg
 	if we == nil {
 		return nil, sdk.Failf("the %s language server proposes no edit to rename %s at %s", c.lang.title, sp.name, sp.where(c.file.display))
 	}
-	edits, err := g.workspaceEdits(c, ss, we)
+	edits, err := g.workspaceEdits(c, ss, snap, we)
 	if err != nil {
 		return nil, err
+	}
+	// A rename replaces the old name and nothing else: an edit whose old
+	// text is anything else was computed on other content (a file changed
+	// unseen, a position past a line's end) or is not a rename's.
+	for _, fe := range edits {
+		for _, e := range fe.edits {
+			if old := string(fe.basis[e.Start:e.End]); old != sp.name {
+				return nil, sdk.Failf("the %s language server's rename would replace %q in %s, not %s; the file may have changed since the server read it. Nothing was written: run the call again", c.lang.title, clipText(old, 40), c.r.Rel(fe.abs), sp.name)
+			}
+		}
 	}
 	res, err := g.apply(ctx, c, ss, edits)
 	if err != nil {
@@ -182,6 +196,9 @@ func (g *group) insert(ctx context.Context, c *call, ss *session, args insertArg
 	what := "Inserted before " + sp.decl.pathName()
 	if before {
 		first := int(r.Start.Line) + 1
+		if first < 1 || first > len(lines) {
+			return nil, sdk.Failf("the %s language server places %s on line %d, which %s does not have; nothing was written", c.lang.title, sp.decl.pathName(), first, c.file.display)
+		}
 		// Past the doc comment and decorators just above.
 		for first > 1 && isPreamble(lines[first-2]) {
 			first--
@@ -253,26 +270,43 @@ type fileEdits struct {
 }
 
 // workspaceEdits turns a server's edit into each file's edits, each file
-// checked: inside the served folders, and unchanged since the server read
-// it (the open document's content and version, or the file as the server
-// was last told of it).
-func (g *group) workspaceEdits(c *call, ss *session, we *lspc.WorkspaceEdit) ([]fileEdits, error) {
+// checked: inside the served folders (its path resolved, so a link and its
+// target are one file), of the call's language and not in a .git folder,
+// and unchanged since the server read it (the open document's content and
+// version, or the file as the server was last told of it, per snap).
+func (g *group) workspaceEdits(c *call, ss *session, snap *snapshot, we *lspc.WorkspaceEdit) ([]fileEdits, error) {
 	basis := map[string][]byte{}
-	read := func(abs string) ([]byte, error) {
-		if t := ss.sent(abs); t != nil {
-			basis[abs] = t.Content()
-			return t.Content(), nil
+	resolved := map[string]string{} // the server's path → the file's
+	read := func(path string) ([]byte, error) {
+		t, err := c.r.Write(path)
+		if err != nil {
+			return nil, sdk.Failf("the edit would change %s: %v; nothing was written", c.r.Rel(path), err)
+		}
+		abs, display := t.Abs, c.r.Rel(t.Abs)
+		resolved[path] = abs
+		if languageOf(abs) != c.lang {
+			return nil, sdk.Failf("the edit would change %s, which is not a %s file; nothing was written", display, c.lang.title)
+		}
+		if slices.Contains(strings.Split(filepath.ToSlash(abs), "/"), ".git") {
+			return nil, sdk.Failf("the edit would change %s, inside a .git folder; nothing was written", display)
+		}
+		for _, p := range []string{path, abs} {
+			if text, ok := snap.docs[p]; ok {
+				basis[abs] = text
+				return text, nil
+			}
 		}
 		f, err := readFile(c.r, abs)
 		if err != nil {
 			return nil, err
 		}
-		if !f.target.Inside() {
-			return nil, sdk.Failf("the edit would change %s, outside the served folders; nothing was written", f.display)
+		st, ok := snap.stamps[abs]
+		if !ok {
+			st, ok = snap.stamps[path]
 		}
-		if st, ok := ss.told(abs); ok {
+		if ok {
 			if fi, err := os.Stat(abs); err != nil || fi.Size() != st.size || !fi.ModTime().Equal(st.mtime) {
-				return nil, sdk.Failf("%s changed since the language server read it; nothing was written: run the call again", f.display)
+				return nil, sdk.Failf("%s changed since the language server read it; nothing was written: run the call again", display)
 			}
 		}
 		basis[abs] = f.data
@@ -286,15 +320,29 @@ func (g *group) workspaceEdits(c *call, ss *session, we *lspc.WorkspaceEdit) ([]
 		return nil, sdk.Failf("the %s language server's edit cannot be applied (%v); nothing was written", c.lang.title, err)
 	}
 	var out []fileEdits
+	seen := map[string]bool{}
 	for _, fe := range fes {
+		abs := resolved[fe.Path]
+		if seen[abs] {
+			return nil, sdk.Failf("the edit changes %s under two names; nothing was written", c.r.Rel(abs))
+		}
+		seen[abs] = true
 		if fe.Version != nil {
-			if v, open := ss.c.Version(fe.URI); open && v != *fe.Version {
-				return nil, sdk.Failf("%s changed since the language server computed the edit; nothing was written: run the call again", c.r.Rel(fe.Path))
+			if v, ok := snap.versions[fe.Path]; ok && v != *fe.Version {
+				return nil, sdk.Failf("%s changed since the language server computed the edit; nothing was written: run the call again", c.r.Rel(abs))
 			}
 		}
-		out = append(out, fileEdits{abs: fe.Path, basis: basis[fe.Path], edits: fe.Edits})
+		out = append(out, fileEdits{abs: abs, basis: basis[abs], edits: fe.Edits})
 	}
 	return out, nil
+}
+
+// clipText is s cut to n bytes, for a message.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // apply writes every file's edits, all of them or none, each file refused
