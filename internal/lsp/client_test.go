@@ -429,13 +429,9 @@ func TestProcessGroupEnds(t *testing.T) {
 func TestCloseKillsAStubbornServer(t *testing.T) {
 	c := startFake(t, "stubborn", func(cfg *Config) { cfg.Grace = 200 * time.Millisecond })
 	server := proctest.Find(c.Pid())
-	start := time.Now()
 	err := c.Close(bg(t))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Close = %v, want the shutdown's deadline", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Close took %v", d)
 	}
 	if server.Alive() {
 		t.Error("the server still runs")

@@ -131,6 +131,13 @@ func tool[In pathArgs](g *group, spec sdk.ToolSpec, schema func() json.RawMessag
 				return fn(ctx, c, ss, args)
 			}()
 			if ee := (*lspc.ExitError)(nil); try == 0 && errors.As(err, &ee) && ctx.Err() == nil {
+				// The client fails its calls as soon as the server's
+				// output ends, and is done once the process is reaped:
+				// the next acquire must see it done to start anew.
+				select {
+				case <-ss.c.Done():
+				case <-ctx.Done():
+				}
 				continue
 			}
 			break
