@@ -11,6 +11,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,6 +85,12 @@ type Config struct {
 	// (gopls, told to) answer them either way.
 	PullDiagnostics bool
 
+	// WriteTimeout bounds how long a message to the server may wait for
+	// the server to read it (default DefaultWriteTimeout): a server that
+	// reads nothing for so long is taken as hung and killed, so that no
+	// caller, nor Close, waits on it for ever.
+	WriteTimeout time.Duration
+
 	// MaxFrame is the largest message the client accepts from the server,
 	// in bytes (default DefaultMaxFrame). A larger one ends the connection.
 	MaxFrame int
@@ -92,6 +99,9 @@ type Config struct {
 	// to exit (default 5 s).
 	Grace time.Duration
 }
+
+// DefaultWriteTimeout is Config.WriteTimeout's default.
+const DefaultWriteTimeout = 30 * time.Second
 
 // Progress is one $/progress report of work done. Title comes with
 // "begin" and is repeated on its "report"s and "end".
@@ -264,6 +274,12 @@ func (c *Client) start() error {
 	c.cmd, c.stdin, c.stdout = cmd, inW, outR
 	c.group = leadsGroup(cmd.Process.Pid)
 	c.conn = newConn(outR, inW, c.cfg.MaxFrame, handlers{request: c.serverRequest, notify: c.serverNotification})
+	c.conn.writeTimeout = cmp.Or(c.cfg.WriteTimeout, DefaultWriteTimeout)
+	c.conn.stalled = func() {
+		// A server that reads nothing for so long is hung: it ends, and
+		// every call with it.
+		_ = c.cmd.Process.Kill()
+	}
 	go c.read()
 	go c.wait()
 	return nil

@@ -3,6 +3,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -638,4 +639,27 @@ func startFakeB(b *testing.B) *Client {
 	}
 	b.Cleanup(func() { _ = c.Close(context.Background()) })
 	return c
+}
+
+// A server that stops reading is killed once a write to it has waited
+// WriteTimeout: a caller that sends it a document does not wait for ever.
+func TestDeafServerKilled(t *testing.T) {
+	c := startFake(t, "", func(cfg *Config) { cfg.WriteTimeout = 200 * time.Millisecond })
+	if err := c.Notify("test/deaf", nil); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("x"), 4<<20) // more than a pipe holds
+	err := c.DidOpen("file:///big.txt", "plaintext", big)
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("DidOpen to a deaf server = %v, want the write's deadline", err)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(proctest.Patience):
+		t.Fatal("the deaf server was not ended")
+	}
+	var ee *ExitError
+	if !errors.As(c.Err(), &ee) || ee.Status != "signal: killed" {
+		t.Errorf("Err = %v, want it killed", c.Err())
+	}
 }

@@ -84,6 +84,9 @@ func runFake() {
 		f.params[m.Method] = m.Params
 		f.mu.Unlock()
 		if m.ID == nil {
+			if m.Method == "test/deaf" { // reads nothing more
+				select {}
+			}
 			f.notification(m)
 			continue
 		}

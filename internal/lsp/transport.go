@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // JSON-RPC and LSP error codes.
@@ -177,6 +179,10 @@ type conn struct {
 	err     error // set once by fail: every call from then on fails with it
 
 	handling sync.WaitGroup // request handlers running
+	// writeTimeout bounds a write to a peer that does not read (0: none);
+	// stalled is called when one times out.
+	writeTimeout time.Duration
+	stalled      func()
 }
 
 func newConn(r io.Reader, w io.Writer, max int, h handlers) *conn {
@@ -241,11 +247,21 @@ func (c *conn) serve(m *inMessage) {
 }
 
 // write sends one message body. Writes are serialised; one blocks while
-// the peer does not read, until the stream breaks.
+// the peer does not read, until the stream breaks or, for a writer with
+// deadlines, writeTimeout passes: then the frame is cut, the stream is out
+// of step for good, and stalled is called (to end the peer).
 func (c *conn) write(body []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return writeFrame(c.w, body)
+	d, ok := c.w.(interface{ SetWriteDeadline(time.Time) error })
+	if ok && c.writeTimeout > 0 && d.SetWriteDeadline(time.Now().Add(c.writeTimeout)) == nil {
+		defer func() { _ = d.SetWriteDeadline(time.Time{}) }()
+	}
+	err := writeFrame(c.w, body)
+	if errors.Is(err, os.ErrDeadlineExceeded) && c.stalled != nil {
+		c.stalled()
+	}
+	return err
 }
 
 // notify sends a notification.
