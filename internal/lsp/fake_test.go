@@ -85,7 +85,7 @@ func runFake() {
 		f.mu.Unlock()
 		if m.ID == nil {
 			if m.Method == "test/deaf" { // reads nothing more
-				select {}
+				time.Sleep(time.Hour)
 			}
 			f.notification(m)
 			continue
