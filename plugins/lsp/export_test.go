@@ -17,3 +17,10 @@ func (p *Plugin) ServerPids() []int {
 	}
 	return pids
 }
+
+// SetEnviron sets the environment the plugin's servers start from (the
+// plugin's own, otherwise), and their private folder.
+func (p *Plugin) SetEnviron(env []string, cacheDir string) {
+	p.g.environ = func() []string { return env }
+	p.g.cacheDir = cacheDir
+}

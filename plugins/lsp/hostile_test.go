@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,26 +16,45 @@ import (
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
-// These tests set the process's environment (the plugin's, which its
-// servers inherit less what is dropped), so they do not run in parallel.
+// hostileEnv is an environment for a plugin's servers, the test's own
+// with set applied ("NAME=value"; "NAME=" unsets), and their private
+// folder, a temporary one; it returns the folder where a program that
+// must not run writes its marker: the servers' temporary folder, which the
+// sandbox lets them write, so that a marker's absence means the program
+// did not run, not that the sandbox stopped its write.
+type hostile struct {
+	env   []string
+	cache string
+	marks string
+}
 
-// hostileEnv points the servers' private folder into a temporary one and
-// returns the folder where a marker is written by a program that must not
-// run: the servers' temporary folder, which the sandbox lets them write,
-// so that a marker's absence means the program did not run, not that the
-// sandbox stopped its write.
-func hostileEnv(t *testing.T) string {
+func hostileEnv(t *testing.T, set ...string) *hostile {
 	t.Helper()
 	cache, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("XDG_CACHE_HOME", cache)
-	tmp := filepath.Join(cache, "ramabana-mcp", "lsp", "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	h := &hostile{cache: cache, marks: filepath.Join(cache, "tmp")}
+	if err := os.MkdirAll(h.marks, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return tmp
+	h.env = os.Environ()
+	for _, kv := range set {
+		name, _, _ := strings.Cut(kv, "=")
+		h.env = slices.DeleteFunc(h.env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+		h.env = append(h.env, kv)
+	}
+	return h
+}
+
+func (h *hostile) mark(name string) string { return filepath.Join(h.marks, name) }
+
+// serve serves root with the hostile environment.
+func (h *hostile) serve(t *testing.T, root string, servers map[string][]string, host sdk.Host) *workspace {
+	t.Helper()
+	w := serveRoot(t, root, servers, host)
+	w.plugin.SetEnviron(h.env, h.cache)
+	return w
 }
 
 func writeExec(t *testing.T, path, content string) {
@@ -57,10 +77,12 @@ func exists(path string) bool {
 // and for a -toolexec; a bin folder of its own first on PATH) runs none
 // of them through gopls, which still answers.
 func TestHostileGoEnvRunsNothing(t *testing.T) {
+	t.Parallel()
 	gopls := lsptest.Gopls(t)
-	marks := hostileEnv(t)
 	root := copyFixture(t, "go")
-	mark := func(name string) string { return filepath.Join(marks, name) }
+	h := hostileEnv(t, "GOENV="+filepath.Join(root, "go.env"),
+		"PATH="+filepath.Join(root, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"), "GOTOOLCHAIN=", "GOFLAGS=")
+	mark := h.mark
 	writeExec(t, filepath.Join(root, "bin", "go1.99.0"), "#!/bin/sh\ntouch "+mark("toolchain")+"\nexit 1\n")
 	writeExec(t, filepath.Join(root, "bin", "evil"), "#!/bin/sh\ntouch "+mark("toolexec")+"\nexec \"$@\"\n")
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/shapes\n\ngo 1.22\n\ntoolchain go1.99.0\n"), 0o644); err != nil {
@@ -69,22 +91,18 @@ func TestHostileGoEnvRunsNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "go.env"), []byte("GOTOOLCHAIN=path\nGOFLAGS=-toolexec="+filepath.Join(root, "bin", "evil")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GOENV", filepath.Join(root, "go.env"))
-	t.Setenv("PATH", filepath.Join(root, "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	t.Setenv("GOTOOLCHAIN", "")
-	t.Setenv("GOFLAGS", "")
 
 	// The repository is hostile indeed: the go command run in it runs its
 	// toolchain.
 	cmd := exec.Command("go", "list", "./...")
-	cmd.Dir = root
+	cmd.Dir, cmd.Env = root, h.env
 	_ = cmd.Run()
 	if !exists(mark("toolchain")) {
 		t.Fatal("the go command did not run the repository's toolchain: the fixture proves nothing")
 	}
 	_ = os.Remove(mark("toolchain"))
 
-	w := serveRoot(t, root, map[string][]string{"go": gopls}, sdk.Host{})
+	w := h.serve(t, root, map[string][]string{"go": gopls}, sdk.Host{})
 	refs := w.call(t, "find_references", map[string]any{"path": "shape/shape.go", "symbol": "Area"})
 	if !strings.HasPrefix(refs, "6 references to Area") {
 		t.Errorf("gopls did not answer:\n%s", refs)
@@ -103,10 +121,11 @@ func TestHostileGoEnvRunsNothing(t *testing.T) {
 // repository's own, run nothing: the server gets the tsserver installed
 // beside it, which loads plugins from its own install only.
 func TestHostileTSConfigRunsNothing(t *testing.T) {
+	t.Parallel()
 	tsls := lsptest.TypeScript(t)
-	marks := hostileEnv(t)
+	h := hostileEnv(t)
 	root := copyFixture(t, "typescript")
-	mark := func(name string) string { return filepath.Join(marks, name) }
+	mark := h.mark
 	touch := func(name string) string {
 		return "require('fs').writeFileSync(" + quoteJS(mark(name)) + ", 'ran');\n"
 	}
@@ -120,7 +139,7 @@ func TestHostileTSConfigRunsNothing(t *testing.T) {
 		writeExec(t, filepath.Join(root, "node_modules", "typescript", "lib", f), touch("typescript"))
 	}
 
-	w := serveRoot(t, root, map[string][]string{"typescript": tsls}, sdk.Host{})
+	w := h.serve(t, root, map[string][]string{"typescript": tsls}, sdk.Host{})
 	refs := w.call(t, "find_references", map[string]any{"path": "geometry.ts", "symbol": "area"})
 	if !strings.HasPrefix(refs, "5 references to area") {
 		t.Errorf("the server did not answer:\n%s", refs)
@@ -133,7 +152,7 @@ func TestHostileTSConfigRunsNothing(t *testing.T) {
 
 	// With commands allowed and the repository's tsserver named, it runs
 	// (and fails, being no tsserver): the marker can be written.
-	w = serveRoot(t, root, nil, sdk.Host{Commands: true})
+	w = h.serve(t, root, nil, sdk.Host{Commands: true})
 	writeJSON(t, filepath.Join(w.cfg, "config.json"), map[string]any{"lsp": map[string]any{"typescript": map[string]any{
 		"command": tsls, "tsserver": filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js")}}})
 	// The call waits for a project that never loads: it is cancelled once
@@ -163,17 +182,17 @@ func TestHostileTSConfigRunsNothing(t *testing.T) {
 // on PATH, VIRTUAL_ENV set), is not run by pyright while commands are not
 // allowed; once they are, its python is the one used.
 func TestHostileVenvRunsNothing(t *testing.T) {
+	t.Parallel()
 	pyright := lsptest.Pyright(t)
-	marks := hostileEnv(t)
 	root := copyFixture(t, "python")
-	mark := filepath.Join(marks, "python")
+	h := hostileEnv(t, "PATH="+filepath.Join(root, ".venv", "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"),
+		"VIRTUAL_ENV="+filepath.Join(root, ".venv"))
+	mark := h.mark("python")
 	for _, name := range []string{"python", "python3"} {
 		writeExec(t, filepath.Join(root, ".venv", "bin", name), "#!/bin/sh\ntouch "+mark+"\nexit 1\n")
 	}
-	t.Setenv("PATH", filepath.Join(root, ".venv", "bin")+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	t.Setenv("VIRTUAL_ENV", filepath.Join(root, ".venv"))
 
-	w := serveRoot(t, root, map[string][]string{"python": pyright}, sdk.Host{})
+	w := h.serve(t, root, map[string][]string{"python": pyright}, sdk.Host{})
 	refs := w.call(t, "find_references", map[string]any{"path": "geometry.py", "symbol": "area"})
 	if !strings.Contains(refs, "references to area") || !strings.Contains(refs, "report.py") {
 		t.Errorf("pyright did not answer:\n%s", refs)
@@ -183,7 +202,7 @@ func TestHostileVenvRunsNothing(t *testing.T) {
 	}
 
 	// The same repository with commands allowed: the user's PATH stands.
-	w = serveRoot(t, root, map[string][]string{"python": pyright}, sdk.Host{Commands: true})
+	w = h.serve(t, root, map[string][]string{"python": pyright}, sdk.Host{Commands: true})
 	w.call(t, "symbol_info", map[string]any{"path": "geometry.py", "symbol": "area"})
 	if !exists(mark) {
 		t.Error("with commands allowed, the activated environment's python was not used: the test above proves nothing")
@@ -205,12 +224,14 @@ func quoteJS(s string) string {
 // take (missing, here) is refused: the server would fall back to the
 // workspace's own.
 func TestUnusableTSServerRefused(t *testing.T) {
+	t.Parallel()
 	tsls := lsptest.TypeScript(t)
-	marks := hostileEnv(t)
+	h := hostileEnv(t)
+	marks := h.marks
 	root := copyFixture(t, "typescript")
 	writeExec(t, filepath.Join(root, "node_modules", "typescript", "package.json"), `{"name": "typescript", "version": "9.9.9"}`)
 	writeExec(t, filepath.Join(root, "node_modules", "typescript", "lib", "tsserver.js"), "require('fs').writeFileSync("+quoteJS(filepath.Join(marks, "typescript"))+", 'ran');\n")
-	w := serveRoot(t, root, nil, sdk.Host{})
+	w := h.serve(t, root, nil, sdk.Host{})
 	writeJSON(t, filepath.Join(w.cfg, "config.json"), map[string]any{"lsp": map[string]any{"typescript": map[string]any{
 		"command": tsls, "tsserver": filepath.Join(t.TempDir(), "gone", "lib", "tsserver.js")}}})
 	msg := w.fail(t, "find_references", map[string]any{"path": "geometry.ts", "symbol": "area"})

@@ -42,10 +42,10 @@ var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "
 // one, typescript-language-server gets the tsserver installed beside it
 // (never the workspace's), and the sandbox lets the server execute only
 // system programs, the Go toolchain, node and its own program.
-func prepare(l *language, cfg *config, host sdk.Host, rootDirs []string, cacheDir string) (*launch, error) {
+func prepare(l *language, cfg *config, host sdk.Host, environ, rootDirs []string, cacheDir string) (*launch, error) {
 	guarded := !host.Commands
 	inRoots := func(p string) bool { return inside(p, rootDirs) }
-	env := childEnv(rootDirs, guarded)
+	env := childEnv(environ, rootDirs, guarded)
 	path := envValue(env, "PATH")
 
 	sc, configured := cfg.servers[l.name]
@@ -280,13 +280,13 @@ func pythonPath(env []string, dir string) string {
 	return ""
 }
 
-// childEnv is the servers' environment: the plugin's (sdk.ChildEnv). When
+// childEnv is the servers' environment: environ, the plugin's
+// (sdk.ChildEnv). When
 // guarded (commands not allowed), PATH keeps only absolute folders
 // outside the served folders, and variables that would make a server load
 // or run the served folders' code (a virtual environment, PYTHONPATH,
 // NODE_OPTIONS, a Go config file) go when they point inside them.
-func childEnv(rootDirs []string, guarded bool) []string {
-	env := sdk.ChildEnv()
+func childEnv(env, rootDirs []string, guarded bool) []string {
 	if !guarded {
 		return env
 	}

@@ -32,7 +32,7 @@ func (p *Plugin) Close() { p.g.pool.closeAll() }
 
 // New returns the lsp plugin, ready for sdk.Serve.
 func New() *Plugin {
-	g := &group{}
+	g := &group{environ: sdk.ChildEnv, cacheDir: privateDir()}
 	box := sdk.NewToolbox("lsp", sdk.WithVersion(Version),
 		sdk.WithDescription("Code intelligence from the language servers users have: references, definitions, types, diagnostics, and renames and symbol edits."))
 	box.AddGroup(sdk.GroupSpec{
@@ -61,6 +61,11 @@ type group struct {
 
 	fallbackOnce sync.Once
 	fallback     sdk.Group // the code group, for tree-sitter answers
+
+	// environ is the environment the servers start from (sdk.ChildEnv),
+	// and cacheDir their private folder (privateDir); tests set their own.
+	environ  func() []string
+	cacheDir string
 
 	// beforeWrite, if set, runs before an edit's files are written (a
 	// test's way to change one first).
@@ -119,7 +124,7 @@ func tool[In pathArgs](g *group, spec sdk.ToolSpec, schema func() json.RawMessag
 		// noticed) or during it is started again for a second try:
 		// nothing is written before a server has answered.
 		for try := 0; ; try++ {
-			ss, err = srv.acquire(ctx, req.Host, r.List(), cacheDir(), req.Events)
+			ss, err = srv.acquire(ctx, req.Host, g.environ(), r.List(), g.cacheDir, req.Events)
 			if err != nil {
 				if tool := (*sdk.ToolError)(nil); errors.As(err, &tool) && spec.Kind == sdk.KindRead {
 					return g.treeSitter(ctx, c, spec.Name, args, err)
@@ -227,9 +232,9 @@ func readFile(r *roots.Roots, p string) (*fileRef, error) {
 
 const maxFileSize = 16 << 20
 
-// cacheDir is the language servers' private folder: their caches and
+// privateDir is the language servers' private folder: their caches and
 // temporary files, the only place they may write.
-func cacheDir() string {
+func privateDir() string {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()

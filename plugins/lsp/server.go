@@ -133,7 +133,7 @@ type session struct {
 // acquire starts the server if it is not running (again, after a crash)
 // and holds it for one call until release: an idle server is stopped only
 // when no call holds it.
-func (s *server) acquire(ctx context.Context, host sdk.Host, rootDirs []string, cacheDir string, events sdk.Events) (*session, error) {
+func (s *server) acquire(ctx context.Context, host sdk.Host, env, rootDirs []string, cacheDir string, events sdk.Events) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.idleTimer != nil {
@@ -162,7 +162,7 @@ func (s *server) acquire(ctx context.Context, host sdk.Host, rootDirs []string, 
 		if err != nil {
 			return nil, err
 		}
-		ln, err := prepare(s.lang, cfg, host, rootDirs, cacheDir)
+		ln, err := prepare(s.lang, cfg, host, env, rootDirs, cacheDir)
 		if err != nil {
 			return nil, err
 		}
