@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"strings"
 
+	"github.com/ramabana/ramabana-mcp/sdk"
+
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 )
 
@@ -27,6 +29,10 @@ func instructions(h *hub.Host, searchOnly bool) string {
 	b.WriteString(Instructions)
 	if len(h.Skills().List()) > 0 {
 		b.WriteString("\n\nSkills: the resource " + SkillsURI + " lists this project's skills, one line each saying when it applies; read skill://{name} before work one covers.")
+	}
+	// The bundled lsp group, unless opted out.
+	if ok, _ := h.Policy().GroupMounted("lsp", sdk.ModeDefault); ok && !searchOnly {
+		b.WriteString("\n\nCode navigation: find_references, find_definition, symbol_info and diagnostics answer from the project's language servers, as the compiler sees the code (search_code and find_symbol match names as text); rename_symbol renames a symbol everywhere it is referenced.")
 	}
 	b.WriteString("\n\nThe resource " + StatusURI + " says what is served: the folders, the groups and their tools, plugin and upstream server health.")
 	if h.EagerUpstreams() || len(h.LazyUpstreams()) > 0 {
