@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -212,17 +213,12 @@ func readFile(r *roots.Roots, p string) (*fileRef, error) {
 	case fi.Size() > maxFileSize:
 		return nil, sdk.Failf("%s is too large (%d bytes); the language tools read files up to %d MiB", display, fi.Size(), maxFileSize>>20)
 	}
-	data := make([]byte, 0, fi.Size())
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := f.Read(buf)
-		data = append(data, buf[:n]...)
-		if err != nil {
-			break
-		}
-		if len(data) > maxFileSize {
-			return nil, sdk.Failf("%s is too large; the language tools read files up to %d MiB", display, maxFileSize>>20)
-		}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, sdk.Failf("cannot read %s: %v", display, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, sdk.Failf("%s is too large; the language tools read files up to %d MiB", display, maxFileSize>>20)
 	}
 	if !utf8.Valid(data) {
 		return nil, sdk.Failf("%s is not UTF-8 text; the language tools read UTF-8 source files only", display)
