@@ -146,7 +146,7 @@ func (g *group) declarationOf(ctx context.Context, c *call, ss *session, name ls
 	for _, s := range flatten(ds, nil, nil) {
 		if s.sym.SelectionRange.Start == name {
 			r := s.sym.Range
-			return place{abs: p.abs, line: int(r.Start.Line) + 1, last: placeOf("", r).last}
+			return place{abs: p.abs, line: int(r.Start.Line) + 1, last: lastLine(r)}
 		}
 	}
 	return decl
@@ -412,11 +412,17 @@ func placeOf(uri string, r lspc.Range) place {
 	if err != nil {
 		abs = uri
 	}
+	return place{abs: abs, line: int(r.Start.Line) + 1, last: lastLine(r)}
+}
+
+// lastLine is the 1-based last line r covers: a range that ends at a
+// line's start does not cover that line.
+func lastLine(r lspc.Range) int {
 	last := int(r.End.Line) + 1
 	if r.End.Character == 0 && r.End.Line > r.Start.Line {
-		last-- // the range ends at a line's start
+		last--
 	}
-	return place{abs: abs, line: int(r.Start.Line) + 1, last: last}
+	return last
 }
 
 func countFiles(places []place) int {

@@ -80,7 +80,6 @@ type server struct {
 
 	mu     sync.Mutex
 	client *lspc.Client
-	launch *launch
 	// exited is why the last process ended without being stopped, said
 	// once by the next call.
 	exited error
@@ -299,7 +298,7 @@ func (s *server) startLocked(ctx context.Context, ln *launch) error {
 	if err != nil {
 		return fmt.Errorf("start the %s language server %s: %w", s.lang.title, ln.command[0], err)
 	}
-	s.client, s.launch, s.loaded, s.loadOnce, s.landlock, s.saidLandlock = c, ln, loaded, once, landlock, false
+	s.client, s.loaded, s.loadOnce, s.landlock, s.saidLandlock = c, loaded, once, landlock, false
 	if ln.policy.Executable == nil && ln.policy.Writable == nil {
 		s.landlock = -1 // nothing asked of Landlock: nothing to say
 	}

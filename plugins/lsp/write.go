@@ -206,11 +206,7 @@ func (g *group) insert(ctx context.Context, c *call, ss *session, args insertArg
 		off = lineStart(content, first)
 	} else {
 		what = "Inserted after " + sp.decl.pathName()
-		last := int(r.End.Line) + 1
-		if r.End.Character == 0 && r.End.Line > r.Start.Line {
-			last--
-		}
-		off = lineStart(content, last+1)
+		off = lineStart(content, lastLine(r)+1)
 		if off == len(content) && len(content) > 0 && content[len(content)-1] != '\n' {
 			text = eol + strings.TrimSuffix(text, eol)
 		}
