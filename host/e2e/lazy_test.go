@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -155,4 +156,48 @@ func jsonText(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return string(b[1 : len(b)-1])
+}
+
+// TestAnInstalledPluginIsListedFromWhatInstallRecorded: `plugin install`
+// records what the plugin described, so that the first server serving it
+// with the same permissions lists its tools without launching it (from
+// another folder than install ran in: the roots are the server's) and
+// starts it at its first call; a server with other permissions (--write)
+// launches it at start to ask, as for a plugin never described.
+func TestAnInstalledPluginIsListedFromWhatInstallRecorded(t *testing.T) {
+	t.Parallel()
+	cfg := t.TempDir()
+	install := exec.Command(binary, "plugin", "install", "--cfg", cfg, testPlugin)
+	install.Dir = t.TempDir()
+	install.Env = append(os.Environ(), "RAMABANA_PLUGIN_PATH=")
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("plugin install: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(cfg, "descriptions", "echo.json")); err != nil {
+		t.Fatalf("install recorded no description: %v", err)
+	}
+
+	env := []string{"RAMABANA_PLUGIN_PATH="}
+	s := startStdioEnv(t, env, project(t), "--cfg", cfg)
+	if _, ok := tools(t, s.session)["echo"]; !ok {
+		t.Fatalf("echo not listed; stderr:\n%s", s.stderr)
+	}
+	if kids := proctest.Children(s.cmd.Process.Pid); len(kids) != 0 {
+		t.Errorf("the server runs %v before any call, want the installed plugin listed from its record", kids)
+	}
+	res, err := call(t, s.session, "pid", map[string]any{})
+	if err != nil || res.IsError {
+		t.Fatalf("pid = %q, %v", text(res), err)
+	}
+	pid, _ := strconv.Atoi(text(res))
+	if got := s.awaitPlugins(t, "echo"); len(got) != 1 || got[0] != pid {
+		t.Errorf("the server's plugins after the call = %v, want echo's %d", got, pid)
+	}
+
+	// Other permissions: what install recorded is not theirs.
+	w := startStdioEnv(t, env, project(t), "--cfg", cfg, "--write", "--groups", "-shell")
+	if _, ok := tools(t, w.session)["echo"]; !ok {
+		t.Fatalf("echo not listed with --write; stderr:\n%s", w.stderr)
+	}
+	w.awaitPlugins(t, "echo") // launched to describe itself
 }

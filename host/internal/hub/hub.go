@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -198,9 +197,7 @@ func New(cfg Config) (*Host, error) {
 	}
 	h.roots.Store(&roots)
 	h.rootsMoved = make(chan struct{}, 1)
-	if cfg.ConfigDir != "" {
-		h.descriptions.Dir = filepath.Join(cfg.ConfigDir, "descriptions")
-	}
+	h.descriptions = supervise.DescriptionsIn(cfg.ConfigDir)
 	h.sources, h.discoverErrs = sources, discoverErrs
 	h.laterGroups, h.knownGroups = laterGroups, knownGroups
 	h.newUpstreams()

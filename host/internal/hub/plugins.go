@@ -37,6 +37,7 @@ func (h *Host) launchConfig() supervise.Config {
 			// A binary that no longer starts is not listed from what it
 			// said before at the next start: it is launched and reported.
 			_ = h.descriptions.Forget(src.Name, p.DescriptionKey())
+			_ = h.descriptions.Forget(src.Name, p.InstalledDescriptionKey())
 		}
 	}
 	return cfg
@@ -49,7 +50,8 @@ func (h *Host) launchConfig() supervise.Config {
 // launched: its process starts at its first call (supervise.Plugin.Call).
 // A bundled group's is described in-process by the host binary
 // (Bundled.Describe); a plugin binary's is the one kept in Descriptions
-// from an earlier launch of the same binary with the same host context.
+// from an earlier launch of the same binary with the same host context, or
+// else the one `plugin install` recorded of it with the same permissions.
 // The others are launched in parallel and described, their descriptions
 // kept for next time, and with --plugin-idle they exit once idle.
 func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
@@ -107,7 +109,7 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 
 // knownDescription is p's description when it is known without launching
 // it: a bundled group's, or a plugin binary's kept from an earlier launch
-// (whose lock check, Config.Verify, still holds, and which the catalog
+// or recorded by `plugin install` (whose lock check, Config.Verify, still holds, and which the catalog
 // would take whole: one it would refuse, or whose tools it would drop, is
 // no description to list). nil: it is launched to learn it.
 func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.Description {
@@ -116,6 +118,11 @@ func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.
 		return h.bundledDescription(p, cfg)
 	}
 	d, ok := h.descriptions.Load(src.Name, p.DescriptionKey())
+	if !ok {
+		// Never launched with this context: what `plugin install`
+		// recorded of this binary, if anything.
+		d, ok = h.descriptions.Load(src.Name, p.InstalledDescriptionKey())
+	}
 	if !ok || d.Validate() != nil {
 		return nil
 	}

@@ -38,7 +38,7 @@ type Command struct {
 // server's.
 var Commands = []Command{
 	{"list", "every plugin the server would start, and its health"},
-	{"install PATH", "check a plugin binary, install it in CFG/plugins, lock its sha256"},
+	{"install PATH", "check a plugin binary, install it in CFG/plugins, lock its sha256, record its tools"},
 	{"remove NAME", "remove an installed plugin and its lock entry"},
 	{"verify", "check the installed plugins against their lock entries"},
 	{"check PATH", "run the host's checks on a plugin binary and report each (exit 0 only when all hold)"},
@@ -215,7 +215,9 @@ func (p *pluginCmd) userStore() (*pluginstore.Store, error) {
 }
 
 // hostContext is the sdk.Host sent in Describe: the current folder as the
-// only root, read-only, as a server started here with default flags would.
+// only root, read-only, as a server started here with default flags would
+// send. What install records is used by servers of the same permissions
+// (supervise.InstalledDescriptionKey).
 func (p *pluginCmd) hostContext() sdk.Host {
 	root, err := filepath.Abs(".")
 	if err == nil {
@@ -292,28 +294,25 @@ func (p *pluginCmd) inspect(ctx context.Context, src supervise.Source) listRow {
 			return r
 		}
 	}
-	desc, err := p.describe(ctx, launch.Command{Name: src.Name, Path: src.Path, Args: src.Args, Bundled: src.Bundled})
+	desc, protocol, err := p.describe(ctx, launch.Command{Name: src.Name, Path: src.Path, Args: src.Args, Bundled: src.Bundled})
 	if err != nil {
 		r.health = err.Error()
 		return r
 	}
-	r.desc, r.health = desc, "ok"
+	r.desc, r.health = pluginstore.Summarize(desc, protocol), "ok"
 	return r
 }
 
 // describe launches cmd with the server's launcher (environment, process
-// hygiene and the description validator alike), describes it and stops it.
-func (p *pluginCmd) describe(ctx context.Context, cmd launch.Command) (*pluginstore.Description, error) {
+// hygiene and the description validator alike), describes it and stops it;
+// it returns the description and the app protocol it was served over.
+func (p *pluginCmd) describe(ctx context.Context, cmd launch.Command) (*sdk.Description, int, error) {
 	opts := launch.Options{
 		Env:          launch.Environ(os.Environ(), p.opts.pluginEnv),
 		StartTimeout: p.opts.startTimeout,
 		Logger:       slog.New(slog.NewTextHandler(p.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	d, protocol, err := launch.Describe(ctx, cmd, p.hostContext(), opts)
-	if err != nil {
-		return nil, err
-	}
-	return pluginstore.Summarize(d, protocol), nil
+	return launch.Describe(ctx, cmd, p.hostContext(), opts)
 }
 
 func shortSHA(s string) string {
@@ -328,11 +327,24 @@ func (p *pluginCmd) install(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	var described *sdk.Description
 	e, err := store.Install(ctx, path, func(ctx context.Context, binary string) (*pluginstore.Description, error) {
-		return p.describe(ctx, launch.Command{Name: filepath.Base(binary), Path: binary})
+		d, protocol, err := p.describe(ctx, launch.Command{Name: filepath.Base(binary), Path: binary})
+		if err != nil {
+			return nil, err
+		}
+		described = d
+		return pluginstore.Summarize(d, protocol), nil
 	})
 	if err != nil {
 		return err
+	}
+	// What it described, recorded for the servers: one whose permissions
+	// are those it was described with lists its tools from this and starts
+	// it at its first call, instead of launching it at start to ask.
+	installed := supervise.Source{Name: e.Name, Path: store.Path(e.Name)}
+	if err := supervise.DescriptionsIn(p.opts.cfg).Store(e.Name, supervise.InstalledDescriptionKey(installed, p.hostContext()), described); err != nil {
+		fmt.Fprintf(p.env.Stderr, "warning: its description was not recorded (the first server to serve it launches it to ask): %v\n", err)
 	}
 	verb := "installed"
 	if e.Replaced != nil {

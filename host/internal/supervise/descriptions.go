@@ -40,6 +40,16 @@ type Descriptions struct {
 	Dir string
 }
 
+// DescriptionsIn are the descriptions kept in the config dir configDir, in
+// its descriptions folder: where the server keeps them and `plugin
+// install` records them.
+func DescriptionsIn(configDir string) Descriptions {
+	if configDir == "" {
+		return Descriptions{}
+	}
+	return Descriptions{Dir: filepath.Join(configDir, "descriptions")}
+}
+
 // maxEntries bounds the descriptions kept per plugin.
 const maxEntries = 8
 
@@ -80,6 +90,40 @@ func descriptionKey(src Source, fp Fingerprint, host sdk.Host, env []string) str
 	hostJSON, _ := json.Marshal(host) // plain fields: cannot fail
 	write(string(hostJSON))
 	write(env...)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// InstalledDescriptionKey is the key under which `plugin install` records
+// what the binary at src.Path described: over the plugin's name, the
+// binary's Fingerprint as it is now and, of host, what decides which tools
+// a plugin may offer and how (the permissions and the host's version), but
+// neither the roots, the config dir nor the environment, which install
+// cannot know: they are the server's.
+//
+// A server looks it up when nothing is kept under the plugin's own
+// DescriptionKey, and takes what it finds as a presumption only, as it
+// takes every kept description: the plugin's process, started at its first
+// call, describes itself, its description stands (Plugin.Presume) and is
+// kept under the DescriptionKey.
+func InstalledDescriptionKey(src Source, host sdk.Host) string {
+	return installedKey(src, FingerprintOf(src), host)
+}
+
+// InstalledDescriptionKey is the key under which `plugin install` would
+// have recorded p's binary's description for p's host context.
+func (p *Plugin) InstalledDescriptionKey() string {
+	return installedKey(p.src, p.fingerprint, p.cfg.Host)
+}
+
+func installedKey(src Source, fp Fingerprint, host sdk.Host) string {
+	h := sha256.New()
+	for _, part := range []string{
+		"ramabana installed description v1", src.Name,
+		fmt.Sprint(fp.size, fp.mtime.UnixNano(), fp.ino, fp.ctime),
+		fmt.Sprint(host.ReadOutside, host.Web, host.Write, host.Commands, host.NoSandbox), host.HostVersion,
+	} {
+		fmt.Fprintf(h, "%d:%s", len(part), part)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
