@@ -62,10 +62,18 @@ type descriptionsFile struct {
 	Entries []descriptionEntry `json:"entries"`
 }
 
+// descriptionEntry is one kept description. Its description is decoded
+// only when its key is the one looked up: a file holds up to maxEntries,
+// and decoding them all was most of the time a start spent on them.
 type descriptionEntry struct {
-	Key         string           `json:"key"`
-	Stored      time.Time        `json:"stored"`
-	Description *sdk.Description `json:"description"`
+	Key         string          `json:"key"`
+	Stored      time.Time       `json:"stored"`
+	Description json.RawMessage `json:"description"`
+}
+
+// absent says an entry holds no description.
+func (e descriptionEntry) absent() bool {
+	return len(e.Description) == 0 || string(e.Description) == "null"
 }
 
 // DescriptionKey is the key under which p's description is kept: over
@@ -141,8 +149,12 @@ func (c Descriptions) Load(name, key string) (*sdk.Description, bool) {
 		return nil, false
 	}
 	for _, e := range f.Entries {
-		if e.Key == key && e.Description != nil {
-			return unnull(e.Description), true
+		if e.Key == key {
+			d := &sdk.Description{}
+			if err := json.Unmarshal(e.Description, d); err != nil {
+				return nil, false
+			}
+			return unnull(d), true
 		}
 	}
 	return nil, false
@@ -178,7 +190,11 @@ func (c Descriptions) Store(name, key string, d *sdk.Description) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		f = &descriptionsFile{} // unreadable: written anew
 	}
-	entries := []descriptionEntry{{Key: key, Stored: time.Now().UTC(), Description: d}}
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	entries := []descriptionEntry{{Key: key, Stored: time.Now().UTC(), Description: raw}}
 	for _, e := range f.Entries {
 		if e.Key != key && len(entries) < maxEntries {
 			entries = append(entries, e)
@@ -240,7 +256,7 @@ func (c Descriptions) read(name string) (*descriptionsFile, error) {
 	if err := json.Unmarshal(raw, f); err != nil {
 		return &descriptionsFile{}, err
 	}
-	f.Entries = slices.DeleteFunc(f.Entries, func(e descriptionEntry) bool { return e.Description == nil })
+	f.Entries = slices.DeleteFunc(f.Entries, descriptionEntry.absent)
 	return f, nil
 }
 

@@ -3,6 +3,7 @@ package supervise
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ramabana/ramabana-mcp/internal/launch"
@@ -55,5 +56,40 @@ func TestInstalledDescriptionKey(t *testing.T) {
 	}
 	if InstalledDescriptionKey(src, atInstall) == key {
 		t.Errorf("the binary rewritten: same key")
+	}
+}
+
+// TestDescriptionsEntriesStandAlone: each kept description is read only
+// when looked up, so one that does not decode is a miss for its own key
+// alone: the others load, and storing another keeps them.
+func TestDescriptionsEntriesStandAlone(t *testing.T) {
+	t.Parallel()
+	c := Descriptions{Dir: t.TempDir()}
+	good := &sdk.Description{Name: "echo", Version: "1.0.0"}
+	if err := c.Store("echo", "good", good); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(c.file("echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second entry whose description is not one (a string).
+	broken := strings.Replace(string(raw), `"entries":[`, `"entries":[{"key":"broken","stored":"2026-12-05T00:00:00Z","description":"not a description"},`, 1)
+	if err := os.WriteFile(c.file("echo"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Load("echo", "broken"); ok {
+		t.Errorf("a description that does not decode was loaded")
+	}
+	if d, ok := c.Load("echo", "good"); !ok || d.Version != "1.0.0" {
+		t.Errorf("the good entry beside a broken one: %+v, %v", d, ok)
+	}
+	if err := c.Store("echo", "next", &sdk.Description{Name: "echo", Version: "2.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	for key, version := range map[string]string{"next": "2.0.0", "good": "1.0.0"} {
+		if d, ok := c.Load("echo", key); !ok || d.Version != version {
+			t.Errorf("after another was stored, %s: %+v, %v", key, d, ok)
+		}
 	}
 }
