@@ -109,9 +109,10 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 
 // knownDescription is p's description when it is known without launching
 // it: a bundled group's, or a plugin binary's kept from an earlier launch
-// or recorded by `plugin install` (whose lock check, Config.Verify, still holds, and which the catalog
-// would take whole: one it would refuse, or whose tools it would drop, is
-// no description to list). nil: it is launched to learn it.
+// or recorded by `plugin install` (whose lock check, Config.Verify, still
+// holds, and which the catalog would take whole: one it would refuse, or
+// whose tools it would drop, is no description to list). nil: it is
+// launched to learn it.
 func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.Description {
 	src := p.Source()
 	if src.Bundled {
