@@ -136,14 +136,10 @@ func tool[In pathArgs](g *group, spec sdk.ToolSpec, schema func() json.RawMessag
 				defer ss.release(c.cfg.idle) // a panic too
 				return fn(ctx, c, ss, args)
 			}()
-			if ee := (*lspc.ExitError)(nil); try == 0 && (errors.As(err, &ee) || errors.Is(err, lspc.ErrClosed)) && ctx.Err() == nil {
+			if ee := (*lspc.ExitError)(nil); try == 0 && errors.As(err, &ee) && ctx.Err() == nil {
 				// The client fails its calls as soon as the server's
 				// output ends, and is done once the process is reaped:
-				// the next acquire must see it done to start anew. A
-				// client closed under the call (seen once, under heavy
-				// load, at the first call after a server was killed;
-				// the idle stop checks for calls under the same lock)
-				// is retried alike.
+				// the next acquire must see it done to start anew.
 				select {
 				case <-ss.c.Done():
 				case <-ctx.Done():

@@ -136,7 +136,8 @@ func (s *server) acquire(ctx context.Context, host sdk.Host, env, rootDirs []str
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.idleTimer != nil {
-		s.idleTimer.Stop()
+		s.idleTimer.Stop() // false: its func may yet run, and finds idleTimer changed
+		s.idleTimer = nil
 	}
 	l := &listener{events: events}
 	ss := &session{s: s, l: l}
@@ -202,9 +203,10 @@ func (ss *session) release(idle time.Duration) {
 		return
 	}
 	c := ss.c
-	s.idleTimer = time.AfterFunc(idle, func() {
+	var t *time.Timer
+	t = time.AfterFunc(idle, func() {
 		s.mu.Lock()
-		if s.busy > 0 || s.client != c {
+		if s.idleTimer != t || s.busy > 0 || s.client != c {
 			s.mu.Unlock()
 			return
 		}
@@ -212,6 +214,7 @@ func (ss *session) release(idle time.Duration) {
 		s.mu.Unlock()
 		_ = c.Close(context.Background())
 	})
+	s.idleTimer = t
 }
 
 // stop ends the server, if running.
@@ -229,6 +232,7 @@ func (s *server) stop() {
 func (s *server) resetLocked() {
 	if s.idleTimer != nil {
 		s.idleTimer.Stop()
+		s.idleTimer = nil
 	}
 	s.client, s.docs, s.stamps, s.docOrder = nil, nil, nil, nil
 }
@@ -375,6 +379,18 @@ func hasProjectFile(stamps map[string]stamp) bool {
 	return false
 }
 
+// gone is the error of a call whose client the server no longer runs:
+// why that client ended (an *lspc.ExitError when its process ended, which
+// the tool wrapper retries once), or ErrClosed while stop is closing it.
+// The watcher in startLocked and acquire forget a client only once it is
+// done, so its Err is set; stop forgets it before Close.
+func (ss *session) gone() error {
+	if err := ss.c.Err(); err != nil {
+		return err
+	}
+	return lspc.ErrClosed
+}
+
 // open makes sure the server has the document abs open with data, its
 // content as just read, and returns it.
 func (ss *session) open(abs string, data []byte) (*lspc.Text, error) {
@@ -382,7 +398,7 @@ func (ss *session) open(abs string, data []byte) (*lspc.Text, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client != ss.c {
-		return nil, lspc.ErrClosed
+		return nil, ss.gone()
 	}
 	sum := sha256.Sum256(data)
 	uri := lspc.URIFromPath(abs)
@@ -486,7 +502,7 @@ func (ss *session) refresh() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client != ss.c {
-		return lspc.ErrClosed
+		return ss.gone()
 	}
 	if s.stamps == nil {
 		s.stamps = now
