@@ -275,6 +275,9 @@ func (c *Client) start() error {
 	c.group = leadsGroup(cmd.Process.Pid)
 	c.conn = newConn(outR, inW, c.cfg.MaxFrame, handlers{request: c.serverRequest, notify: c.serverNotification})
 	c.conn.writeTimeout = cmp.Or(c.cfg.WriteTimeout, DefaultWriteTimeout)
+	// A notification written as the server ends gets its end (wait fails
+	// the connection at most Grace after the process is reaped).
+	c.conn.endWait = 2 * c.cfg.Grace
 	c.conn.stalled = func() {
 		// A server that reads nothing for so long is hung: it ends, and
 		// every call with it.

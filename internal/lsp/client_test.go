@@ -392,6 +392,32 @@ func TestCrashFailsPendingCalls(t *testing.T) {
 	}
 }
 
+// TestNotifyAsTheServerEnds: a notification written after the server has
+// closed its input, before the client has learnt that it ended, fails with
+// the server's end (what the pending calls get, which callers retry on),
+// not with the broken pipe.
+func TestNotifyAsTheServerEnds(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	c := startFake(t, "", nil)
+	if err := c.Notify("test/endInput", nil); err != nil {
+		t.Fatal(err)
+	}
+	// Until the fake has closed its input the writes land in the pipe.
+	var err error
+	for err == nil {
+		err = c.DidOpen("file:///x.go", "go", []byte("package x\n"))
+		if err == nil {
+			err = c.DidClose("file:///x.go")
+		}
+	}
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Status != "exit status 4" {
+		t.Errorf("a notification as the server ended: %v, want its ExitError", err)
+	}
+	<-c.Done()
+	_ = c.Close(bg(t))
+}
+
 func collect(ch chan error) []error {
 	var out []error
 	for err := range ch {

@@ -87,6 +87,11 @@ func runFake() {
 			if m.Method == "test/deaf" { // reads nothing more
 				time.Sleep(time.Hour)
 			}
+			if m.Method == "test/endInput" { // reads nothing more, and exits a moment later
+				os.Stdin.Close()
+				time.Sleep(300 * time.Millisecond)
+				os.Exit(4)
+			}
 			f.notification(m)
 			continue
 		}

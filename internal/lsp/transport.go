@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -176,7 +177,11 @@ type conn struct {
 	mu      sync.Mutex
 	nextID  int64
 	pending map[int64]chan reply
-	err     error // set once by fail: every call from then on fails with it
+	err     error         // set once by fail: every call from then on fails with it
+	failed  chan struct{} // closed by fail
+	// endWait bounds how long a notification whose write found the
+	// stream broken waits for the owner's fail (0: it does not wait).
+	endWait time.Duration
 
 	handling sync.WaitGroup // request handlers running
 	// writeTimeout bounds a write to a peer that does not read (0: none);
@@ -186,7 +191,7 @@ type conn struct {
 }
 
 func newConn(r io.Reader, w io.Writer, max int, h handlers) *conn {
-	return &conn{r: bufio.NewReaderSize(r, maxHeaderLine+16), w: w, max: max, h: h, pending: map[int64]chan reply{}}
+	return &conn{r: bufio.NewReaderSize(r, maxHeaderLine+16), w: w, max: max, h: h, pending: map[int64]chan reply{}, failed: make(chan struct{})}
 }
 
 // read dispatches incoming messages until the stream ends or breaks, and
@@ -276,7 +281,32 @@ func (c *conn) notify(method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return c.write(body)
+	if err := c.write(body); err != nil {
+		return c.endOf(err)
+	}
+	return nil
+}
+
+// endOf is the error of a write that failed with err: when the stream
+// broke under it (the peer ended), the owner's fail error once it comes,
+// within endWait (an *ExitError, which says how the peer ended and is what
+// the pending calls get), else err itself. A write that timed out stays
+// its own error: it says why the peer is being stopped.
+func (c *conn) endOf(err error) error {
+	broken := errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
+	if !broken || c.endWait <= 0 {
+		return err
+	}
+	timer := time.NewTimer(c.endWait)
+	defer timer.Stop()
+	select {
+	case <-c.failed:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.err
+	case <-timer.C:
+		return err
+	}
 }
 
 // call sends a request and waits for its response, which it decodes into
@@ -348,6 +378,7 @@ func (c *conn) fail(err error) {
 		return
 	}
 	c.err = err
+	close(c.failed)
 	for id, ch := range c.pending {
 		ch <- reply{err: err}
 		delete(c.pending, id)
