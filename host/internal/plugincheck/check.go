@@ -289,7 +289,7 @@ func (c *checker) tool(ctx context.Context, p *launch.Process, t sdk.ToolSpec) {
 	case err != nil && p.ExitedWithin(time.Second):
 		c.add(Fail, name, "called with %s: the plugin exited while running it: a tool must answer, not end the process (any error lines the plugin wrote to stderr are above)", args)
 		return
-	case cctx.Err() != nil && ctx.Err() == nil:
+	case timedOut(cctx, err) && ctx.Err() == nil:
 		c.add(Fail, name, "called with %s: no result within %s; a tool must answer (or stream progress and then answer) in reasonable time", args, c.opts.CallTimeout)
 		return
 	case errors.Is(err, sdk.ErrUnknownTool):
@@ -418,7 +418,7 @@ func (c *checker) cancelled(ctx context.Context, p *launch.Process, desc *sdk.De
 	}
 	nctx, ncancel := context.WithTimeout(ctx, c.opts.CallTimeout)
 	defer ncancel()
-	if _, err := p.Group().Call(nctx, &sdk.Call{Tool: tool, Arguments: args, ID: "check-after-cancel"}, sdk.NoEvents); nctx.Err() != nil && ctx.Err() == nil {
+	if _, err := p.Group().Call(nctx, &sdk.Call{Tool: tool, Arguments: args, ID: "check-after-cancel"}, sdk.NoEvents); timedOut(nctx, err) && ctx.Err() == nil {
 		c.add(Fail, "cancelled call", "after a call of %s was cancelled, the next call of it did not answer within %s: a cancelled call must release what it holds", tool, c.opts.CallTimeout)
 		return
 	} else if err != nil && p.Exited() {
@@ -426,6 +426,13 @@ func (c *checker) cancelled(ctx context.Context, p *launch.Process, desc *sdk.De
 		return
 	}
 	c.add(Pass, "cancelled call", "a call of %s cancelled while it ran; the next call of it answered", tool)
+}
+
+// timedOut says a call made with ctx ended for its deadline: ctx says so,
+// or the call's error does (gRPC's own timer for the deadline can end the
+// call a moment before ctx's marks ctx done).
+func timedOut(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
 }
 
 // token dials the plugin without the call token and with a wrong one:
