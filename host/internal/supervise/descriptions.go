@@ -86,18 +86,20 @@ func (p *Plugin) DescriptionKey() string {
 }
 
 func descriptionKey(src Source, fp Fingerprint, host sdk.Host, env []string) string {
-	h := sha256.New()
-	write := func(parts ...string) {
-		for _, p := range parts {
-			fmt.Fprintf(h, "%d:%s", len(p), p)
-		}
-	}
-	write("ramabana description v2", src.Name, src.Path)
-	write(src.Args...)
-	write(fmt.Sprint(src.Bundled, fp.size, fp.mtime.UnixNano(), fp.ino, fp.ctime))
 	hostJSON, _ := json.Marshal(host) // plain fields: cannot fail
-	write(string(hostJSON))
-	write(env...)
+	parts := []string{"ramabana description v2", src.Name, src.Path}
+	parts = append(parts, src.Args...)
+	parts = append(parts, fmt.Sprint(src.Bundled, fp.size, fp.mtime.UnixNano(), fp.ino, fp.ctime), string(hostJSON))
+	return hashKey(append(parts, env...))
+}
+
+// hashKey hashes parts, each prefixed with its length so that no two
+// lists of parts hash the same bytes.
+func hashKey(parts []string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s", len(p), p)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -124,15 +126,11 @@ func (p *Plugin) InstalledDescriptionKey() string {
 }
 
 func installedKey(src Source, fp Fingerprint, host sdk.Host) string {
-	h := sha256.New()
-	for _, part := range []string{
+	return hashKey([]string{
 		"ramabana installed description v1", src.Name,
 		fmt.Sprint(fp.size, fp.mtime.UnixNano(), fp.ino, fp.ctime),
 		fmt.Sprint(host.ReadOutside, host.Web, host.Write, host.Commands, host.NoSandbox), host.HostVersion,
-	} {
-		fmt.Fprintf(h, "%d:%s", len(part), part)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	})
 }
 
 func (c Descriptions) file(name string) string {
