@@ -74,15 +74,23 @@ func TestAPluginBinaryIsDescribedOnce(t *testing.T) {
 	if _, ok := tools(t, next.session)["echo"]; !ok {
 		t.Fatalf("echo not listed from its kept description; stderr:\n%s", next.stderr)
 	}
-	if kids := proctest.Children(next.cmd.Process.Pid); len(kids) != 0 {
-		t.Errorf("the next server runs %v before any call, want no process", kids)
+	next.echoStartsAtItsFirstCall(t)
+}
+
+// echoStartsAtItsFirstCall checks that the server, having listed its
+// tools, runs no process, and that a call of the echo plugin's pid tool
+// starts exactly the process that answers it.
+func (s *server) echoStartsAtItsFirstCall(t *testing.T) {
+	t.Helper()
+	if kids := proctest.Children(s.cmd.Process.Pid); len(kids) != 0 {
+		t.Errorf("the server runs %v before any call, want no process", kids)
 	}
-	res, err := call(t, next.session, "pid", map[string]any{})
+	res, err := call(t, s.session, "pid", map[string]any{})
 	if err != nil || res.IsError {
 		t.Fatalf("pid = %q, %v", text(res), err)
 	}
 	pid, _ := strconv.Atoi(text(res))
-	if got := next.awaitPlugins(t, "echo"); len(got) != 1 || got[0] != pid {
+	if got := s.awaitPlugins(t, "echo"); len(got) != 1 || got[0] != pid {
 		t.Errorf("the server's plugins after the call = %v, want echo's %d", got, pid)
 	}
 }
@@ -182,17 +190,7 @@ func TestAnInstalledPluginIsListedFromWhatInstallRecorded(t *testing.T) {
 	if _, ok := tools(t, s.session)["echo"]; !ok {
 		t.Fatalf("echo not listed; stderr:\n%s", s.stderr)
 	}
-	if kids := proctest.Children(s.cmd.Process.Pid); len(kids) != 0 {
-		t.Errorf("the server runs %v before any call, want the installed plugin listed from its record", kids)
-	}
-	res, err := call(t, s.session, "pid", map[string]any{})
-	if err != nil || res.IsError {
-		t.Fatalf("pid = %q, %v", text(res), err)
-	}
-	pid, _ := strconv.Atoi(text(res))
-	if got := s.awaitPlugins(t, "echo"); len(got) != 1 || got[0] != pid {
-		t.Errorf("the server's plugins after the call = %v, want echo's %d", got, pid)
-	}
+	s.echoStartsAtItsFirstCall(t) // listed from install's record
 
 	// Other permissions: what install recorded is not theirs.
 	w := startStdioEnv(t, env, project(t), "--cfg", cfg, "--write", "--groups", "-shell")
