@@ -398,7 +398,9 @@ func TestCrashFailsPendingCalls(t *testing.T) {
 // not with the broken pipe.
 func TestNotifyAsTheServerEnds(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	c := startFake(t, "", nil)
+	// The wait for the end is bounded by Grace: the suite's patience, so
+	// that a slow machine does not fail the test.
+	c := startFake(t, "", func(cfg *Config) { cfg.Grace = proctest.Patience })
 	if err := c.Notify("test/endInput", nil); err != nil {
 		t.Fatal(err)
 	}
