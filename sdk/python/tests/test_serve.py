@@ -27,6 +27,11 @@ def gone(pid):
         return True
 
 
+# PATIENCE bounds the waits for what a plugin writes on its stderr: they
+# end as soon as it is there, so a slow machine only waits longer.
+PATIENCE = 60.0
+
+
 def wait_gone(pid, timeout=10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -89,10 +94,14 @@ class ServeTest(unittest.TestCase):
             self.plugin.call("fail", {"how": "bug"})
         self.assertEqual(cm.exception.code, "INTERNAL")
         self.assertIn("ZeroDivisionError: the handler divided by zero", cm.exception.details)
-        deadline = time.monotonic() + 5
-        while "Traceback" not in self.plugin.stderr and time.monotonic() < deadline:
+        # Wait for this fault's own line: another test's (a failed describe)
+        # may have logged a traceback before it.
+        def fault_lines():
+            return [ln for ln in self.plugin.stderr.splitlines() if "Traceback" in ln and "ZeroDivisionError" in ln]
+        deadline = time.monotonic() + PATIENCE
+        while not fault_lines() and time.monotonic() < deadline:
             time.sleep(0.05)
-        lines = [ln for ln in self.plugin.stderr.splitlines() if "Traceback" in ln and "ZeroDivisionError" in ln]
+        lines = fault_lines()
         self.assertEqual(len(lines), 1, self.plugin.stderr)
         self.assertTrue(lines[0].startswith("level=ERROR msg="), lines[0])
         self.assertIn("ZeroDivisionError", lines[0])
@@ -143,7 +152,7 @@ class ServeTest(unittest.TestCase):
     def test_stdout_stays_clean(self):
         out = self.plugin.call("chatter")
         self.assertEqual(out.text, "chattered")
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + PATIENCE
         while "a child's stdout" not in self.plugin.stderr and time.monotonic() < deadline:
             time.sleep(0.05)
         for s in ("a stray print", "a stray write to fd 1", "a child's stdout"):
