@@ -176,7 +176,9 @@ func TestLinkRelistsWhenToldTheListChanged(t *testing.T) {
 	if !proctest.Await(has) {
 		t.Fatalf("chg__grown_1 never listed: %v", namespaced(l.Tools()))
 	}
-	if changes.Load() == before {
+	// onChange runs after the new list is in place, so it may come a
+	// moment after the list is seen.
+	if !proctest.Await(func() bool { return changes.Load() != before }) {
 		t.Error("onChange was not called for the new list")
 	}
 	if res, err := l.Call(t.Context(), "chg__grown_1", nil, nil); err != nil || res.Content[0].Text != "grown_1" {
