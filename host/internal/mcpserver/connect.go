@@ -32,6 +32,7 @@ func (t *tools) addConnected() {
 		if t.add(e, t.handle(name, session.Call)) {
 			t.mu.Lock()
 			t.own[name] = true
+			t.version++
 			t.mu.Unlock()
 		}
 	}

@@ -175,7 +175,11 @@ func client(t *testing.T, h *hub.Host, version string) *session {
 			s.note(req.Params.URI)
 		},
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.note("") },
-	}).Connect(ctx, ackTap{ct, s.acks}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}).Connect(ctx, readTap{ct, func(m jsonrpc.Message) {
+		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/subscriptions/acknowledged" {
+			s.acks <- struct{}{}
+		}
+	}}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,27 +219,27 @@ func (s *session) unsubscribe(t *testing.T, uri string) {
 	}
 }
 
-// ackTap is a client transport that tells acks of each
-// notifications/subscriptions/acknowledged the client reads.
-type ackTap struct {
+// readTap is a client transport that shows seen each message the client
+// reads, in the order read.
+type readTap struct {
 	mcp.Transport
-	acks chan<- struct{}
+	seen func(jsonrpc.Message)
 }
 
-func (a ackTap) Connect(ctx context.Context) (mcp.Connection, error) {
+func (a readTap) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := a.Transport.Connect(ctx)
-	return ackConn{c, a.acks}, err
+	return readConn{c, a.seen}, err
 }
 
-type ackConn struct {
+type readConn struct {
 	mcp.Connection
-	acks chan<- struct{}
+	seen func(jsonrpc.Message)
 }
 
-func (c ackConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c readConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	m, err := c.Connection.Read(ctx)
-	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/subscriptions/acknowledged" {
-		c.acks <- struct{}{}
+	if err == nil {
+		c.seen(m)
 	}
 	return m, err
 }

@@ -129,7 +129,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	})
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
-		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res}
+		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res, listedAt: -1}
 	if !opts.Stateless {
 		// The session's own activity feed and changes ledger; a stateless
 		// server's requests are each a session of their own, and share the
@@ -158,6 +158,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), refuseSubscribe, t.refuseUnknown)
 	} else {
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
+		s.AddSendingMiddleware(t.skipListedChange)
 	}
 	if opts.Telemetry != nil {
 		// The span covers the wait for the host.
@@ -248,6 +249,12 @@ type tools struct {
 	rank     map[string]int            // each exported tool's place in the host's order (orderList)
 	attached bool
 	ended    bool
+	// version counts the changes of the server's tools, each counted once
+	// it is made; listedAt is the version the client's last listing began
+	// at, -1 when it has none or a later page of it began at another
+	// (skipListedChange).
+	version  int64
+	listedAt int64
 }
 
 // known says whether a call of the tool may go ahead before the host
@@ -327,6 +334,7 @@ func (t *tools) sync() {
 			t.invokeAs = ann
 			t.server.AddTool(invokeTool(ann), t.invoke)
 			t.own[InvokeTool] = true
+			t.version++
 		}
 	}
 	var gone []string
@@ -338,11 +346,53 @@ func (t *tools) sync() {
 	}
 	if len(gone) > 0 {
 		t.server.RemoveTools(gone...)
+		t.version++
 	}
 	for name, e := range want {
 		if t.exported[name] == nil && t.add(e, t.handler(name)) {
 			t.exported[name] = e
+			t.version++
 		}
+	}
+}
+
+// skipListedChange holds back a notifications/tools/list_changed that
+// would tell the client nothing: its last listing began after every change
+// the notification is for. The SDK sends one some milliseconds after each
+// change of the server's tools, and at a start the plugins' tools arrive
+// after initialize was answered but before the client's first tools/list
+// is (it waits for them, waitReady): every client would list twice. A
+// change made after the listing began, or between the pages of a listing,
+// is announced.
+func (t *tools) skipListedChange(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "notifications/tools/list_changed" {
+			t.mu.Lock()
+			current := t.listedAt == t.version
+			t.mu.Unlock()
+			if current {
+				return nil, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// listing notes that the client lists the tools (skipListedChange): a
+// first page from the tools as they are now, a later page from them as
+// they were at the first, or the listing is stale.
+func (t *tools) listing(req mcp.Request) {
+	first := true
+	if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && p.Cursor != "" {
+		first = false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case first:
+		t.listedAt = t.version
+	case t.listedAt != t.version:
+		t.listedAt = -1
 	}
 }
 
@@ -353,6 +403,11 @@ func (t *tools) sync() {
 // itself: the SDK pages by name, a thousand tools to a page.
 func (t *tools) orderList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			// Before the SDK takes its tools: a change made after this is
+			// announced.
+			t.listing(req)
+		}
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)
 		if method != "tools/list" || err != nil || !ok {

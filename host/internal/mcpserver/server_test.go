@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 	"github.com/ramabana/ramabana-mcp/sdk/sdktest"
 	"github.com/ramabana/ramabana-mcp/tasks"
@@ -197,5 +200,121 @@ func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 	}
 	if names := <-found; !slices.Contains(names, "late_arrival") {
 		t.Errorf("search_capabilities before the host settled found %v, want late_arrival, which arrived while it waited", names)
+	}
+}
+
+// TestNoListChangedForToolsAlreadyListed: tools that arrive after
+// initialize, before the client's first tools/list is answered (every
+// start: the plugins' tools come behind initialize), are in that list, and
+// no tools/list_changed follows to make the client list them again. A
+// change after the listing is announced. The client speaks the protocol
+// clients speak today, which gets list_changed unasked; one of the newest
+// listens for it (subscriptions/listen), from when the host is ready.
+func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
+	t.Parallel()
+	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	srv := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)})
+	// Outermost: it sees each list_changed the SDK sends, whether it
+	// reaches the client or not, once it has been through.
+	tried := make(chan struct{}, 10)
+	srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method == "notifications/tools/list_changed" {
+				tried <- struct{}{}
+			}
+			return res, err
+		}
+	})
+	var mu sync.Mutex
+	var changes int // tools/list_changed the client read
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	tap := readTap{ct, func(m jsonrpc.Message) {
+		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/tools/list_changed" {
+			mu.Lock()
+			changes++
+			mu.Unlock()
+		}
+	}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, tap, &mcp.ClientSessionOptions{ProtocolVersion: legacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	if err := cs.Ping(ctx, nil); err != nil { // the session is attached
+		t.Fatal(err)
+	}
+	announced := func() int {
+		t.Helper()
+		// A message written before the ping's answer is read before it.
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return changes
+	}
+	awaitTried := func(what string) {
+		t.Helper()
+		select {
+		case <-tried:
+		case <-time.After(proctest.Patience):
+			t.Fatalf("the SDK never sent tools/list_changed for %s", what)
+		}
+	}
+	addGroup := func(name string) {
+		t.Helper()
+		box := sdk.NewToolbox(name, sdk.WithVersion("1"), sdk.WithDescription("arrives late"))
+		box.AddGroup(sdk.GroupSpec{Name: name}, sdk.Tool{
+			Spec:    sdk.ToolSpec{Name: name + "_tool", Description: "A tool that arrives late.", InputSchema: obj, Kind: sdk.KindRead},
+			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil },
+		})
+		c, d := sdktest.Connect(t, box, sdk.Host{})
+		if err := h.AddGroup(d.Name, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed := func() []string {
+		t.Helper()
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+
+	addGroup("early") // after initialize, before the first listing
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names := listed(); !slices.Contains(names, "early_tool") {
+		t.Fatalf("the first tools/list = %v, without early_tool", names)
+	}
+	awaitTried("early")
+	if n := announced(); n != 0 {
+		t.Errorf("%d tools/list_changed after a listing that held the change", n)
+	}
+
+	addGroup("later") // after the listing
+	awaitTried("later")
+	if n := announced(); n != 1 {
+		t.Errorf("%d tools/list_changed for a change after the listing, want 1", n)
+	}
+	if names := listed(); !slices.Contains(names, "later_tool") {
+		t.Errorf("tools/list after the change = %v, without later_tool", names)
 	}
 }
