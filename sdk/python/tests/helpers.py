@@ -12,6 +12,12 @@ if SDK not in sys.path:
     sys.path.insert(0, SDK)
 
 
+# PATIENCE bounds a test's wait for what a plugin does on its own (exit,
+# see a cancellation, write a line on its stderr): the wait ends as soon as
+# it is done, so a slow machine only waits longer.
+PATIENCE = 60.0
+
+
 def fixture(name):
     """The path of a fixture file."""
     return os.path.join(FIXTURES, name)

@@ -10,7 +10,7 @@ import tempfile
 import time
 import unittest
 
-from helpers import fixture
+from helpers import PATIENCE, fixture
 
 from ramabana_plugin import testing
 from ramabana_plugin.server import MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, TOKEN_ENV
@@ -27,12 +27,7 @@ def gone(pid):
         return True
 
 
-# PATIENCE bounds the waits for what a plugin writes on its stderr: they
-# end as soon as it is there, so a slow machine only waits longer.
-PATIENCE = 60.0
-
-
-def wait_gone(pid, timeout=10.0):
+def wait_gone(pid, timeout=PATIENCE):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if gone(pid):
@@ -163,12 +158,13 @@ class ServeTest(unittest.TestCase):
         for tool, want in (("wait_cancel", "sync c-sync True"), ("wait_cancel_async", "async c-async")):
             with self.subTest(tool=tool):
                 pending = self.plugin.start(tool, {}, call_id=want.split()[1])
-                self.assertTrue(pending.wait_progress(1), "the call started")
+                self.assertTrue(pending.wait_progress(1, timeout=PATIENCE), "the call started")
                 pending.cancel()
                 with self.assertRaises(testing.CallFailed) as cm:
-                    pending.result(10)
+                    pending.result(PATIENCE)
                 self.assertEqual(cm.exception.code, "CANCELLED")
-                deadline = time.monotonic() + 10
+                # The handler sees its cancellation after the client does.
+                deadline = time.monotonic() + PATIENCE
                 while want not in self.plugin.call("cancelled_calls").text and time.monotonic() < deadline:
                     time.sleep(0.05)
                 self.assertIn(want, self.plugin.call("cancelled_calls").text)
@@ -201,7 +197,7 @@ class LifetimeTest(unittest.TestCase):
             self.assertEqual(p.health(), "SERVING")
             end(p)
             try:
-                code = p.process.wait(10)
+                code = p.process.wait(PATIENCE)
             except subprocess.TimeoutExpired:
                 self.fail("the plugin did not exit; stderr:\n" + p.stderr)
             self.assertEqual(code, 0, p.stderr)
@@ -224,7 +220,7 @@ class LifetimeTest(unittest.TestCase):
     def test_stdin_eof_during_a_call(self):
         def end(p):
             pending = p.start("wait_cancel")
-            self.assertTrue(pending.wait_progress(1))
+            self.assertTrue(pending.wait_progress(1, timeout=PATIENCE))
             p.process.stdin.close()
         self.end_with(end)
 

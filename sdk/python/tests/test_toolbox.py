@@ -7,7 +7,7 @@ import threading
 import unittest
 from typing import Annotated, List, TypedDict
 
-import helpers  # noqa: F401
+from helpers import PATIENCE
 
 import ramabana_plugin as rp
 from ramabana_plugin import SpecError, checks, testing
@@ -351,9 +351,9 @@ class ResultsTest(unittest.TestCase):
                 out["cancelled"] = str(e)
         th = threading.Thread(target=run)
         th.start()
-        self.assertTrue(started.wait(5))
+        self.assertTrue(started.wait(PATIENCE))
         call.cancel()
-        th.join(5)
+        th.join(PATIENCE)
         self.assertIn("cancelled", out.get("cancelled", ""))
         self.assertTrue(call.cancelled)
         with self.assertRaises(rp.Cancelled):
