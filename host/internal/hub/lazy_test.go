@@ -3,9 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -81,10 +79,7 @@ func TestAKnownDescriptionListsThePluginWithoutStartingIt(t *testing.T) {
 	if pid := h1.Plugins()["echo"].Pid(); pid == 0 {
 		t.Fatalf("the first start did not launch echo; logs:\n%s", logs)
 	}
-	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
-	if _, err := os.Stat(kept); err != nil {
-		t.Fatalf("no description kept: %v", err)
-	}
+	keptFile(t, cfg.ConfigDir, "echo")
 	tools1 := mountedNames(h1)
 	described := h1.Plugins()["echo"].Description()
 	_ = h1.Close()
@@ -163,8 +158,8 @@ func TestAPluginThatCannotStartAtItsFirstCallIsReported(t *testing.T) {
 	}
 	// Not listed from the kept description again: the next start launches
 	// the plugin (and would report it skipped if it failed there).
-	if _, err := os.Stat(filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the description of a plugin that failed to start is still kept (%v)", err)
+	if files := keptFiles(t, cfg.ConfigDir, "echo"); len(files) != 0 {
+		t.Errorf("the description of a plugin that failed to start is still kept: %v", files)
 	}
 }
 
@@ -215,7 +210,7 @@ func TestAStaleKeptDescriptionGivesWayToTheProcesss(t *testing.T) {
 	t.Parallel()
 	cfg := keptEcho(t)
 
-	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
+	kept := keptFile(t, cfg.ConfigDir, "echo")
 	editKept(t, kept, func(tool map[string]any) {
 		if tool["Name"] == "poke" {
 			tool["Kind"], tool["Description"] = float64(sdk.KindRead), "STALE"
@@ -241,25 +236,44 @@ func TestAStaleKeptDescriptionGivesWayToTheProcesss(t *testing.T) {
 	}
 }
 
-// editKept rewrites every tool of the descriptions kept in file with edit.
+// keptFiles are the description files kept for the plugin name in the
+// config dir cfgDir.
+func keptFiles(t *testing.T, cfgDir, name string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(cfgDir, "descriptions", name, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// keptFile is the one description file kept for name.
+func keptFile(t *testing.T, cfgDir, name string) string {
+	t.Helper()
+	files := keptFiles(t, cfgDir, name)
+	if len(files) != 1 {
+		t.Fatalf("descriptions kept for %s: %v, want one", name, files)
+	}
+	return files[0]
+}
+
+// editKept rewrites every tool of the description kept in file with edit.
 func editKept(t *testing.T, file string, edit func(tool map[string]any)) {
 	t.Helper()
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f map[string]any
-	if err := json.Unmarshal(raw, &f); err != nil {
+	var d map[string]any
+	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range f["entries"].([]any) {
-		for _, g := range e.(map[string]any)["description"].(map[string]any)["Groups"].([]any) {
-			for _, tool := range g.(map[string]any)["Tools"].([]any) {
-				edit(tool.(map[string]any))
-			}
+	for _, g := range d["Groups"].([]any) {
+		for _, tool := range g.(map[string]any)["Tools"].([]any) {
+			edit(tool.(map[string]any))
 		}
 	}
-	if raw, err = json.Marshal(f); err != nil {
+	if raw, err = json.Marshal(d); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
@@ -273,7 +287,7 @@ func editKept(t *testing.T, file string, edit func(tool map[string]any)) {
 func TestChangedWordsDoNotRefuseTheFirstCall(t *testing.T) {
 	t.Parallel()
 	cfg := keptEcho(t)
-	editKept(t, filepath.Join(cfg.ConfigDir, "descriptions", "echo.json"), func(tool map[string]any) {
+	editKept(t, keptFile(t, cfg.ConfigDir, "echo"), func(tool map[string]any) {
 		if tool["Name"] == "echo" {
 			tool["Description"] = "OLD WORDS"
 		}
@@ -334,7 +348,7 @@ func TestConcurrentFirstQueriesSeeTheWholeIndex(t *testing.T) {
 func TestAKeptDescriptionTheCatalogWouldNotTakeIsNoDescription(t *testing.T) {
 	t.Parallel()
 	cfg := keptEcho(t)
-	editKept(t, filepath.Join(cfg.ConfigDir, "descriptions", "echo.json"), func(tool map[string]any) {
+	editKept(t, keptFile(t, cfg.ConfigDir, "echo"), func(tool map[string]any) {
 		if tool["Name"] == "echo" {
 			tool["Mode"] = string(sdk.SkillAuto) // a completion tool with a skill mode
 		}

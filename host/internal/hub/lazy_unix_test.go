@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,7 +25,7 @@ import (
 func TestACallAdmittedOnAStaleListingIsRefusedWhileTheListChanges(t *testing.T) {
 	t.Parallel()
 	cfg := keptEcho(t)
-	kept := filepath.Join(cfg.ConfigDir, "descriptions", "echo.json")
+	kept := keptFile(t, cfg.ConfigDir, "echo")
 	editKept(t, kept, func(tool map[string]any) {
 		if tool["Name"] == "poke" {
 			tool["Kind"] = float64(sdk.KindRead)

@@ -1,6 +1,8 @@
 package supervise
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -27,16 +29,18 @@ import (
 // was launched with. Anything else changed is a miss: the plugin is
 // launched and described again, and the entry replaced.
 //
-// Each plugin has one file, <dir>/<name>.json, of at most maxEntries
-// entries (the newest first), so that projects served in turn keep
-// theirs. A file that cannot be read, or that does not decode, is a miss;
+// Each entry is a file of its own, <dir>/<name>/<key>.json, so that a
+// start reads only the entries it looks up, however many projects keep
+// theirs, and two servers storing entries at once keep both. A plugin
+// keeps at most maxEntries; storing one more removes the least recently
+// stored. A file that cannot be read, or that does not decode, is a miss;
 // a write goes to a temporary file renamed over the old one, so that a
-// reader never sees half of it. The files are the user's, like the
-// plugin dirs: whoever can write them can install a plugin too.
+// reader never sees half of it. The files are the user's, like the plugin
+// dirs: whoever can write them can install a plugin too.
 //
 // The zero value (no Dir) keeps nothing.
 type Descriptions struct {
-	// Dir holds the files; created when first written.
+	// Dir holds a folder per plugin; created when first written.
 	Dir string
 }
 
@@ -56,25 +60,6 @@ const maxEntries = 8
 // maxFile bounds a file that is read: a plugin's description with its
 // schemas is tens of KB.
 const maxFile = 16 << 20
-
-// descriptionsFile is the format of a plugin's file.
-type descriptionsFile struct {
-	Entries []descriptionEntry `json:"entries"`
-}
-
-// descriptionEntry is one kept description. Its description is decoded
-// only when its key is the one looked up: a file holds up to maxEntries,
-// and decoding them all was most of the time a start spent on them.
-type descriptionEntry struct {
-	Key         string          `json:"key"`
-	Stored      time.Time       `json:"stored"`
-	Description json.RawMessage `json:"description"`
-}
-
-// absent says an entry holds no description.
-func (e descriptionEntry) absent() bool {
-	return len(e.Description) == 0 || string(e.Description) == "null"
-}
 
 // DescriptionKey is the key under which p's description is kept: over
 // its binary as p's Fingerprint saw it (taken before any launch: a binary
@@ -133,29 +118,50 @@ func installedKey(src Source, fp Fingerprint, host sdk.Host) string {
 	})
 }
 
-func (c Descriptions) file(name string) string {
-	return filepath.Join(c.Dir, name+".json")
+// folder is where name's entries are kept.
+func (c Descriptions) folder(name string) string {
+	return filepath.Join(c.Dir, name)
 }
+
+// entryFile is the name, in name's folder, of the entry kept under key.
+func entryFile(key string) string { return key + ".json" }
 
 // Load returns the description kept for name under key.
 func (c Descriptions) Load(name, key string) (*sdk.Description, bool) {
-	if c.Dir == "" {
+	if c.Dir == "" || fileName(name) != nil || !isKey(key) {
 		return nil, false
 	}
-	f, err := c.read(name)
+	fh, err := os.Open(filepath.Join(c.folder(name), entryFile(key)))
 	if err != nil {
 		return nil, false
 	}
-	for _, e := range f.Entries {
-		if e.Key == key {
-			d := &sdk.Description{}
-			if err := json.Unmarshal(e.Description, d); err != nil {
-				return nil, false
-			}
-			return unnull(d), true
-		}
+	defer fh.Close()
+	raw, err := readAtMost(fh, maxFile)
+	if err != nil {
+		return nil, false
 	}
-	return nil, false
+	d := &sdk.Description{}
+	if err := json.Unmarshal(raw, d); err != nil {
+		return nil, false
+	}
+	return unnull(d), true
+}
+
+// readAtMost reads f whole, sized by its length, refusing one of more
+// than limit bytes.
+func readAtMost(f *os.File, limit int64) ([]byte, error) {
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		size = fi.Size() + 1 // one more, to see the end without growing
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, limit+1)))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, fmt.Errorf("%s is larger than %d MB", f.Name(), limit>>20)
+	}
+	return buf.Bytes(), nil
 }
 
 // unnull turns the schemas a description did not have, written as null,
@@ -175,8 +181,8 @@ func unnull(d *sdk.Description) *sdk.Description {
 	return d
 }
 
-// Store keeps d for name under key, in front of the others; the oldest
-// beyond maxEntries go.
+// Store keeps d for name under key; beyond maxEntries, the entries stored
+// longest ago go.
 func (c Descriptions) Store(name, key string, d *sdk.Description) error {
 	if c.Dir == "" || d == nil {
 		return nil
@@ -184,78 +190,79 @@ func (c Descriptions) Store(name, key string, d *sdk.Description) error {
 	if err := fileName(name); err != nil {
 		return err
 	}
-	f, err := c.read(name)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		f = &descriptionsFile{} // unreadable: written anew
+	if !isKey(key) {
+		return fmt.Errorf("description key %q is not a key", key)
 	}
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
-	entries := []descriptionEntry{{Key: key, Stored: time.Now().UTC(), Description: raw}}
-	for _, e := range f.Entries {
-		if e.Key != key && len(entries) < maxEntries {
-			entries = append(entries, e)
-		}
-	}
-	return c.write(name, &descriptionsFile{Entries: entries})
-}
-
-// write replaces name's file with f: a temporary file renamed over it.
-func (c Descriptions) write(name string, f *descriptionsFile) error {
-	raw, err := json.Marshal(f)
-	if err != nil {
+	if err := cfgfile.Replace(c.folder(name), entryFile(key), raw); err != nil {
 		return err
 	}
-	return cfgfile.Replace(c.Dir, name+".json", raw)
+	// What a version before one file per entry kept: not read any more.
+	_ = os.Remove(filepath.Join(c.Dir, name+".json"))
+	c.prune(name, key)
+	return nil
+}
+
+// prune removes name's entries beyond maxEntries, those stored longest ago
+// first, never key's.
+func (c Descriptions) prune(name, key string) {
+	dirents, err := os.ReadDir(c.folder(name))
+	if err != nil || len(dirents) <= maxEntries {
+		return
+	}
+	type kept struct {
+		file   string
+		stored time.Time
+	}
+	var entries []kept
+	for _, de := range dirents {
+		k, ok := strings.CutSuffix(de.Name(), ".json")
+		if !ok || !isKey(k) || k == key {
+			continue
+		}
+		if fi, err := de.Info(); err == nil {
+			entries = append(entries, kept{de.Name(), fi.ModTime()})
+		}
+	}
+	slices.SortFunc(entries, func(a, b kept) int {
+		return cmp.Or(b.stored.Compare(a.stored), strings.Compare(a.file, b.file))
+	})
+	for _, e := range entries[min(len(entries), maxEntries-1):] {
+		_ = os.Remove(filepath.Join(c.folder(name), e.file))
+	}
 }
 
 // Forget drops what is kept for name under key.
 func (c Descriptions) Forget(name, key string) error {
-	if c.Dir == "" {
+	if c.Dir == "" || fileName(name) != nil || !isKey(key) {
 		return nil
 	}
-	f, err := c.read(name)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	kept := slices.DeleteFunc(f.Entries, func(e descriptionEntry) bool { return e.Key == key })
-	if len(kept) == len(f.Entries) {
+	err := os.Remove(filepath.Join(c.folder(name), entryFile(key)))
+	switch {
+	case err == nil:
+		_ = os.Remove(c.folder(name)) // gone only when it was the last one
+		return nil
+	case errors.Is(err, os.ErrNotExist):
 		return nil
 	}
-	if len(kept) == 0 {
-		return os.Remove(c.file(name))
-	}
-	return c.write(name, &descriptionsFile{Entries: kept})
+	return err
 }
 
-// read reads name's file; a missing one is os.ErrNotExist with an empty
-// file.
-func (c Descriptions) read(name string) (*descriptionsFile, error) {
-	f := &descriptionsFile{}
-	if err := fileName(name); err != nil {
-		return f, err
+// isKey says key is one hashKey made (hex digits): it names a file of a
+// plugin's folder and nothing else.
+func isKey(key string) bool {
+	if key == "" || len(key) > 128 {
+		return false
 	}
-	fh, err := os.Open(c.file(name))
-	if err != nil {
-		return f, err
+	for _, r := range key {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
 	}
-	defer fh.Close()
-	raw, err := io.ReadAll(io.LimitReader(fh, maxFile+1))
-	if err != nil {
-		return f, err
-	}
-	if len(raw) > maxFile {
-		return f, fmt.Errorf("%s is larger than %d MB", c.file(name), maxFile>>20)
-	}
-	if err := json.Unmarshal(raw, f); err != nil {
-		return &descriptionsFile{}, err
-	}
-	f.Entries = slices.DeleteFunc(f.Entries, descriptionEntry.absent)
-	return f, nil
+	return true
 }
 
 // fileName refuses a name that would not name a file of Dir (plugin names

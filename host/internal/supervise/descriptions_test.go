@@ -1,10 +1,13 @@
 package supervise
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	"github.com/ramabana/ramabana-mcp/internal/launch"
 	"github.com/ramabana/ramabana-mcp/sdk"
@@ -59,37 +62,104 @@ func TestInstalledDescriptionKey(t *testing.T) {
 	}
 }
 
-// TestDescriptionsEntriesStandAlone: each kept description is read only
-// when looked up, so one that does not decode is a miss for its own key
-// alone: the others load, and storing another keeps them.
+// key is a description key made of s.
+func key(s string) string { return hashKey([]string{s}) }
+
+// TestDescriptionsEntriesStandAlone: each kept description is a file read
+// only when looked up, so one that does not decode is a miss for its own
+// key alone: the others load, and storing another keeps them.
 func TestDescriptionsEntriesStandAlone(t *testing.T) {
 	t.Parallel()
 	c := Descriptions{Dir: t.TempDir()}
-	good := &sdk.Description{Name: "echo", Version: "1.0.0"}
-	if err := c.Store("echo", "good", good); err != nil {
+	good, broken, next := key("good"), key("broken"), key("next")
+	if err := c.Store("echo", good, &sdk.Description{Name: "echo", Version: "1.0.0"}); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(c.file("echo"))
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(c.Dir, "echo", broken+".json"), []byte(`"not a description"`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// A second entry whose description is not one (a string).
-	broken := strings.Replace(string(raw), `"entries":[`, `"entries":[{"key":"broken","stored":"2026-12-05T00:00:00Z","description":"not a description"},`, 1)
-	if err := os.WriteFile(c.file("echo"), []byte(broken), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := c.Load("echo", "broken"); ok {
+	if _, ok := c.Load("echo", broken); ok {
 		t.Errorf("a description that does not decode was loaded")
 	}
-	if d, ok := c.Load("echo", "good"); !ok || d.Version != "1.0.0" {
+	if d, ok := c.Load("echo", good); !ok || d.Version != "1.0.0" {
 		t.Errorf("the good entry beside a broken one: %+v, %v", d, ok)
 	}
-	if err := c.Store("echo", "next", &sdk.Description{Name: "echo", Version: "2.0.0"}); err != nil {
+	if err := c.Store("echo", next, &sdk.Description{Name: "echo", Version: "2.0.0"}); err != nil {
 		t.Fatal(err)
 	}
-	for key, version := range map[string]string{"next": "2.0.0", "good": "1.0.0"} {
-		if d, ok := c.Load("echo", key); !ok || d.Version != version {
-			t.Errorf("after another was stored, %s: %+v, %v", key, d, ok)
+	for k, version := range map[string]string{next: "2.0.0", good: "1.0.0"} {
+		if d, ok := c.Load("echo", k); !ok || d.Version != version {
+			t.Errorf("after another was stored, %s: %+v, %v", k, d, ok)
 		}
+	}
+	if err := c.Forget("echo", good); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Load("echo", good); ok {
+		t.Errorf("a forgotten entry still loads")
+	}
+	if _, ok := c.Load("echo", next); !ok {
+		t.Errorf("forgetting one entry lost another")
+	}
+}
+
+// TestDescriptionsKeepTheNewest: a plugin keeps maxEntries descriptions;
+// storing one more removes the one stored longest ago, and a file of the
+// format before one file per entry is removed at the first store.
+func TestDescriptionsKeepTheNewest(t *testing.T) {
+	t.Parallel()
+	c := Descriptions{Dir: t.TempDir()}
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(c.Dir, "echo.json")
+	if err := os.WriteFile(old, []byte(`{"entries":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().Add(-time.Hour)
+	n := maxEntries + 3
+	for i := range n {
+		k := key(fmt.Sprint(i))
+		if err := c.Store("echo", k, &sdk.Description{Name: "echo", Version: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+		// Stored a second apart, whatever the file system's clock.
+		at := base.Add(time.Duration(i) * time.Second)
+		if err := os.Chtimes(filepath.Join(c.Dir, "echo", k+".json"), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		_, ok := c.Load("echo", key(fmt.Sprint(i)))
+		if want := i >= n-maxEntries; ok != want {
+			t.Errorf("entry %d of %d kept: %v, want %v", i, n, ok, want)
+		}
+	}
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file of the earlier format is still there (%v)", err)
+	}
+}
+
+// TestDescriptionsRefuseNamesOutsideTheirFolder: a plugin name or key
+// that would name a file elsewhere keeps nothing and loads nothing.
+func TestDescriptionsRefuseNamesOutsideTheirFolder(t *testing.T) {
+	t.Parallel()
+	c := Descriptions{Dir: filepath.Join(t.TempDir(), "descriptions")}
+	d := &sdk.Description{Name: "echo"}
+	for _, bad := range []struct{ name, key string }{
+		{"echo", "../../x"}, {"echo", ""}, {"echo", "NOTHEX"}, {"../echo", key("a")}, {".hidden", key("a")},
+	} {
+		if err := c.Store(bad.name, bad.key, d); err == nil {
+			t.Errorf("Store(%q, %q) kept it", bad.name, bad.key)
+		}
+		if _, ok := c.Load(bad.name, bad.key); ok {
+			t.Errorf("Load(%q, %q) loaded", bad.name, bad.key)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(c.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(c.Dir)); len(entries) != 0 {
+		t.Errorf("files written: %v", entries)
 	}
 }
