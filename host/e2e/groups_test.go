@@ -241,7 +241,7 @@ func TestKilledHostTakesShellCommandsWithIt(t *testing.T) {
 	}
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
-	if left := waitGone(marker, 10*time.Second); len(left) > 0 {
+	if left := waitGone(marker, proctest.Patience); len(left) > 0 {
 		t.Fatalf("a shell command outlived its killed host: %v", left)
 	}
 }
