@@ -35,7 +35,9 @@ func TestServerLifecycle(t *testing.T) {
 	t.Parallel()
 	gopls := lsptest.Gopls(t)
 	w := serve(t, "go", map[string][]string{"go": gopls}, nil)
-	writeJSON(t, filepath.Join(w.cfg, "config.json"), map[string]any{"lsp": map[string]any{"go": map[string]any{"command": gopls}, "idle_seconds": 1}})
+	// Kept running at first, so that its pid can be read whatever the
+	// machine's pace.
+	writeJSON(t, filepath.Join(w.cfg, "config.json"), map[string]any{"lsp": map[string]any{"go": map[string]any{"command": gopls}, "idle_seconds": 0}})
 
 	ev := &events{}
 	res, err := w.group.Call(context.Background(), &sdk.Call{Tool: "find_references", Arguments: []byte(`{"path": "shape/shape.go", "symbol": "Area"}`)}, ev)
@@ -48,11 +50,13 @@ func TestServerLifecycle(t *testing.T) {
 	}
 	ev.mu.Unlock()
 
-	// Idle for a second, the server stops.
+	// Idle for a second after a call, the server stops.
 	pids := w.plugin.ServerPids()
 	if len(pids) != 1 {
 		t.Fatalf("servers running: %v", pids)
 	}
+	writeJSON(t, filepath.Join(w.cfg, "config.json"), map[string]any{"lsp": map[string]any{"go": map[string]any{"command": gopls}, "idle_seconds": 1}})
+	w.call(t, "find_references", map[string]any{"path": "shape/shape.go", "symbol": "Area"})
 	if !proctest.Await(func() bool { return len(w.plugin.ServerPids()) == 0 && !proctest.Alive(pids[0]) }) {
 		t.Fatalf("the idle server %d did not stop", pids[0])
 	}
