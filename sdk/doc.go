@@ -41,7 +41,8 @@
 // group in-process over real gRPC (package sdktest) exactly as the host
 // sees it, and with the host's own checks: a description is checked by
 // [Description.Validate], and arguments against the tool's input schema before a
-// handler sees them. [Toolbox.AddGroup] runs the same checks at start-up.
+// handler sees them. [Toolbox.AddGroup] runs the same checks at start-up, but
+// for compiling the schemas, which the host does when it launches the plugin.
 //
 // A handler reports a failure a model can act on (a bad path, a stale line)
 // by returning [Failf]: the toolbox turns it into a result with IsError set

@@ -129,11 +129,17 @@ func NewToolbox(name string, opts ...ToolboxOption) *Toolbox {
 }
 
 // AddGroup adds a group and its tools. It panics, at start-up, on what the
-// host would refuse (Description.Validate: a bad plugin or group name, a
-// duplicate tool name, a tool with no kind or an input schema that is not
-// an object schema; ToolSpec.ValidateTask: a mode on a tool that is not a
-// skill...), with a message naming the tool: a programming error is found
-// before the plugin is served.
+// host would refuse (Description.ValidateUncompiled: a bad plugin or group
+// name, a duplicate tool name, a tool with no kind or an input schema that
+// is not an object schema; ToolSpec.ValidateTask: a mode on a tool that is
+// not a skill...), with a message naming the tool: a programming error is
+// found before the plugin is served.
+//
+// It does not compile the input schemas: the host does, when it launches
+// the plugin (and sdktest.Connect in the plugin's tests, and `plugin
+// check`), and refuses a plugin with one that does not resolve, naming the
+// tool. Compiling them here too cost a plugin's process more than the rest
+// of its start, on the way to every first call.
 func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
 	for _, t := range tools {
 		g.Tools = append(g.Tools, t.Spec)
@@ -149,7 +155,7 @@ func (b *Toolbox) AddGroup(g GroupSpec, tools ...Tool) {
 			seen[t.Name] = earlier.Name
 		}
 	}
-	if err := g.validate(seen, true); err != nil {
+	if err := g.validate(seen, false); err != nil {
 		panic("sdk: " + err.Error())
 	}
 	next := b.desc

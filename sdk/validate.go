@@ -20,7 +20,9 @@ import (
 // refuses the plugin; a tool declared for the wrong task (ValidateTask: an
 // unknown task or mode, a mode or as_user_message where it does not apply)
 // refuses that tool, and the launcher serves the rest (DropMisdeclared).
-// The author's side (Toolbox, sdktest) refuses both at start-up.
+// The author's side refuses both at start-up: sdktest wholly, Toolbox all
+// but a schema that does not resolve, which it leaves to the host (see
+// Toolbox.AddGroup).
 
 // Validate reports the first reason the host would refuse d: a bad plugin
 // or group name, no groups, a tool declared twice, or a tool that fails
@@ -31,8 +33,9 @@ func (d *Description) Validate() error { return d.validate(true) }
 // checks that each schema is a JSON object schema, and leaves whether it
 // resolves to the tool's first call. It is for a description the binary
 // describing itself made, whose schemas its own tests compile: a bundled
-// group's, kept from an earlier start. Compiling every schema of every
-// group at each start costs more than listing the tools.
+// group's, kept from an earlier start or given by its process. Compiling
+// every schema of every group at each start costs more than listing the
+// tools. Toolbox.AddGroup checks this much too.
 func (d *Description) ValidateUncompiled() error { return d.validate(false) }
 
 func (d *Description) validate(compile bool) error {

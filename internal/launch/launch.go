@@ -171,7 +171,8 @@ var socketDirWarning sync.Once
 
 // Start launches cmd, completes the handshake, describes the plugin with
 // host and validates the description: a description that fails
-// sdk.Description.Validate refuses the plugin; a tool that fails
+// sdk.Description.Validate (ValidateUncompiled for a bundled group) refuses
+// the plugin; a tool that fails
 // ToolSpec.ValidateTask is left out of the returned description, with a
 // warning in the log. On any failure the process is killed
 // and the error names the plugin and ends with its last stderr lines. The
@@ -249,7 +250,14 @@ func Start(ctx context.Context, cmd Command, host sdk.Host, opts Options) (*Proc
 	if err != nil {
 		return fail(fmt.Errorf("describe plugin %q: %w", cmd.Name, err))
 	}
-	if err := desc.Validate(); err != nil {
+	// A bundled group's schemas are the server's own, which its tests
+	// compile; they are compiled at each tool's first call (the catalog),
+	// not all of them at every launch.
+	validate := desc.Validate
+	if cmd.Bundled {
+		validate = desc.ValidateUncompiled
+	}
+	if err := validate(); err != nil {
 		return fail(fmt.Errorf("plugin %q: %w", cmd.Name, err))
 	}
 	desc, refused := desc.DropMisdeclared()

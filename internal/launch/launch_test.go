@@ -47,6 +47,7 @@ func TestStartRefusesAndExplains(t *testing.T) {
 		"exits":       "(stderr: testplugin: giving up at once)",
 		"badcookie":   `start plugin "badcookie": no handshake: the plugin ended its output without one (stderr: This binary is a plugin`,
 		"nokind":      `plugin "nokind": group "nokind": tool "kindless": declares no kind`,
+		"unresolved":  `plugin "unresolved": group "unresolved": tool "dangling": input schema: `,
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

@@ -12,6 +12,8 @@
 //	optin        an opt-in group "optin" (tool optin_echo)
 //	skill        a group "skill" with a skill tool house_style
 //	nokind       a group "nokind" whose tool declares no kind (refused by every check)
+//	unresolved   a Toolbox group "unresolved" whose tool dangling's input schema refers to a definition
+//	             it lacks: the Toolbox serves it (it compiles no schema), the host refuses it at launch
 //	misdeclared  a group "misdeclared": tool fine, and tools left out: moded, a completion tool with a skill
 //	             mode, and user_eval, an evaluation tool with as_user_message
 //	eofexit      a healthy group "eofexit" (tool eof_echo) that exits as soon as its stdin reaches EOF,
@@ -74,6 +76,14 @@ func main() {
 		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: pluginrpc.PluginSets(sdk.Service(newEcho("badcookie", "bad_echo")))})
 	case "nokind":
 		sdk.Serve(noKind{})
+	case "unresolved":
+		box := sdk.NewToolbox("unresolved", sdk.WithVersion("0.0.1"))
+		box.AddGroup(sdk.GroupSpec{Name: "unresolved"}, sdk.Tool{
+			Spec: sdk.ToolSpec{Name: "dangling", Description: "Refers to a definition it lacks.", Kind: sdk.KindRead,
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`)},
+			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("dangling ran"), nil },
+		})
+		sdk.Serve(box)
 	case "misdeclared":
 		sdk.Serve(misdeclared{})
 	case "exits":
