@@ -116,7 +116,7 @@ func logLevelFromEnv() slog.Level {
 func watchHost(stdin *os.File, ppid int) {
 	if fi, err := stdin.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
 		go func() {
-			_, _ = io.Copy(io.Discard, stdin)
+			_, _ = io.Copy(io.Discard, pollable(stdin))
 			slog.Debug("host closed the lifeline; exiting")
 			Exit(0)
 		}()
