@@ -203,7 +203,8 @@ type Catalog struct {
 func New() *Catalog { return &Catalog{entries: map[string]*Entry{}} }
 
 // Add adds every tool of a plugin's description, or none: a description
-// that fails sdk.Description.Validate or still has a misdeclared tool (the
+// that fails sdk.Description.Validate (ValidateUncompiled for the server's
+// own code, Bundled and InProcess) or still has a misdeclared tool (the
 // launcher drops those from a plugin's description first), or a tool whose
 // name another plugin serves already, rejects the whole plugin.
 // from is where the plugin runs; a group's claims (sdk.GroupSpec.LocalData)
@@ -280,7 +281,9 @@ func (c *Catalog) put(plugin string, from Provenance, desc *sdk.Description, cal
 // every one at each start would cost more than listing them.
 func entriesOf(plugin string, from Provenance, desc *sdk.Description, caller Caller) ([]*Entry, error) {
 	check := desc.Validate
-	if from == Bundled {
+	if from == Bundled || from == InProcess {
+		// The server's own schemas, which its tests compile: each is
+		// compiled at its tool's first call, not all at every start.
 		check = desc.ValidateUncompiled
 	}
 	if err := check(); err != nil {

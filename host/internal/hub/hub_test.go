@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
+	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
+	"github.com/ramabana/ramabana-mcp/internal/schema"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -287,5 +290,36 @@ func TestLegacyAndOptInGroups(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTheHostsOwnSchemasCompile: the catalog compiles the schemas of the
+// host's own groups (session, search, mcp_connect) only at each tool's
+// first call; here every one is compiled.
+func TestTheHostsOwnSchemasCompile(t *testing.T) {
+	t.Parallel()
+	later := upstream.Server{ID: "later", Type: upstream.TypeStdio, Command: "false", Lazy: true}
+	h, err := New(Config{Roots: []string{t.TempDir()}, Upstream: upstream.NewConfig(later)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	groups := map[string]bool{}
+	for _, e := range h.Catalog().All() {
+		if e.From != catalog.InProcess {
+			continue
+		}
+		groups[e.Group] = true
+		if _, err := schema.NewValidator(e.Spec.Name, e.Spec.InputSchema); err != nil {
+			t.Errorf("%s: %v", e.Spec.Name, err)
+		}
+	}
+	for _, g := range []string{SessionGroup, SearchGroup} {
+		if !groups[g] {
+			t.Errorf("group %s not in the catalog; checked %v", g, groups)
+		}
+	}
+	if _, ok := h.Catalog().Get(upstream.ConnectToolName); !ok {
+		t.Errorf("%s not in the catalog", upstream.ConnectToolName)
 	}
 }
