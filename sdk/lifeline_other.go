@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !linux
 
 package sdk
 
@@ -7,6 +7,7 @@ import (
 	"os"
 )
 
-// pollable returns f: where there is no unix pipe to poll, the lifeline
-// is read as it is.
+// pollable returns f: only Linux opens a pipe anew through /proc, with an
+// open file description of its own that could be made non-blocking
+// without changing stdin's.
 func pollable(f *os.File) io.Reader { return f }
