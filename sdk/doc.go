@@ -42,7 +42,9 @@
 // sees it, and with the host's own checks: a description is checked by
 // [Description.Validate], and arguments against the tool's input schema before a
 // handler sees them. [Toolbox.AddGroup] runs the same checks at start-up, but
-// for compiling the schemas, which the host does when it launches the plugin.
+// for compiling the schemas, which the host does when it launches a plugin
+// binary (a bundled group's, which the server's tests compile, at each
+// tool's first call).
 //
 // A handler reports a failure a model can act on (a bad path, a stale line)
 // by returning [Failf]: the toolbox turns it into a result with IsError set

@@ -65,7 +65,8 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 			continue // a whole bundled plugin opted out is not started at all
 		}
 		plugins[i] = supervise.New(src, cfg)
-		// In parallel: describing a bundled group compiles its schemas.
+		// In parallel: describing a bundled group in-process reflects over
+		// its tools' types, and reading a kept description decodes it.
 		described.Go(func() {
 			if d := h.knownDescription(plugins[i], cfg); d != nil {
 				plugins[i].Presume(d)
@@ -139,10 +140,10 @@ func (h *Host) knownDescription(p *supervise.Plugin, cfg supervise.Config) *sdk.
 // bundledDescription is a bundled group's description: the one kept from
 // an earlier start of the same binary with the same host context, or else
 // the one the host binary gives in-process (Bundled.Describe), kept for
-// the next start. Building a group's tools reflects over their types and
-// compiles their schemas, which costs more than the rest of a start; a
-// kept one is read, and its schemas compiled at each tool's first call
-// (catalog: a bundled group's schemas are compiled by the tests).
+// the next start. Building a group's tools reflects over their types to
+// make their schemas, which costs more than reading a kept one; either
+// way its schemas are compiled at each tool's first call (catalog: a
+// bundled group's schemas are compiled by the tests).
 //
 // The in-process description is the running binary's: it is kept only
 // under the key of the binary on disk when that is the running one, not a

@@ -19,21 +19,21 @@ func connectable(h *hub.Host, opts Options) bool {
 // session only. Their calls take the one call path, as the session's.
 func (t *tools) addConnected() {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	session := t.session
-	t.mu.Unlock()
 	if session == nil {
 		return
 	}
 	for _, e := range session.Entries() {
 		name := e.Spec.Name
-		if t.has(name) {
+		if t.exported[name] != nil || t.own[name] {
 			continue
 		}
+		// Under t.mu with the count, as in sync: the SDK's notification
+		// of this change must not find the count from before it.
 		if t.add(e, t.handle(name, session.Call)) {
-			t.mu.Lock()
 			t.own[name] = true
 			t.version++
-			t.mu.Unlock()
 		}
 	}
 }

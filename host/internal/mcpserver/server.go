@@ -129,7 +129,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	})
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
-		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res, listedAt: -1}
+		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res}
 	if !opts.Stateless {
 		// The session's own activity feed and changes ledger; a stateless
 		// server's requests are each a session of their own, and share the
@@ -158,7 +158,10 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), refuseSubscribe, t.refuseUnknown)
 	} else {
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
-		s.AddSendingMiddleware(t.skipListedChange)
+		// Outside waitReady: the first tools/list is under way while it
+		// waits for the host.
+		s.AddReceivingMiddleware(t.trackFirstList)
+		s.AddSendingMiddleware(t.skipChangesBeforeFirstList)
 	}
 	if opts.Telemetry != nil {
 		// The span covers the wait for the host.
@@ -249,12 +252,8 @@ type tools struct {
 	rank     map[string]int            // each exported tool's place in the host's order (orderList)
 	attached bool
 	ended    bool
-	// version counts the changes of the server's tools, each counted once
-	// it is made; listedAt is the version the client's last listing began
-	// at, -1 when it has none or a later page of it began at another
-	// (skipListedChange).
-	version  int64
-	listedAt int64
+	version  int64 // counts the changes of the server's tools, each once it is made
+	first    firstList
 }
 
 // known says whether a call of the tool may go ahead before the host
@@ -356,46 +355,6 @@ func (t *tools) sync() {
 	}
 }
 
-// skipListedChange holds back a notifications/tools/list_changed that
-// would tell the client nothing: its last listing began after every change
-// the notification is for. The SDK sends one some milliseconds after each
-// change of the server's tools, and at a start the plugins' tools arrive
-// after initialize was answered but before the client's first tools/list
-// is (it waits for them, waitReady): every client would list twice. A
-// change made after the listing began, or between the pages of a listing,
-// is announced.
-func (t *tools) skipListedChange(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == "notifications/tools/list_changed" {
-			t.mu.Lock()
-			current := t.listedAt == t.version
-			t.mu.Unlock()
-			if current {
-				return nil, nil
-			}
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// listing notes that the client lists the tools (skipListedChange): a
-// first page from the tools as they are now, a later page from them as
-// they were at the first, or the listing is stale.
-func (t *tools) listing(req mcp.Request) {
-	first := true
-	if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && p.Cursor != "" {
-		first = false
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch {
-	case first:
-		t.listedAt = t.version
-	case t.listedAt != t.version:
-		t.listedAt = -1
-	}
-}
-
 // orderList puts a tools/list page in the host's order (hub.Mounted:
 // groups by name, an upstream server's tools in the server's own order)
 // instead of the SDK's, which is by name; the session's own tools
@@ -404,9 +363,8 @@ func (t *tools) listing(req mcp.Request) {
 func (t *tools) orderList(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/list" {
-			// Before the SDK takes its tools: a change made after this is
-			// announced.
-			t.listing(req)
+			// Before the SDK takes its tools (firstList).
+			t.listing(ctx)
 		}
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)

@@ -206,10 +206,10 @@ func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 // TestNoListChangedForToolsAlreadyListed: tools that arrive after
 // initialize, before the client's first tools/list is answered (every
 // start: the plugins' tools come behind initialize), are in that list, and
-// no tools/list_changed follows to make the client list them again. A
-// change after the listing is announced. The client speaks the protocol
-// clients speak today, which gets list_changed unasked; one of the newest
-// listens for it (subscriptions/listen), from when the host is ready.
+// no tools/list_changed follows to make the client list them again, even
+// one the SDK sends after the list. A change after it is announced. The
+// client speaks the protocol clients speak today, which gets list_changed
+// unasked.
 func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
 	t.Parallel()
 	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
@@ -218,20 +218,28 @@ func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = h.Close() })
 	srv := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)})
-	// Outermost: it sees each list_changed the SDK sends, whether it
-	// reaches the client or not, once it has been through.
-	tried := make(chan struct{}, 10)
+	// Outermost: each list_changed the SDK sends waits here until the gate
+	// opens, then goes on to be sent or held back.
+	var mu sync.Mutex
+	var tried, passed, read int // list_changed the SDK sent, that went on, that the client read
+	gate := make(chan struct{})
 	srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if method == "notifications/tools/list_changed" {
-				tried <- struct{}{}
+			if method != "notifications/tools/list_changed" {
+				return next(ctx, method, req)
 			}
+			mu.Lock()
+			tried++
+			mu.Unlock()
+			<-gate
+			res, err := next(ctx, method, req)
+			mu.Lock()
+			passed++
+			mu.Unlock()
 			return res, err
 		}
 	})
-	var mu sync.Mutex
-	var changes int // tools/list_changed the client read
+	count := func(n *int) int { mu.Lock(); defer mu.Unlock(); return *n }
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -242,7 +250,7 @@ func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
 	tap := readTap{ct, func(m jsonrpc.Message) {
 		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/tools/list_changed" {
 			mu.Lock()
-			changes++
+			read++
 			mu.Unlock()
 		}
 	}}
@@ -254,23 +262,14 @@ func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
 	if err := cs.Ping(ctx, nil); err != nil { // the session is attached
 		t.Fatal(err)
 	}
+	// announced is how many list_changed the client has read: a message
+	// written before the ping's answer is read before it.
 	announced := func() int {
 		t.Helper()
-		// A message written before the ping's answer is read before it.
 		if err := cs.Ping(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		return changes
-	}
-	awaitTried := func(what string) {
-		t.Helper()
-		select {
-		case <-tried:
-		case <-time.After(proctest.Patience):
-			t.Fatalf("the SDK never sent tools/list_changed for %s", what)
-		}
+		return count(&read)
 	}
 	addGroup := func(name string) {
 		t.Helper()
@@ -298,21 +297,26 @@ func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
 	}
 
 	addGroup("early") // after initialize, before the first listing
+	if !proctest.Await(func() bool { return count(&tried) > 0 }) {
+		t.Fatal("the SDK never sent tools/list_changed for early_tool")
+	}
 	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if names := listed(); !slices.Contains(names, "early_tool") {
 		t.Fatalf("the first tools/list = %v, without early_tool", names)
 	}
-	awaitTried("early")
+	close(gate) // the notification for early_tool goes on, after the list
+	if !proctest.Await(func() bool { return count(&passed) == count(&tried) }) {
+		t.Fatal("a held notification never went on")
+	}
 	if n := announced(); n != 0 {
-		t.Errorf("%d tools/list_changed after a listing that held the change", n)
+		t.Errorf("%d tools/list_changed after a first listing that held the change", n)
 	}
 
 	addGroup("later") // after the listing
-	awaitTried("later")
-	if n := announced(); n != 1 {
-		t.Errorf("%d tools/list_changed for a change after the listing, want 1", n)
+	if !proctest.Await(func() bool { return announced() > 0 }) {
+		t.Error("no tools/list_changed for a change after the first listing")
 	}
 	if names := listed(); !slices.Contains(names, "later_tool") {
 		t.Errorf("tools/list after the change = %v, without later_tool", names)
