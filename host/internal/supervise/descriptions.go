@@ -57,6 +57,10 @@ func DescriptionsIn(configDir string) Descriptions {
 // maxEntries bounds the descriptions kept per plugin.
 const maxEntries = 8
 
+// staleWrite is the age past which a temporary file of a store
+// (cfgfile.Replace) is one its process never finished.
+const staleWrite = time.Hour
+
 // maxFile bounds a file that is read: a plugin's description with its
 // schemas is tens of KB.
 const maxFile = 16 << 20
@@ -207,10 +211,11 @@ func (c Descriptions) Store(name, key string, d *sdk.Description) error {
 }
 
 // prune removes name's entries beyond maxEntries, those stored longest ago
-// first, never key's.
+// first, never key's, and the temporary files of writes that a process
+// ended in the middle of (older than staleWrite).
 func (c Descriptions) prune(name, key string) {
 	dirents, err := os.ReadDir(c.folder(name))
-	if err != nil || len(dirents) <= maxEntries {
+	if err != nil {
 		return
 	}
 	type kept struct {
@@ -219,13 +224,22 @@ func (c Descriptions) prune(name, key string) {
 	}
 	var entries []kept
 	for _, de := range dirents {
-		k, ok := strings.CutSuffix(de.Name(), ".json")
-		if !ok || !isKey(k) || k == key {
+		fi, err := de.Info()
+		if err != nil {
 			continue
 		}
-		if fi, err := de.Info(); err == nil {
+		if strings.HasPrefix(de.Name(), ".") && strings.HasSuffix(de.Name(), ".tmp") {
+			if time.Since(fi.ModTime()) > staleWrite {
+				_ = os.Remove(filepath.Join(c.folder(name), de.Name()))
+			}
+			continue
+		}
+		if k, ok := strings.CutSuffix(de.Name(), ".json"); ok && isKey(k) && k != key {
 			entries = append(entries, kept{de.Name(), fi.ModTime()})
 		}
+	}
+	if len(entries) < maxEntries {
+		return
 	}
 	slices.SortFunc(entries, func(a, b kept) int {
 		return cmp.Or(b.stored.Compare(a.stored), strings.Compare(a.file, b.file))

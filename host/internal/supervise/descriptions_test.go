@@ -138,6 +138,28 @@ func TestDescriptionsKeepTheNewest(t *testing.T) {
 	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the file of the earlier format is still there (%v)", err)
 	}
+
+	// A store's temporary file left by a process that ended mid-write
+	// goes at the next store once it is old; a recent one may be another
+	// server's write under way, and stays.
+	stale, fresh := filepath.Join(c.Dir, "echo", ".x.json.1.tmp"), filepath.Join(c.Dir, "echo", ".y.json.2.tmp")
+	for _, f := range []string{stale, fresh} {
+		if err := os.WriteFile(f, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if long := base.Add(-time.Minute); os.Chtimes(stale, long, long) != nil {
+		t.Fatal("cannot age the temporary file")
+	}
+	if err := c.Store("echo", key("last"), &sdk.Description{Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a temporary file an hour old is still there (%v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh temporary file was removed: %v", err)
+	}
 }
 
 // TestDescriptionsRefuseNamesOutsideTheirFolder: a plugin name or key
