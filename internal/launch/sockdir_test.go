@@ -88,6 +88,58 @@ func TestSocketDirIsPrivateAndCleansAbandonedOnes(t *testing.T) {
 	}
 }
 
+// TestSocketDirSurvivesACleaningAsItIsMade: another host cleaning up can
+// take this host's lock in the moment between its creation and its flock,
+// and remove the folder; the host makes it again, and ends with its folder
+// there and its lock held, instead of a folder that is gone.
+func TestSocketDirSurvivesACleaningAsItIsMade(t *testing.T) {
+	tmp := shortTempDir(t)
+	cleanings := 0
+	lockCreated = func(dir string) {
+		if !strings.HasPrefix(dir, tmp) || cleanings == 2 {
+			return
+		}
+		cleanings++
+		// What cleanSocketDirs does in another host that finds the lock free.
+		f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+		if err != nil {
+			t.Errorf("the lock file is not there to take: %v", err)
+			return
+		}
+		defer f.Close()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Errorf("the lock was held already: %v", err)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	}
+	t.Cleanup(func() { lockCreated = nil })
+
+	dir, lock, err := makeSocketDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if cleanings != 2 {
+		t.Fatalf("cleaned %d times, want 2", cleanings)
+	}
+	there, err := os.Stat(filepath.Join(dir, "lock"))
+	if err != nil {
+		t.Fatalf("the folder is gone: %v", err)
+	}
+	if held, err := lock.Stat(); err != nil || !os.SameFile(held, there) {
+		t.Errorf("the lock held is not the folder's (%v)", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		t.Error("the folder's lock is free: another host would remove it")
+	}
+}
+
 func TestSocketDirRefusesAFolderItDoesNotOwn(t *testing.T) {
 	t.Parallel()
 	tmp := shortTempDir(t)

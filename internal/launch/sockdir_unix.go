@@ -66,19 +66,61 @@ func makeSocketDir(tmp string) (string, *os.File, error) {
 	}
 	cleanSocketDirs(base)
 	dir := filepath.Join(base, strconv.Itoa(os.Getpid()))
+	// Between the lock's creation and its flock, another host cleaning up
+	// may take the lock and remove the folder: the flock then holds a file
+	// no longer there, and the folder is made again.
+	for range lockTries {
+		lock, err := lockedSocketDir(dir)
+		if errors.Is(err, errLockLost) {
+			continue
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("plugin socket dir: %w", err)
+		}
+		return dir, lock, nil
+	}
+	return "", nil, fmt.Errorf("plugin socket dir: %s: %w %d times", dir, errLockLost, lockTries)
+}
+
+// lockTries bounds how often makeSocketDir makes the folder again.
+const lockTries = 5
+
+var errLockLost = errors.New("removed by another host as it was made")
+
+// lockCreated, when set (by a test), runs between the lock file's creation
+// and its flock: where another host's cleaning can come.
+var lockCreated func(dir string)
+
+// lockedSocketDir makes dir afresh and takes the lock in it; errLockLost:
+// the folder was removed before the lock was held.
+func lockedSocketDir(dir string) (*os.File, error) {
 	_ = os.RemoveAll(dir) // a gone host's, with this host's pid
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", nil, fmt.Errorf("plugin socket dir: %w", err)
+		return nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	path := filepath.Join(dir, "lock")
+	lock, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err == nil {
+		if lockCreated != nil {
+			lockCreated(dir)
+		}
 		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	}
 	if err != nil {
+		if lock != nil {
+			_ = lock.Close()
+		}
 		_ = os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("plugin socket dir: lock: %w", err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return dir, lock, nil
+	// Held, and still the folder's: no one can remove it from now on.
+	held, err := lock.Stat()
+	there, err2 := os.Stat(path)
+	if err != nil || err2 != nil || !os.SameFile(held, there) {
+		_ = lock.Close()
+		return nil, errLockLost
+	}
+	return lock, nil
 }
 
 // ownPrivateDir makes dir (mode 0700) or checks that the one there is a
