@@ -24,7 +24,36 @@ import (
 
 func TestMain(m *testing.M) {
 	secretholder.Run()
+	if os.Getenv(signalSelfEnv) != "" {
+		signalSelf()
+		return
+	}
 	os.Exit(m.Run())
+}
+
+// signalSelfEnv makes the test binary run signalSelf instead of the tests.
+const signalSelfEnv = "SANDBOX_TEST_SIGNAL_SELF"
+
+// signalSelf starts, from the main goroutine of a process on one CPU (as a
+// plugin runs), a command that tries to signal that process, and prints
+// what the command printed. There the launcher's goroutine is the one the
+// main thread runs next.
+func signalSelf() {
+	runtime.GOMAXPROCS(1)
+	dir, err := os.MkdirTemp("", "sig")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	p := sandbox.Policy{Writable: append([]string{dir}, sandbox.DeviceFiles()...), NoCapabilities: true}
+	cmd := exec.Command("/bin/bash", "-c", "kill -0 "+strconv.Itoa(os.Getpid())+" && echo reached")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if _, err := sandbox.Start(cmd, p); err != nil {
+		panic(err)
+	}
+	_ = cmd.Wait()
+	fmt.Print(out.String())
 }
 
 // full is the policy run_command uses, writes allowed in dirs.
@@ -353,6 +382,26 @@ func ptr[T any](v T) *T { return &v }
 // a pid namespace, as in the subreaper fallback, where it could name any
 // pid) cannot signal a process outside its domain, such as its plugin,
 // and still signals its own.
+// TestCommandsCannotSignalTheirLauncher: the process that starts the
+// commands is out of their reach even on one CPU, where the launcher's
+// goroutine would run on the process's main thread, which a signal to the
+// process targets, and its Landlock domain would then be the commands'.
+func TestCommandsCannotSignalTheirLauncher(t *testing.T) {
+	t.Parallel()
+	if sandbox.Probe().Landlock < 6 {
+		t.Skip("signal scoping needs Landlock ABI 6")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), signalSelfEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if strings.Contains(string(out), "reached") || !strings.Contains(string(out), "Operation not permitted") {
+		t.Errorf("output %q: want the launching process out of the command's reach", out)
+	}
+}
+
 func TestSignalsScoped(t *testing.T) {
 	t.Parallel()
 	if sandbox.Probe().Landlock < 6 {

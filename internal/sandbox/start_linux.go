@@ -116,17 +116,27 @@ func launcherFor(p Policy, noNamespaces bool) *launcher {
 	l := &launcher{jobs: make(chan func())}
 	null := devNull()
 	ready := make(chan struct{})
-	go func() {
+	var serve func()
+	serve = func() {
 		// Never unlocked: the thread's restrictions must not reach other
 		// goroutines, and a child's parent-death signal fires when the
 		// thread that forked it exits.
 		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			// The process's main thread, which a signal to the process
+			// (kill(pid)) targets: with the commands' Landlock domain on
+			// it, they could signal this process. It is kept here, idle,
+			// so that no launcher lands on it, and another thread serves.
+			go serve()
+			select {}
+		}
 		l.restrict(p, null, noNamespaces)
 		close(ready)
 		for job := range l.jobs {
 			job()
 		}
-	}()
+	}
+	go serve()
 	<-ready
 	launchers[key] = l
 	return l
