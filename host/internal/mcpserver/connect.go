@@ -26,14 +26,12 @@ func (t *tools) addConnected() {
 	}
 	for _, e := range session.Entries() {
 		name := e.Spec.Name
-		if t.exported[name] != nil || t.own[name] {
+		if t.hasLocked(name) {
 			continue
 		}
-		// Under t.mu with the count, as in sync: the SDK's notification
-		// of this change must not find the count from before it.
+		// Under t.mu, as in sync: add counts the change with it.
 		if t.add(e, t.handle(name, session.Call)) {
 			t.own[name] = true
-			t.version++
 		}
 	}
 }

@@ -350,7 +350,6 @@ func (t *tools) sync() {
 	for name, e := range want {
 		if t.exported[name] == nil && t.add(e, t.handler(name)) {
 			t.exported[name] = e
-			t.version++
 		}
 	}
 }
@@ -448,9 +447,15 @@ func (l *listWithoutHints) MarshalJSON() ([]byte, error) {
 }
 
 // add adds e to the MCP server (sdkAdds: a tool the SDK refuses, an
-// input schema whose root is not an object, is left out).
+// input schema whose root is not an object, is left out) and counts the
+// change in t.version. t.mu is held: the SDK's notification of the change
+// must not find the count from before it (firstList).
 func (t *tools) add(e *catalog.Entry, h mcp.ToolHandler) bool {
-	return sdkAdds(t.logger, "tool", e.Spec.Name, func() { t.server.AddTool(mcpTool(e), h) })
+	if !sdkAdds(t.logger, "tool", e.Spec.Name, func() { t.server.AddTool(mcpTool(e), h) }) {
+		return false
+	}
+	t.version++
+	return true
 }
 
 // sdkAdds runs add, which adds a tool, resource, template or prompt named

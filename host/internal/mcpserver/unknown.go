@@ -33,8 +33,11 @@ func (t *tools) refuseUnknown(next mcp.MethodHandler) mcp.MethodHandler {
 func (t *tools) has(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.exported[name] != nil || t.own[name]
+	return t.hasLocked(name)
 }
+
+// hasLocked is has with t.mu held.
+func (t *tools) hasLocked(name string) bool { return t.exported[name] != nil || t.own[name] }
 
 // unknownTool is the protocol error for a tool the session lacks: invalid
 // params, with the reason in this session's terms: the host's
