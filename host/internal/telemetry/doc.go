@@ -11,9 +11,10 @@
 //   - Traces go out over OTLP only; metrics over OTLP, and with Prometheus
 //     on an http.Handler (Telemetry.Metrics) that the HTTP listener serves
 //     at /metrics, in the text format this package writes itself
-//     (prometheus.go, process.go). The OTLP exporters read the standard
-//     OTEL_EXPORTER_OTLP_* variables (endpoint, headers, protocol, timeout,
-//     TLS) themselves.
+//     (prometheus.go, process.go). The OTLP exporters are package otlp's,
+//     configured by the standard OTEL_EXPORTER_OTLP_* variables (endpoint,
+//     headers, protocol, timeout, compression, TLS), which Setup reads
+//     once: a value it cannot use is Setup's error.
 //   - Spans and metric attributes name methods, tools, groups, plugins,
 //     upstream server ids and outcomes. They never hold a tool's arguments
 //     or results, nor an error's text (which may quote either): these may

@@ -11,10 +11,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -22,6 +18,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlp"
 )
 
 // Options configure Setup.
@@ -101,11 +99,26 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 		return nil, fmt.Errorf("telemetry resource: %w", err)
 	}
 
+	// Each signal's configuration is read before anything is made: a
+	// variable that cannot be used is an error at start, not a silent
+	// default.
+	var traceCfg, metricCfg *otlp.Config
+	if t.Traces {
+		if traceCfg, err = otlp.ConfigFromEnv(otlp.Traces, getenv); err != nil {
+			return nil, err
+		}
+	}
+	if t.MetricsOTLP {
+		if metricCfg, err = otlp.ConfigFromEnv(otlp.Metrics, getenv); err != nil {
+			return nil, err
+		}
+	}
+
 	var tp trace.TracerProvider = tracenoop.NewTracerProvider()
 	if t.Traces {
-		exp, err := traceExporter(ctx, protocol(getenv, "TRACES"))
+		exp, err := otlp.NewTraceExporter(traceCfg)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 		}
 		stp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 		t.shutdown = append(t.shutdown, stp.Shutdown)
@@ -115,10 +128,10 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	var mp metric.MeterProvider = metricnoop.NewMeterProvider()
 	var readers []sdkmetric.Option
 	if t.MetricsOTLP {
-		exp, err := metricExporter(ctx, protocol(getenv, "METRICS"))
+		exp, err := otlp.NewMetricExporter(metricCfg)
 		if err != nil {
 			_ = t.Shutdown(ctx)
-			return nil, err
+			return nil, fmt.Errorf("OTLP metric exporter: %w", err)
 		}
 		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
 	}
@@ -168,50 +181,4 @@ func otlpWanted(opts Options, getenv func(string) string, signal string) (bool, 
 		return false, fmt.Errorf("OTEL_%s_EXPORTER=%q: this server exports otlp or none", signal, v)
 	}
 	return opts.OTLP || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") != "", nil
-}
-
-// protocol is the signal's OTLP protocol: its own variable, else the
-// common one, else http/protobuf (the specification's default).
-func protocol(getenv func(string) string, signal string) string {
-	if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL")); p != "" {
-		return p
-	}
-	if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")); p != "" {
-		return p
-	}
-	return "http/protobuf"
-}
-
-func traceExporter(ctx context.Context, proto string) (sdktrace.SpanExporter, error) {
-	var exp sdktrace.SpanExporter
-	var err error
-	switch proto {
-	case "http/protobuf":
-		exp, err = otlptracehttp.New(ctx)
-	case "grpc":
-		exp, err = otlptracegrpc.New(ctx)
-	default:
-		return nil, fmt.Errorf("OTLP protocol %q: use http/protobuf or grpc", proto)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
-	}
-	return exp, nil
-}
-
-func metricExporter(ctx context.Context, proto string) (sdkmetric.Exporter, error) {
-	var exp sdkmetric.Exporter
-	var err error
-	switch proto {
-	case "http/protobuf":
-		exp, err = otlpmetrichttp.New(ctx)
-	case "grpc":
-		exp, err = otlpmetricgrpc.New(ctx)
-	default:
-		return nil, fmt.Errorf("OTLP protocol %q: use http/protobuf or grpc", proto)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("OTLP metric exporter: %w", err)
-	}
-	return exp, nil
 }

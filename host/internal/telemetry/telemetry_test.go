@@ -149,11 +149,12 @@ func TestPrometheus(t *testing.T) {
 
 // TestOTLP sends a request's and a call's spans and metrics to a real
 // OTLP receiver, over each protocol, where the standard variables say;
-// Shutdown flushes them. The environment is the process's: the exporters
-// read it themselves, so these tests do not run in parallel.
+// Shutdown flushes them.
 func TestOTLP(t *testing.T) {
+	t.Parallel()
 	for _, protocol := range []string{"http/protobuf", "grpc"} {
 		t.Run(protocol, func(t *testing.T) {
+			t.Parallel()
 			r := &otlptest.Receiver{}
 			var endpoint string
 			if protocol == "grpc" {
@@ -171,9 +172,9 @@ func TestOTLP(t *testing.T) {
 				t.Cleanup(ts.Close)
 				endpoint = ts.URL
 			}
-			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
-			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
-			tel, err := telemetry.Setup(context.Background(), telemetry.Options{ServiceVersion: "test"})
+			tel, err := telemetry.Setup(context.Background(), telemetry.Options{ServiceVersion: "test", Getenv: env(map[string]string{
+				"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+			})})
 			if err != nil {
 				t.Fatal(err)
 			}

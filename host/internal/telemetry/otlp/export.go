@@ -1,0 +1,376 @@
+package otlp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	grpcgzip "google.golang.org/grpc/encoding/gzip"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// userAgent names the sender to the collector.
+const userAgent = "ramabana-mcp OTLP exporter"
+
+// Retries of a failed export: a network error, HTTP 429, 502, 503 or 504,
+// or a gRPC status the specification calls retryable is tried again after
+// retryFirst, doubling up to retryMax (or after what the collector's
+// Retry-After says), while the export's Timeout leaves room for it.
+const (
+	retryFirst = time.Second
+	retryMax   = 30 * time.Second
+)
+
+var errShutdown = errors.New("OTLP exporter is shut down")
+
+// exporter sends one signal's requests.
+type exporter struct {
+	sig    Signal
+	cfg    *Config
+	sender sender
+
+	mu   sync.Mutex
+	done bool
+}
+
+// sender sends one request and gives back the response's body. An error
+// it may be worth trying again is a *retryable.
+type sender interface {
+	send(ctx context.Context, body []byte) ([]byte, error)
+	close() error
+}
+
+type retryable struct {
+	err   error
+	after time.Duration // what the collector asked for; 0: the backoff's
+}
+
+func (r *retryable) Error() string { return r.err.Error() }
+func (r *retryable) Unwrap() error { return r.err }
+
+func newExporter(sig Signal, cfg *Config) (*exporter, error) {
+	e := &exporter{sig: sig, cfg: cfg}
+	if cfg.Protocol == "grpc" {
+		s, err := newGRPCSender(cfg, sig.method)
+		if err != nil {
+			return nil, err
+		}
+		e.sender = s
+	} else {
+		e.sender = newHTTPSender(cfg)
+	}
+	return e, nil
+}
+
+// export sends body, trying again as the retry policy says, within the
+// configured timeout.
+func (e *exporter) export(ctx context.Context, body []byte) error {
+	e.mu.Lock()
+	done := e.done
+	e.mu.Unlock()
+	if done {
+		return errShutdown
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	wait := retryFirst
+	for {
+		resp, err := e.sender.send(ctx, body)
+		if err == nil {
+			if n, msg := partialSuccess(resp); n > 0 || msg != "" {
+				otel.Handle(fmt.Errorf("OTLP collector rejected %d %s: %s", n, e.sig.noun, msg))
+			}
+			return nil
+		}
+		r, ok := errors.AsType[*retryable](err)
+		if !ok {
+			return err
+		}
+		d := wait
+		if r.after > 0 {
+			d = r.after
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+			return err
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, retryMax)
+	}
+}
+
+func (e *exporter) shutdown(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return nil
+	}
+	e.done = true
+	if err := e.sender.close(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// TraceExporter sends spans over OTLP. It is an sdktrace.SpanExporter.
+type TraceExporter struct{ e *exporter }
+
+// NewTraceExporter makes an exporter of spans to where cfg says.
+func NewTraceExporter(cfg *Config) (*TraceExporter, error) {
+	e, err := newExporter(Traces, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &TraceExporter{e: e}, nil
+}
+
+// ExportSpans sends spans in one request.
+func (t *TraceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	return t.e.export(ctx, TracesRequest(spans))
+}
+
+// Shutdown stops the exporter: later exports fail.
+func (t *TraceExporter) Shutdown(ctx context.Context) error { return t.e.shutdown(ctx) }
+
+// MetricExporter sends metrics over OTLP. It is an sdkmetric.Exporter.
+type MetricExporter struct{ e *exporter }
+
+// NewMetricExporter makes an exporter of metrics to where cfg says.
+func NewMetricExporter(cfg *Config) (*MetricExporter, error) {
+	e, err := newExporter(Metrics, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &MetricExporter{e: e}, nil
+}
+
+// Temporality is the configured preference's for an instrument of kind k:
+// "delta" makes counters and histograms delta, synchronous or not;
+// "lowmemory" only the synchronous ones; "cumulative" none.
+func (m *MetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	switch m.e.cfg.Temporality {
+	case "delta":
+		switch k {
+		case sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindObservableCounter, sdkmetric.InstrumentKindHistogram:
+			return metricdata.DeltaTemporality
+		}
+	case "lowmemory":
+		switch k {
+		case sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindHistogram:
+			return metricdata.DeltaTemporality
+		}
+	}
+	return metricdata.CumulativeTemporality
+}
+
+// Aggregation is the SDK's default for k, histograms aside when the
+// configuration asks for base-2 exponential ones.
+func (m *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	if m.e.cfg.Exponential && k == sdkmetric.InstrumentKindHistogram {
+		return sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}
+	}
+	return sdkmetric.DefaultAggregationSelector(k)
+}
+
+// Export sends rm in one request; nothing when it holds no metric.
+func (m *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	if rm == nil || len(rm.ScopeMetrics) == 0 {
+		return nil
+	}
+	return m.e.export(ctx, MetricsRequest(rm))
+}
+
+// ForceFlush has nothing to do: Export holds nothing back.
+func (m *MetricExporter) ForceFlush(ctx context.Context) error { return ctx.Err() }
+
+// Shutdown stops the exporter: later exports fail.
+func (m *MetricExporter) Shutdown(ctx context.Context) error { return m.e.shutdown(ctx) }
+
+// httpSender posts requests over OTLP/HTTP with protobuf bodies.
+type httpSender struct {
+	url     string
+	headers map[string]string
+	gzip    bool
+	client  *http.Client
+}
+
+func newHTTPSender(cfg *Config) *httpSender {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if cfg.TLS != nil {
+		tr.TLSClientConfig = cfg.TLS.Clone()
+	}
+	return &httpSender{url: cfg.URL, headers: cfg.Headers, gzip: cfg.Gzip, client: &http.Client{Transport: tr}}
+}
+
+// maxResponse bounds what is read of a collector's answer.
+const maxResponse = 64 << 10
+
+func (s *httpSender) send(ctx context.Context, body []byte) ([]byte, error) {
+	if s.gzip {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write(body) // a bytes.Buffer takes all
+		_ = zw.Close()
+		body = buf.Bytes()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range s.headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/x-protobuf")
+	req.Header.Set("User-Agent", userAgent)
+	if s.gzip {
+		req.Header.Set("Content-Encoding", "gzip")
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, &retryable{err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		if err != nil {
+			return nil, nil // sent; only the answer's details are lost
+		}
+		return data, nil
+	case resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode == http.StatusBadGateway,
+		resp.StatusCode == http.StatusServiceUnavailable, resp.StatusCode == http.StatusGatewayTimeout:
+		return nil, &retryable{err: fmt.Errorf("OTLP collector at %s answered %s", s.url, resp.Status), after: retryAfter(resp.Header.Get("Retry-After"))}
+	default:
+		return nil, fmt.Errorf("OTLP collector at %s answered %s%s", s.url, resp.Status, statusMessage(data))
+	}
+}
+
+func (s *httpSender) close() error {
+	s.client.CloseIdleConnections()
+	return nil
+}
+
+// retryAfter reads a Retry-After header given in seconds; 0 for none.
+func retryAfter(h string) time.Duration {
+	if n, err := strconv.Atoi(h); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return 0
+}
+
+// statusMessage is the message of a google.rpc.Status an OTLP/HTTP
+// collector answers a failure with (field 2), as ": message"; "" if the
+// body holds none.
+func statusMessage(body []byte) string {
+	for len(body) > 0 {
+		num, typ, n := protowire.ConsumeTag(body)
+		if n < 0 {
+			return ""
+		}
+		body = body[n:]
+		if num == 2 && typ == protowire.BytesType {
+			msg, n := protowire.ConsumeString(body)
+			if n < 0 || msg == "" {
+				return ""
+			}
+			if len(msg) > 200 {
+				msg = msg[:200] + "…"
+			}
+			return ": " + msg
+		}
+		n = protowire.ConsumeFieldValue(num, typ, body)
+		if n < 0 {
+			return ""
+		}
+		body = body[n:]
+	}
+	return ""
+}
+
+// grpcSender calls the collector's Export method with the request's
+// bytes as they are.
+type grpcSender struct {
+	conn   *grpc.ClientConn
+	method string
+	md     metadata.MD
+	gzip   bool
+}
+
+func newGRPCSender(cfg *Config, method string) (*grpcSender, error) {
+	creds := insecure.NewCredentials()
+	if !cfg.Insecure {
+		conf := cfg.TLS
+		if conf == nil {
+			conf = &tls.Config{MinVersion: tls.VersionTLS12}
+		}
+		creds = credentials.NewTLS(conf.Clone())
+	}
+	conn, err := grpc.NewClient(cfg.Target, grpc.WithTransportCredentials(creds), grpc.WithUserAgent(userAgent))
+	if err != nil {
+		return nil, fmt.Errorf("OTLP collector %q: %w", cfg.Target, err)
+	}
+	s := &grpcSender{conn: conn, method: method, gzip: cfg.Gzip}
+	if len(cfg.Headers) > 0 {
+		s.md = metadata.New(cfg.Headers)
+	}
+	return s, nil
+}
+
+// rawCodec passes a request's bytes through as they are and keeps the
+// response's; it is named proto, as the collector expects.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) { return *v.(*[]byte), nil }
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	*v.(*[]byte) = append([]byte(nil), data...)
+	return nil
+}
+func (rawCodec) Name() string { return "proto" }
+
+func (s *grpcSender) send(ctx context.Context, body []byte) ([]byte, error) {
+	if s.md != nil {
+		ctx = metadata.NewOutgoingContext(ctx, s.md)
+	}
+	opts := []grpc.CallOption{grpc.ForceCodec(rawCodec{})}
+	if s.gzip {
+		opts = append(opts, grpc.UseCompressor(grpcgzip.Name))
+	}
+	var resp []byte
+	err := s.conn.Invoke(ctx, s.method, &body, &resp, opts...)
+	if err == nil {
+		return resp, nil
+	}
+	switch status.Code(err) {
+	case codes.Canceled, codes.DeadlineExceeded, codes.Aborted, codes.OutOfRange, codes.Unavailable, codes.DataLoss:
+		return nil, &retryable{err: err}
+	}
+	return nil, err
+}
+
+func (s *grpcSender) close() error { return s.conn.Close() }

@@ -1,0 +1,287 @@
+package otlp_test
+
+import (
+	"compress/gzip"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlp"
+)
+
+// someSpans are two ended spans.
+func someSpans(t *testing.T) []sdktrace.ReadOnlySpan {
+	t.Helper()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	for _, name := range []string{"one", "two"} {
+		_, s := tp.Tracer("t").Start(context.Background(), name)
+		s.End()
+	}
+	return rec.Ended()
+}
+
+func spanNames(req *coltracepb.ExportTraceServiceRequest) []string {
+	var names []string
+	for _, rs := range req.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			for _, s := range ss.GetSpans() {
+				names = append(names, s.GetName())
+			}
+		}
+	}
+	return names
+}
+
+// TestHTTPExport: a collector that is unavailable at first gets the
+// request again after the Retry-After it asked for, gzipped, with the
+// configured headers; the spans it says it rejected are reported.
+// Not parallel: it sets the global error handler.
+func TestHTTPExport(t *testing.T) {
+	var handled []error
+	var hmu sync.Mutex
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		hmu.Lock()
+		defer hmu.Unlock()
+		handled = append(handled, err)
+	}))
+	t.Cleanup(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
+
+	var calls atomic.Int32
+	var got coltracepb.ExportTraceServiceRequest
+	var gotHeader http.Header
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		gotHeader = r.Header.Clone()
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		body, err := io.ReadAll(zr)
+		if err == nil {
+			err = proto.Unmarshal(body, &got)
+		}
+		if err != nil || r.URL.Path != "/v1/traces" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 1, ErrorMessage: "too old"}})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(ts.Close)
+	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=k1",
+		"OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewTraceExporter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exp.ExportSpans(context.Background(), someSpans(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d requests, want 2 (the first refused)", n)
+	}
+	if names := spanNames(&got); len(names) != 2 || names[0] != "one" || names[1] != "two" {
+		t.Errorf("spans received: %q", names)
+	}
+	if gotHeader.Get("Api-Key") != "k1" || gotHeader.Get("Content-Type") != "application/x-protobuf" || gotHeader.Get("Content-Encoding") != "gzip" {
+		t.Errorf("headers received: %v", gotHeader)
+	}
+	hmu.Lock()
+	if len(handled) != 1 || !strings.Contains(handled[0].Error(), "rejected 1 spans: too old") {
+		t.Errorf("reported: %v", handled)
+	}
+	hmu.Unlock()
+
+	if err := exp.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := exp.ExportSpans(context.Background(), someSpans(t)); err == nil {
+		t.Error("an export after Shutdown succeeded")
+	}
+}
+
+// TestHTTPExportFails: a collector's refusal is the export's error, with
+// the reason its status gives; one that stays unavailable fails the
+// export within its timeout.
+func TestHTTPExportFails(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/down/v1/traces" {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		out, _ := proto.Marshal(&spb.Status{Code: 3, Message: "bad data"})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(ts.Close)
+	for endpoint, want := range map[string]string{
+		ts.URL:           "answered 400 Bad Request: bad data",
+		ts.URL + "/down": "answered 502 Bad Gateway",
+	} {
+		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "1500"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := otlp.NewTraceExporter(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exp.ExportSpans(context.Background(), someSpans(t)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", endpoint, err, want)
+		}
+	}
+}
+
+// gzipped counts the gRPC messages decompressed with gzip: countingGzip
+// stands in for gRPC's own under its name, in this test binary.
+var gzipped atomic.Int32
+
+type countingGzip struct{}
+
+func (countingGzip) Name() string { return "gzip" }
+func (countingGzip) Compress(w io.Writer) (io.WriteCloser, error) {
+	return gzip.NewWriter(w), nil
+}
+func (countingGzip) Decompress(r io.Reader) (io.Reader, error) {
+	gzipped.Add(1)
+	return gzip.NewReader(r)
+}
+
+func init() { encoding.RegisterCompressor(countingGzip{}) }
+
+// collector is a gRPC trace service that keeps what it is sent, with the
+// metadata, and refuses its first call as unavailable.
+type collector struct {
+	coltracepb.UnimplementedTraceServiceServer
+	mu    sync.Mutex
+	calls int
+	md    metadata.MD
+	req   *coltracepb.ExportTraceServiceRequest
+}
+
+func (c *collector) Export(ctx context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	if c.calls == 1 {
+		return nil, status.Error(codes.Unavailable, "starting")
+	}
+	c.md, _ = metadata.FromIncomingContext(ctx)
+	c.req = req
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+// TestGRPCExport: over gRPC the request goes to the trace service's
+// Export, gzipped when asked, with the headers as metadata, and again
+// after an Unavailable.
+func TestGRPCExport(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	c := &collector{}
+	coltracepb.RegisterTraceServiceServer(srv, c)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + ln.Addr().String(),
+		"OTEL_EXPORTER_OTLP_HEADERS": "api-key=k2", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewTraceExporter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	if err := exp.ExportSpans(context.Background(), someSpans(t)); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls != 2 {
+		t.Errorf("%d calls, want 2 (the first refused)", c.calls)
+	}
+	if names := spanNames(c.req); len(names) != 2 {
+		t.Errorf("spans received: %q", names)
+	}
+	if got := c.md.Get("api-key"); len(got) != 1 || got[0] != "k2" {
+		t.Errorf("metadata api-key %q", got)
+	}
+	if gzipped.Load() == 0 {
+		t.Error("the request was not gzipped")
+	}
+}
+
+// TestMetricTemporality: what each preference makes of each kind of
+// instrument, as the specification defines them.
+func TestMetricTemporality(t *testing.T) {
+	t.Parallel()
+	d, c := metricdata.DeltaTemporality, metricdata.CumulativeTemporality
+	kinds := []sdkmetric.InstrumentKind{
+		sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindObservableCounter, sdkmetric.InstrumentKindHistogram,
+		sdkmetric.InstrumentKindUpDownCounter, sdkmetric.InstrumentKindObservableUpDownCounter, sdkmetric.InstrumentKindGauge,
+	}
+	for pref, want := range map[string][]metricdata.Temporality{
+		"cumulative": {c, c, c, c, c, c},
+		"delta":      {d, d, d, c, c, c},
+		"lowmemory":  {d, c, d, c, c, c},
+	} {
+		cfg, err := otlp.ConfigFromEnv(otlp.Metrics, env(map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": pref}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := otlp.NewMetricExporter(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range kinds {
+			if got := exp.Temporality(k); got != want[i] {
+				t.Errorf("%s: %v is %v, want %v", pref, k, got, want[i])
+			}
+		}
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := exp.Export(context.Background(), &metricdata.ResourceMetrics{ScopeMetrics: []metricdata.ScopeMetrics{{}}}); err == nil {
+			t.Errorf("%s: an export after Shutdown: %v", pref, err)
+		}
+	}
+}
