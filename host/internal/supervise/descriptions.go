@@ -154,11 +154,14 @@ func (c Descriptions) Load(name, key string) (*sdk.Description, bool) {
 // readAtMost reads f whole, sized by its length, refusing one of more
 // than limit bytes.
 func readAtMost(f *os.File, limit int64) ([]byte, error) {
-	size := int64(512)
+	size := int64(bytes.MinRead)
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		size = fi.Size() + 1 // one more, to see the end without growing
+		// Room for the end to be seen without growing: ReadFrom grows
+		// the buffer (a copy at twice its size) when less than MinRead
+		// is free.
+		size = fi.Size() + bytes.MinRead
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(size, limit+1)))
+	buf := bytes.NewBuffer(make([]byte, 0, min(size, limit+bytes.MinRead)))
 	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
