@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Signal is what an exporter sends: its name in the variables and its
@@ -138,7 +140,8 @@ func ConfigFromEnv(sig Signal, getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
-// endpoint sets where the signal goes. Over HTTP a common endpoint is a
+// endpoint sets where the signal goes. Its errors do not quote the
+// variable's value, which may hold a secret (user info, a query). Over HTTP a common endpoint is a
 // base URL under which the signal's path goes; a signal's own is the whole
 // URL. Over gRPC either is the collector's address: http:// is without TLS,
 // https:// with it, and host:port alone with it unless ..._INSECURE says
@@ -155,19 +158,18 @@ func (c *Config) endpoint(sig Signal, getenv func(string) string) (hostPort bool
 		}
 		if !strings.Contains(s, "://") {
 			if err := checkHostPort(s); err != nil {
-				return false, fmt.Errorf("%s=%q: %w", v, s, err)
+				return false, fmt.Errorf("%s: %w", v, err)
 			}
 			c.Target = s
 			return true, nil
 		}
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return false, fmt.Errorf("%s=%q: not an http:// or https:// URL, nor host:port", v, s)
+			return false, fmt.Errorf("%s: not an http:// or https:// URL, nor host:port", v)
 		}
+		// Without a port, gRPC's own default (443), as the OpenTelemetry
+		// project's exporter has it.
 		c.Target, c.Insecure = u.Host, u.Scheme == "http"
-		if u.Port() == "" {
-			c.Target = u.Host + ":4317"
-		}
 		return false, nil
 	}
 	if s == "" {
@@ -175,7 +177,7 @@ func (c *Config) endpoint(sig Signal, getenv func(string) string) (hostPort bool
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return false, fmt.Errorf("%s=%q: not an http:// or https:// URL", v, s)
+		return false, fmt.Errorf("%s: not an http:// or https:// URL", v)
 	}
 	switch {
 	case !whole:
@@ -244,15 +246,22 @@ func parseHeaders(s string) (map[string]string, error) {
 		if strings.TrimSpace(pair) == "" {
 			continue
 		}
+		// Nothing of an entry is quoted: one written wrong may be a
+		// secret ("Authorization: Bearer abc=="), and so is a value.
 		k, v, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			// Not quoted: an entry written wrong may be a secret.
 			return nil, fmt.Errorf("entry %d is not key=value", i+1)
+		}
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, fmt.Errorf("entry %d: the name is not a valid header name", i+1)
 		}
 		val, err := url.PathUnescape(strings.TrimSpace(v))
 		if err != nil {
-			return nil, fmt.Errorf("the value of %q: %w", k, err)
+			return nil, fmt.Errorf("entry %d: the value is not percent-encoded", i+1)
+		}
+		if !httpguts.ValidHeaderFieldValue(val) {
+			return nil, fmt.Errorf("entry %d: the value holds what a header cannot (a control character)", i+1)
 		}
 		h[k] = val
 	}

@@ -39,7 +39,7 @@ func TestConfigFromTheVariables(t *testing.T) {
 		"the other signal's variables do not apply": {sig: otlp.Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://t:9", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc"},
 			want: otlp.Config{Protocol: "http/protobuf", URL: "http://localhost:4318/v1/metrics"}},
 		"grpc over https": {sig: otlp.Traces, env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "https://c.example"},
-			want: otlp.Config{Protocol: "grpc", Target: "c.example:4317"}},
+			want: otlp.Config{Protocol: "grpc", Target: "c.example"}}, // gRPC's default port, 443
 		"grpc to host:port, insecure": {sig: otlp.Traces, env: map[string]string{
 			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317", "OTEL_EXPORTER_OTLP_INSECURE": "true"},
 			want: otlp.Config{Protocol: "grpc", Target: "collector:4317", Insecure: true}},
@@ -95,8 +95,11 @@ func TestConfigRefusesWhatItCannotUse(t *testing.T) {
 		"timeout":             {map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "10s"}, "OTEL_EXPORTER_OTLP_TIMEOUT"},
 		"compression":         {map[string]string{"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "zstd"}, "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION"},
 		"insecure":            {map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "c:1", "OTEL_EXPORTER_OTLP_INSECURE": "maybe"}, "OTEL_EXPORTER_OTLP_INSECURE"},
-		"headers":             {map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "token=s3cret%zz"}, "OTEL_EXPORTER_OTLP_HEADERS"},
+		"headers":             {map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "token=s3cret%zz"}, "OTEL_EXPORTER_OTLP_HEADERS: entry 1: the value is not percent-encoded"},
 		"headers not k=v":     {map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1,Authorization: Bearer s3cret"}, "entry 2 is not key=value"},
+		"header name":         {map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization: Bearer s3cret=="}, "entry 1: the name is not a valid header name"},
+		"header value":        {map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "k=s3cret%0Ax"}, "entry 1: the value holds what a header cannot"},
+		"endpoint secret":     {map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://u:s3cret@c/?k=s3cret"}, "OTEL_EXPORTER_OTLP_ENDPOINT: not an http"},
 		"certificate missing": {map[string]string{"OTEL_EXPORTER_OTLP_CERTIFICATE": filepath.Join(dir, "none.pem")}, "OTEL_EXPORTER_OTLP_CERTIFICATE"},
 		"certificate not PEM": {map[string]string{"OTEL_EXPORTER_OTLP_CERTIFICATE": notPEM}, "no PEM certificate"},
 		"client key alone":    {map[string]string{"OTEL_EXPORTER_OTLP_CLIENT_KEY": notPEM}, "OTEL_EXPORTER_OTLP_CLIENT_KEY is set without"},
@@ -107,8 +110,10 @@ func TestConfigRefusesWhatItCannotUse(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
-			if strings.Contains(err.Error(), "s3cret") {
-				t.Errorf("the error quotes a header's value: %v", err)
+			for _, secret := range []string{"s3cret", "%zz", "%0A"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the error quotes what may be a secret: %v", err)
+				}
 			}
 		})
 	}

@@ -25,11 +25,17 @@
 //   - Over HTTP the common endpoint is a base URL (/v1/traces or
 //     /v1/metrics goes under it) and a signal's own the whole URL; the
 //     default is http://localhost:4318. Over gRPC either is the collector's
-//     address, http://localhost:4317 by default.
+//     address, http://localhost:4317 by default: http:// without TLS,
+//     https:// with it, host:port with it unless INSECURE is true; without
+//     a port, gRPC's default (443).
 //   - One export is one request, bounded by TIMEOUT with its retries: a
-//     network error, HTTP 429, 502, 503 or 504 (after Retry-After when
-//     given) or a retryable gRPC status is tried again after 1 s, doubling,
-//     while the timeout leaves room. Items a collector reports rejected
-//     (partial success) go to otel.Handle.
-//   - Headers' values (tokens) appear in no error.
+//     network error, HTTP 429, 502, 503 or 504 or a retryable gRPC status
+//     (ResourceExhausted only with a RetryInfo) is tried again after what
+//     the collector asked for (Retry-After, RetryInfo) or about 1 s,
+//     doubling, while the timeout leaves room; when it runs out between
+//     tries, the error is the collector's last answer. Shutdown ends the
+//     exports under way. Items a collector reports rejected (partial
+//     success) go to otel.Handle.
+//   - No error quotes a header's value or an endpoint's user info or
+//     query: they may hold secrets.
 package otlp

@@ -173,35 +173,40 @@ func statusCode(c codes.Code) uint64 {
 // TracesRequest is an ExportTraceServiceRequest holding spans, grouped by
 // resource and instrumentation scope as they come.
 func TracesRequest(spans []sdktrace.ReadOnlySpan) []byte {
+	// Resources are told apart by what they hold, not where they are.
+	type resKey = attribute.Distinct
 	type scopeKey struct {
-		res   *resource.Resource
+		res   resKey
 		scope instrumentation.Scope
 	}
 	var resources []*resource.Resource
-	scopes := map[*resource.Resource][]instrumentation.Scope{}
+	scopes := map[resKey][]instrumentation.Scope{}
 	byScope := map[scopeKey][]sdktrace.ReadOnlySpan{}
 	for _, s := range spans {
 		if s == nil {
 			continue
 		}
 		res, sc := s.Resource(), s.InstrumentationScope()
-		if _, ok := scopes[res]; !ok {
+		rk := res.Equivalent()
+		if _, ok := scopes[rk]; !ok {
 			resources = append(resources, res)
+			scopes[rk] = nil
 		}
-		k := scopeKey{res, sc}
+		k := scopeKey{rk, sc}
 		if _, ok := byScope[k]; !ok {
-			scopes[res] = append(scopes[res], sc)
+			scopes[rk] = append(scopes[rk], sc)
 		}
 		byScope[k] = append(byScope[k], s)
 	}
 	var b []byte
 	for _, res := range resources {
+		rk := res.Equivalent()
 		b = message(b, 1, func(b []byte) []byte { // ResourceSpans
 			b = message(b, 1, func(b []byte) []byte { return resourceBody(b, res) })
-			for _, sc := range scopes[res] {
+			for _, sc := range scopes[rk] {
 				b = message(b, 2, func(b []byte) []byte { // ScopeSpans
 					b = message(b, 1, func(b []byte) []byte { return scopeBody(b, sc) })
-					for _, s := range byScope[scopeKey{res, sc}] {
+					for _, s := range byScope[scopeKey{rk, sc}] {
 						b = message(b, 2, func(b []byte) []byte { return spanBody(b, s) })
 					}
 					return stringField(b, 3, sc.SchemaURL)
@@ -271,10 +276,11 @@ func temporality(t metricdata.Temporality) uint64 {
 	}
 }
 
-// MetricsRequest is an ExportMetricsServiceRequest holding rm. A metric
-// of a kind OTLP has no place for here (a Summary, which no instrument of
-// the SDK makes) is left out.
-func MetricsRequest(rm *metricdata.ResourceMetrics) []byte {
+// MetricsRequest is an ExportMetricsServiceRequest holding rm, and the
+// metrics it left out: one of an aggregation it does not know, or a sum or
+// histogram of no temporality, which a collector could not read.
+func MetricsRequest(rm *metricdata.ResourceMetrics) ([]byte, []string) {
+	var left []string
 	return message(nil, 1, func(b []byte) []byte { // ResourceMetrics
 		if rm.Resource != nil {
 			b = message(b, 1, func(b []byte) []byte { return resourceBody(b, rm.Resource) })
@@ -283,14 +289,17 @@ func MetricsRequest(rm *metricdata.ResourceMetrics) []byte {
 			b = message(b, 2, func(b []byte) []byte { // ScopeMetrics
 				b = message(b, 1, func(b []byte) []byte { return scopeBody(b, sm.Scope) })
 				for _, m := range sm.Metrics {
-					if body := metricData(m.Data); body != nil {
-						b = message(b, 2, func(b []byte) []byte {
-							b = stringField(b, 1, m.Name)
-							b = stringField(b, 2, m.Description)
-							b = stringField(b, 3, m.Unit)
-							return append(b, body...)
-						})
+					body := metricData(m.Data)
+					if body == nil {
+						left = append(left, m.Name)
+						continue
 					}
+					b = message(b, 2, func(b []byte) []byte {
+						b = stringField(b, 1, m.Name)
+						b = stringField(b, 2, m.Description)
+						b = stringField(b, 3, m.Unit)
+						return append(b, body...)
+					})
 				}
 				return stringField(b, 3, sm.Scope.SchemaURL)
 			})
@@ -299,13 +308,44 @@ func MetricsRequest(rm *metricdata.ResourceMetrics) []byte {
 			b = stringField(b, 3, rm.Resource.SchemaURL())
 		}
 		return b
-	})
+	}), left
 }
 
-// metricData is a Metric's data field (its oneof), nil for a kind it
-// cannot carry.
+// known says whether t is a temporality OTLP has a number for.
+func known(t metricdata.Temporality) bool { return temporality(t) != 0 }
+
+// metricData is a Metric's data field (its oneof), nil for an aggregation
+// it does not know or a temporality it cannot write.
 func metricData(d metricdata.Aggregation) []byte {
 	switch d := d.(type) {
+	case metricdata.Sum[int64]:
+		if !known(d.Temporality) {
+			return nil
+		}
+	case metricdata.Sum[float64]:
+		if !known(d.Temporality) {
+			return nil
+		}
+	case metricdata.Histogram[int64]:
+		if !known(d.Temporality) {
+			return nil
+		}
+	case metricdata.Histogram[float64]:
+		if !known(d.Temporality) {
+			return nil
+		}
+	case metricdata.ExponentialHistogram[int64]:
+		if !known(d.Temporality) {
+			return nil
+		}
+	case metricdata.ExponentialHistogram[float64]:
+		if !known(d.Temporality) {
+			return nil
+		}
+	}
+	switch d := d.(type) {
+	case metricdata.Summary:
+		return message(nil, 11, func(b []byte) []byte { return summaryBody(b, d) })
 	case metricdata.Gauge[int64]:
 		return message(nil, 5, func(b []byte) []byte { return numberPoints(b, d.DataPoints) })
 	case metricdata.Gauge[float64]:
@@ -325,6 +365,25 @@ func metricData(d metricdata.Aggregation) []byte {
 	default:
 		return nil
 	}
+}
+
+func summaryBody(b []byte, s metricdata.Summary) []byte {
+	for _, p := range s.DataPoints {
+		b = message(b, 1, func(b []byte) []byte {
+			b = fixed64Field(b, 2, unixNano(p.StartTime))
+			b = fixed64Field(b, 3, unixNano(p.Time))
+			b = fixed64Field(b, 4, p.Count)
+			b = fixed64Field(b, 5, math.Float64bits(p.Sum))
+			for _, q := range p.QuantileValues {
+				b = message(b, 6, func(b []byte) []byte {
+					b = fixed64Field(b, 1, math.Float64bits(q.Quantile))
+					return fixed64Field(b, 2, math.Float64bits(q.Value))
+				})
+			}
+			return keyValues(b, 7, p.Attributes.ToSlice())
+		})
+	}
+	return b
 }
 
 func sumBody[N int64 | float64](b []byte, s metricdata.Sum[N]) []byte {

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	metricapi "go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -42,6 +43,12 @@ func double(f float64) *commonpb.AnyValue {
 func array(vs ...*commonpb.AnyValue) *commonpb.AnyValue {
 	return &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: vs}}}
 }
+func bytesValue(b []byte) *commonpb.AnyValue {
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_BytesValue{BytesValue: b}}
+}
+func kvlist(kvs ...*commonpb.KeyValue) *commonpb.AnyValue {
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: kvs}}}
+}
 func kv(k string, v *commonpb.AnyValue) *commonpb.KeyValue {
 	return &commonpb.KeyValue{Key: k, Value: v}
 }
@@ -58,15 +65,20 @@ func TestSpansAsTheGeneratedCodeReadsThem(t *testing.T) {
 	res := resource.NewSchemaless(attribute.String("service.name", "svc"))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), sdktrace.WithResource(res))
 	tid := trace.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+	state, err := trace.ParseTraceState("vendor=v1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	parent := trace.NewSpanContext(trace.SpanContextConfig{
-		TraceID: tid, SpanID: trace.SpanID{1, 1, 1, 1, 1, 1, 1, 1}, TraceFlags: trace.FlagsSampled, Remote: true,
+		TraceID: tid, SpanID: trace.SpanID{1, 1, 1, 1, 1, 1, 1, 1}, TraceFlags: trace.FlagsSampled, Remote: true, TraceState: state,
 	})
 	linked := trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: trace.TraceID{9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}, SpanID: trace.SpanID{2, 2, 2, 2, 2, 2, 2, 2},
 	})
 	start := time.Unix(1700000000, 123)
 	ctx := trace.ContextWithRemoteSpanContext(context.Background(), parent)
-	_, span := tp.Tracer("scope-a", trace.WithInstrumentationVersion("v1")).Start(ctx, "tools/call view_file",
+	_, span := tp.Tracer("scope-a", trace.WithInstrumentationVersion("v1"), trace.WithSchemaURL("https://schema/1"),
+		trace.WithInstrumentationAttributes(attribute.String("sa", "x"))).Start(ctx, "tools/call view_file",
 		trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(start),
 		trace.WithLinks(trace.Link{SpanContext: linked, Attributes: []attribute.KeyValue{attribute.Int("n", 7)}}),
 		trace.WithAttributes(
@@ -74,6 +86,9 @@ func TestSpansAsTheGeneratedCodeReadsThem(t *testing.T) {
 			attribute.Float64("f", 2.5), attribute.StringSlice("ss", []string{"x", "y"}),
 			attribute.Int64Slice("is", []int64{1, -2}), attribute.BoolSlice("bs", []bool{false}),
 			attribute.Float64Slice("fs", []float64{0.5}),
+			attribute.KeyValue{Key: "by", Value: attribute.ByteSliceValue([]byte{0, 1})},
+			attribute.KeyValue{Key: "sl", Value: attribute.SliceValue(attribute.StringValue("a"), attribute.IntValue(1))},
+			attribute.KeyValue{Key: "m", Value: attribute.MapValue(attribute.String("k", "v"))},
 		))
 	span.AddEvent("went", trace.WithTimestamp(start.Add(time.Millisecond)), trace.WithAttributes(attribute.String("e", "v")))
 	span.SetStatus(codes.Error, "failed")
@@ -91,15 +106,17 @@ func TestSpansAsTheGeneratedCodeReadsThem(t *testing.T) {
 	want := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
 		Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{kv("service.name", str("svc"))}},
 		ScopeSpans: []*tracepb.ScopeSpans{{
-			Scope: &commonpb.InstrumentationScope{Name: "scope-a", Version: "v1"},
+			Scope:     &commonpb.InstrumentationScope{Name: "scope-a", Version: "v1", Attributes: []*commonpb.KeyValue{kv("sa", str("x"))}},
+			SchemaUrl: "https://schema/1",
 			Spans: []*tracepb.Span{{
-				TraceId: tid[:], SpanId: sid[:], ParentSpanId: []byte{1, 1, 1, 1, 1, 1, 1, 1},
+				TraceId: tid[:], SpanId: sid[:], ParentSpanId: []byte{1, 1, 1, 1, 1, 1, 1, 1}, TraceState: "vendor=v1",
 				Flags: 0x01 | 0x100 | 0x200, Name: "tools/call view_file", Kind: tracepb.Span_SPAN_KIND_SERVER,
 				StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(start.Add(time.Second)),
 				Attributes: []*commonpb.KeyValue{
 					kv("s", str("text")), kv("b", boolean(true)), kv("i", integer(-5)), kv("f", double(2.5)),
 					kv("ss", array(str("x"), str("y"))), kv("is", array(integer(1), integer(-2))),
-					kv("bs", array(boolean(false))), kv("fs", array(double(0.5))),
+					kv("bs", array(boolean(false))), kv("fs", array(double(0.5))), kv("by", bytesValue([]byte{0, 1})),
+					kv("sl", array(str("a"), integer(1))), kv("m", kvlist(kv("k", str("v")))),
 				},
 				Events: []*tracepb.Span_Event{{TimeUnixNano: nanos(start.Add(time.Millisecond)), Name: "went", Attributes: []*commonpb.KeyValue{kv("e", str("v"))}}},
 				Links: []*tracepb.Span_Link{{
@@ -154,7 +171,11 @@ func TestMetricsAsTheGeneratedCodeReadsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got colmetricpb.ExportMetricsServiceRequest
-	if err := proto.Unmarshal(otlp.MetricsRequest(&rm), &got); err != nil {
+	body, left := otlp.MetricsRequest(&rm)
+	if len(left) > 0 {
+		t.Errorf("left out: %q", left)
+	}
+	if err := proto.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
 	}
 	// Times come from the SDK: checked present, then left out of the
@@ -212,5 +233,87 @@ func TestMetricsAsTheGeneratedCodeReadsThem(t *testing.T) {
 	}
 	if s := got.GetResourceMetrics()[0].GetScopeMetrics()[0].GetScope().GetName(); s != "scope" {
 		t.Errorf("scope %q", s)
+	}
+}
+
+// TestHandMadeMetrics: a summary, a histogram's exemplars, and a sum of no
+// temporality, which is left out and named, not written as one a
+// collector cannot read.
+func TestHandMadeMetrics(t *testing.T) {
+	t.Parallel()
+	at := time.Unix(1700000000, 0)
+	ex := []metricdata.Exemplar[float64]{{
+		FilteredAttributes: []attribute.KeyValue{attribute.String("f", "v")}, Time: at, Value: 0.5,
+		SpanID: []byte{1, 2, 3, 4, 5, 6, 7, 8}, TraceID: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+	}}
+	rm := &metricdata.ResourceMetrics{
+		Resource: resource.NewWithAttributes("https://schema/r", attribute.String("service.name", "svc")),
+		ScopeMetrics: []metricdata.ScopeMetrics{{
+			Scope: instrumentation.Scope{Name: "s", SchemaURL: "https://schema/s"},
+			Metrics: []metricdata.Metrics{
+				{Name: "summary", Data: metricdata.Summary{DataPoints: []metricdata.SummaryDataPoint{{
+					Time: at, Count: 4, Sum: 10, QuantileValues: []metricdata.QuantileValue{{Quantile: 0.5, Value: 2}, {Quantile: 1, Value: 5}},
+				}}}},
+				{Name: "undefined", Data: metricdata.Sum[int64]{DataPoints: []metricdata.DataPoint[int64]{{Time: at, Value: 1}}}},
+				{Name: "hist", Data: metricdata.Histogram[float64]{Temporality: metricdata.DeltaTemporality, DataPoints: []metricdata.HistogramDataPoint[float64]{{
+					Time: at, Count: 1, Sum: 0.5, Bounds: []float64{1}, BucketCounts: []uint64{1, 0}, Exemplars: ex,
+				}}}},
+			},
+		}},
+	}
+	body, left := otlp.MetricsRequest(rm)
+	if len(left) != 1 || left[0] != "undefined" {
+		t.Errorf("left out %q, want [undefined]", left)
+	}
+	var got colmetricpb.ExportMetricsServiceRequest
+	if err := proto.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	sum, half := 0.5, 0.5
+	want := &colmetricpb.ExportMetricsServiceRequest{ResourceMetrics: []*metricpb.ResourceMetrics{{
+		Resource:  &resourcepb.Resource{Attributes: []*commonpb.KeyValue{kv("service.name", str("svc"))}},
+		SchemaUrl: "https://schema/r",
+		ScopeMetrics: []*metricpb.ScopeMetrics{{
+			Scope: &commonpb.InstrumentationScope{Name: "s"}, SchemaUrl: "https://schema/s",
+			Metrics: []*metricpb.Metric{
+				{Name: "summary", Data: &metricpb.Metric_Summary{Summary: &metricpb.Summary{DataPoints: []*metricpb.SummaryDataPoint{{
+					TimeUnixNano: nanos(at), Count: 4, Sum: 10,
+					QuantileValues: []*metricpb.SummaryDataPoint_ValueAtQuantile{{Quantile: 0.5, Value: 2}, {Quantile: 1, Value: 5}},
+				}}}}},
+				{Name: "hist", Data: &metricpb.Metric_Histogram{Histogram: &metricpb.Histogram{
+					AggregationTemporality: metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA,
+					DataPoints: []*metricpb.HistogramDataPoint{{
+						TimeUnixNano: nanos(at), Count: 1, Sum: &sum, ExplicitBounds: []float64{1}, BucketCounts: []uint64{1, 0},
+						Exemplars: []*metricpb.Exemplar{{
+							FilteredAttributes: []*commonpb.KeyValue{kv("f", str("v"))}, TimeUnixNano: nanos(at),
+							Value: &metricpb.Exemplar_AsDouble{AsDouble: half}, SpanId: ex[0].SpanID, TraceId: ex[0].TraceID,
+						}},
+					}},
+				}}},
+			},
+		}},
+	}}}
+	if diff := cmp.Diff(want, &got, protocmp.Transform()); diff != "" {
+		t.Errorf("request read back (-want +got):\n%s", diff)
+	}
+}
+
+// TestEqualResourcesAreOne: spans of two providers whose resources hold
+// the same go out under one resource.
+func TestEqualResourcesAreOne(t *testing.T) {
+	t.Parallel()
+	rec := tracetest.NewSpanRecorder()
+	for range 2 {
+		res := resource.NewSchemaless(attribute.String("service.name", "svc"))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec), sdktrace.WithResource(res))
+		_, s := tp.Tracer("t").Start(context.Background(), "s")
+		s.End()
+	}
+	var got coltracepb.ExportTraceServiceRequest
+	if err := proto.Unmarshal(otlp.TracesRequest(rec.Ended()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if rs := got.GetResourceSpans(); len(rs) != 1 || len(rs[0].GetScopeSpans()) != 1 || len(rs[0].GetScopeSpans()[0].GetSpans()) != 2 {
+		t.Errorf("want one resource, one scope, two spans: %v", rs)
 	}
 }

@@ -8,8 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,12 +36,12 @@ const userAgent = "ramabana-mcp OTLP exporter"
 
 // Retries of a failed export: a network error, HTTP 429, 502, 503 or 504,
 // or a gRPC status the specification calls retryable is tried again after
-// retryFirst, doubling up to retryMax (or after what the collector's
-// Retry-After says), while the export's Timeout leaves room for it.
-const (
-	retryFirst = time.Second
-	retryMax   = 30 * time.Second
-)
+// retryFirst, doubling up to retryMax, each wait drawn from half to one and
+// a half of that (or what the collector asked for: Retry-After, gRPC's
+// RetryInfo), while the export's Timeout leaves room for it.
+var retryFirst = time.Second
+
+const retryMax = 30 * time.Second
 
 var errShutdown = errors.New("OTLP exporter is shut down")
 
@@ -46,6 +50,10 @@ type exporter struct {
 	sig    Signal
 	cfg    *Config
 	sender sender
+
+	// stop ends the exports under way when the exporter shuts down.
+	stopped context.Context
+	stop    context.CancelFunc
 
 	mu   sync.Mutex
 	done bool
@@ -68,6 +76,7 @@ func (r *retryable) Unwrap() error { return r.err }
 
 func newExporter(sig Signal, cfg *Config) (*exporter, error) {
 	e := &exporter{sig: sig, cfg: cfg}
+	e.stopped, e.stop = context.WithCancel(context.Background())
 	if cfg.Protocol == "grpc" {
 		s, err := newGRPCSender(cfg, sig.method)
 		if err != nil {
@@ -81,7 +90,8 @@ func newExporter(sig Signal, cfg *Config) (*exporter, error) {
 }
 
 // export sends body, trying again as the retry policy says, within the
-// configured timeout.
+// configured timeout; Shutdown ends it. When the time runs out between
+// tries, the error is the collector's last answer.
 func (e *exporter) export(ctx context.Context, body []byte) error {
 	e.mu.Lock()
 	done := e.done
@@ -91,7 +101,9 @@ func (e *exporter) export(ctx context.Context, body []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
 	defer cancel()
+	defer context.AfterFunc(e.stopped, cancel)()
 	wait := retryFirst
+	var last error // the collector's last answer
 	for {
 		resp, err := e.sender.send(ctx, body)
 		if err == nil {
@@ -100,13 +112,20 @@ func (e *exporter) export(ctx context.Context, body []byte) error {
 			}
 			return nil
 		}
+		if e.stopped.Err() != nil {
+			return fmt.Errorf("%w: %w", errShutdown, err)
+		}
+		if ctx.Err() != nil && last != nil { // the time ran out in a second try or later
+			return fmt.Errorf("%w; the export's time ran out trying again", last)
+		}
 		r, ok := errors.AsType[*retryable](err)
-		if !ok {
+		if !ok || ctx.Err() != nil {
 			return err
 		}
-		d := wait
-		if r.after > 0 {
-			d = r.after
+		last = err
+		d := r.after
+		if d <= 0 {
+			d = wait/2 + rand.N(wait) // half to one and a half of it
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
 			return err
@@ -115,6 +134,9 @@ func (e *exporter) export(ctx context.Context, body []byte) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if e.stopped.Err() != nil {
+				return fmt.Errorf("%w: %w", errShutdown, err)
+			}
 			return err
 		case <-t.C:
 		}
@@ -122,6 +144,8 @@ func (e *exporter) export(ctx context.Context, body []byte) error {
 	}
 }
 
+// shutdown ends the exports under way, fails the later ones and closes
+// the connection.
 func (e *exporter) shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -129,6 +153,7 @@ func (e *exporter) shutdown(ctx context.Context) error {
 		return nil
 	}
 	e.done = true
+	e.stop()
 	if err := e.sender.close(); err != nil {
 		return err
 	}
@@ -198,12 +223,17 @@ func (m *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggre
 	return sdkmetric.DefaultAggregationSelector(k)
 }
 
-// Export sends rm in one request; nothing when it holds no metric.
+// Export sends rm in one request; nothing when it holds no metric. A
+// metric the request cannot carry is left out and reported to otel.Handle.
 func (m *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
 	if rm == nil || len(rm.ScopeMetrics) == 0 {
 		return nil
 	}
-	return m.e.export(ctx, MetricsRequest(rm))
+	body, left := MetricsRequest(rm)
+	if len(left) > 0 {
+		otel.Handle(fmt.Errorf("OTLP metrics left out, of an aggregation or temporality the exporter cannot write: %s", strings.Join(left, ", ")))
+	}
+	return m.e.export(ctx, body)
 }
 
 // ForceFlush has nothing to do: Export holds nothing back.
@@ -215,6 +245,7 @@ func (m *MetricExporter) Shutdown(ctx context.Context) error { return m.e.shutdo
 // httpSender posts requests over OTLP/HTTP with protobuf bodies.
 type httpSender struct {
 	url     string
+	shown   string // url as errors show it: no user info, no query
 	headers map[string]string
 	gzip    bool
 	client  *http.Client
@@ -225,7 +256,16 @@ func newHTTPSender(cfg *Config) *httpSender {
 	if cfg.TLS != nil {
 		tr.TLSClientConfig = cfg.TLS.Clone()
 	}
-	return &httpSender{url: cfg.URL, headers: cfg.Headers, gzip: cfg.Gzip, client: &http.Client{Transport: tr}}
+	return &httpSender{url: cfg.URL, shown: shownURL(cfg.URL), headers: cfg.Headers, gzip: cfg.Gzip, client: &http.Client{Transport: tr}}
+}
+
+// shownURL is raw without what may be a secret: its user info and query.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the collector"
+	}
+	return u.Scheme + "://" + u.Host + u.Path
 }
 
 // maxResponse bounds what is read of a collector's answer.
@@ -253,22 +293,49 @@ func (s *httpSender) send(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return nil, &retryable{err: err}
+		// The URL in the client's error may hold a secret.
+		if uerr, ok := errors.AsType[*url.Error](err); ok {
+			err = uerr.Err
+		}
+		err = fmt.Errorf("OTLP collector at %s: %w", s.shown, err)
+		if networkError(err) {
+			return nil, &retryable{err: err}
+		}
+		return nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	protobuf := resp.Header.Get("Content-Type") == "application/x-protobuf"
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		if err != nil {
+		if err != nil || !protobuf {
 			return nil, nil // sent; only the answer's details are lost
 		}
 		return data, nil
 	case resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode == http.StatusBadGateway,
 		resp.StatusCode == http.StatusServiceUnavailable, resp.StatusCode == http.StatusGatewayTimeout:
-		return nil, &retryable{err: fmt.Errorf("OTLP collector at %s answered %s", s.url, resp.Status), after: retryAfter(resp.Header.Get("Retry-After"))}
+		return nil, &retryable{err: fmt.Errorf("OTLP collector at %s answered %s", s.shown, resp.Status), after: retryAfter(resp.Header.Get("Retry-After"), time.Now())}
 	default:
-		return nil, fmt.Errorf("OTLP collector at %s answered %s%s", s.url, resp.Status, statusMessage(data))
+		msg := ""
+		if protobuf {
+			msg = statusMessage(data)
+		}
+		return nil, fmt.Errorf("OTLP collector at %s answered %s%s", s.shown, resp.Status, msg)
 	}
+}
+
+// networkError says whether err is one of the network's, which a later try
+// may not meet (a refused or reset connection, a timeout), and not one that
+// would recur (a certificate refused, a handshake with a server that does
+// not speak TLS).
+func networkError(err error) bool {
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return true
+	}
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 func (s *httpSender) close() error {
@@ -276,10 +343,14 @@ func (s *httpSender) close() error {
 	return nil
 }
 
-// retryAfter reads a Retry-After header given in seconds; 0 for none.
-func retryAfter(h string) time.Duration {
+// retryAfter reads a Retry-After header, in seconds or as an HTTP date,
+// at now; 0 for none.
+func retryAfter(h string, now time.Time) time.Duration {
 	if n, err := strconv.Atoi(h); err == nil && n > 0 {
 		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil && t.After(now) {
+		return t.Sub(now)
 	}
 	return 0
 }
@@ -366,11 +437,80 @@ func (s *grpcSender) send(ctx context.Context, body []byte) ([]byte, error) {
 	if err == nil {
 		return resp, nil
 	}
-	switch status.Code(err) {
+	st := status.Convert(err)
+	after, told := retryDelay(st)
+	switch st.Code() {
 	case codes.Canceled, codes.DeadlineExceeded, codes.Aborted, codes.OutOfRange, codes.Unavailable, codes.DataLoss:
-		return nil, &retryable{err: err}
+		return nil, &retryable{err: err, after: after}
+	case codes.ResourceExhausted:
+		if told { // the specification's condition: the server said when
+			return nil, &retryable{err: err, after: after}
+		}
 	}
 	return nil, err
+}
+
+// retryDelayType is the type URL of google.rpc.RetryInfo in a status's
+// details.
+const retryDelayType = "type.googleapis.com/google.rpc.RetryInfo"
+
+// retryDelay is the delay a status's RetryInfo detail asks for, read off
+// its bytes (retry_delay, field 1: a Duration of seconds, field 1, and
+// nanos, field 2), and whether it had one.
+func retryDelay(st *status.Status) (time.Duration, bool) {
+	for _, d := range st.Proto().GetDetails() {
+		if d.GetTypeUrl() != retryDelayType {
+			continue
+		}
+		var delay time.Duration
+		info := d.GetValue()
+		for len(info) > 0 {
+			num, typ, n := protowire.ConsumeTag(info)
+			if n < 0 {
+				return 0, true
+			}
+			info = info[n:]
+			if num != 1 || typ != protowire.BytesType {
+				if n = protowire.ConsumeFieldValue(num, typ, info); n < 0 {
+					return 0, true
+				}
+				info = info[n:]
+				continue
+			}
+			dur, n := protowire.ConsumeBytes(info)
+			if n < 0 {
+				return 0, true
+			}
+			info = info[n:]
+			for len(dur) > 0 {
+				num, typ, m := protowire.ConsumeTag(dur)
+				if m < 0 {
+					break
+				}
+				dur = dur[m:]
+				if typ != protowire.VarintType {
+					if m = protowire.ConsumeFieldValue(num, typ, dur); m < 0 {
+						break
+					}
+					dur = dur[m:]
+					continue
+				}
+				v, m := protowire.ConsumeVarint(dur)
+				if m < 0 {
+					break
+				}
+				dur = dur[m:]
+				switch num {
+				case 1:
+					delay += time.Duration(min(int64(v), int64(retryMax/time.Second))) * time.Second //nolint:gosec // bounded
+				case 2:
+					delay += time.Duration(min(int64(v), int64(time.Second))) //nolint:gosec // bounded
+				}
+			}
+		}
+		return max(delay, 0), true
+	}
+	return 0, false
 }
 
 func (s *grpcSender) close() error { return s.conn.Close() }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -18,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -25,8 +27,10 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlp"
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // someSpans are two ended spans.
@@ -134,7 +138,8 @@ func TestHTTPExport(t *testing.T) {
 
 // TestHTTPExportFails: a collector's refusal is the export's error, with
 // the reason its status gives; one that stays unavailable fails the
-// export within its timeout.
+// export within its timeout, with its last answer however many tries the
+// timeout left room for.
 func TestHTTPExportFails(t *testing.T) {
 	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +157,7 @@ func TestHTTPExportFails(t *testing.T) {
 		ts.URL:           "answered 400 Bad Request: bad data",
 		ts.URL + "/down": "answered 502 Bad Gateway",
 	} {
-		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "1500"}))
+		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "200"}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,18 +175,22 @@ func TestHTTPExportFails(t *testing.T) {
 // stands in for gRPC's own under its name, in this test binary.
 var gzipped atomic.Int32
 
-type countingGzip struct{}
+type countingGzip struct{ encoding.Compressor }
 
-func (countingGzip) Name() string { return "gzip" }
-func (countingGzip) Compress(w io.Writer) (io.WriteCloser, error) {
-	return gzip.NewWriter(w), nil
-}
-func (countingGzip) Decompress(r io.Reader) (io.Reader, error) {
+func (c countingGzip) Decompress(r io.Reader) (io.Reader, error) {
 	gzipped.Add(1)
-	return gzip.NewReader(r)
+	return c.Compressor.Decompress(r)
 }
 
-func init() { encoding.RegisterCompressor(countingGzip{}) }
+// grpcGzip is the compressor named gzip that package otlp's imports
+// registered: nil if none did, and the exporter's gzip would not work.
+var grpcGzip = encoding.GetCompressor("gzip")
+
+func init() {
+	if grpcGzip != nil {
+		encoding.RegisterCompressor(countingGzip{grpcGzip})
+	}
+}
 
 // collector is a gRPC trace service that keeps what it is sent, with the
 // metadata, and refuses its first call as unavailable.
@@ -245,6 +254,9 @@ func TestGRPCExport(t *testing.T) {
 	if got := c.md.Get("api-key"); len(got) != 1 || got[0] != "k2" {
 		t.Errorf("metadata api-key %q", got)
 	}
+	if grpcGzip == nil {
+		t.Error("no gzip compressor is registered for gRPC")
+	}
 	if gzipped.Load() == 0 {
 		t.Error("the request was not gzipped")
 	}
@@ -284,4 +296,157 @@ func TestMetricTemporality(t *testing.T) {
 			t.Errorf("%s: an export after Shutdown: %v", pref, err)
 		}
 	}
+}
+
+// TestShutdownEndsAnExport: an export waiting on a collector that does
+// not answer ends when the exporter shuts down, not at its timeout (an
+// hour here), over either protocol.
+func TestShutdownEndsAnExport(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{}, 2)
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // then the server watches the connection
+		arrived <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(ts.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, silent{arrived: arrived, release: release})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	t.Cleanup(func() { close(release) }) // first of the cleanups
+	for protocol, endpoint := range map[string]string{"http/protobuf": ts.URL, "grpc": "http://" + ln.Addr().String()} {
+		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+			"OTEL_EXPORTER_OTLP_PROTOCOL": protocol, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := otlp.NewTraceExporter(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- exp.ExportSpans(context.Background(), someSpans(t)) }()
+		<-arrived // the request is with the collector
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "shut down") {
+				t.Errorf("%s: the export ended with %v", protocol, err)
+			}
+		case <-time.After(proctest.Patience):
+			t.Fatalf("%s: the export goes on after Shutdown", protocol)
+		}
+	}
+}
+
+// silent is a gRPC trace service that does not answer until released.
+type silent struct {
+	coltracepb.UnimplementedTraceServiceServer
+	arrived chan<- struct{}
+	release <-chan struct{}
+}
+
+func (s silent) Export(ctx context.Context, _ *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	s.arrived <- struct{}{}
+	select {
+	case <-ctx.Done():
+	case <-s.release:
+	}
+	return nil, status.Error(codes.Unavailable, "down")
+}
+
+// TestWhatIsNotTriedAgain: a TLS handshake with a collector that speaks
+// none fails at once, and so does a gRPC ResourceExhausted that does not
+// say when to come back; one that does is tried again.
+func TestWhatIsNotTriedAgain(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(ts.Close)
+	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(ts.URL, "http://", "https://", 1), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewTraceExporter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- exp.ExportSpans(context.Background(), someSpans(t)) }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("an export over TLS to a plain HTTP server succeeded")
+		}
+	case <-time.After(proctest.Patience):
+		t.Fatal("a TLS handshake that cannot succeed is tried again and again")
+	}
+
+	for name, c := range map[string]struct {
+		delay bool
+		calls int
+	}{"without RetryInfo": {false, 1}, "with RetryInfo": {true, 2}} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := grpc.NewServer()
+		ex := &exhausted{delay: c.delay}
+		coltracepb.RegisterTraceServiceServer(srv, ex)
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(srv.Stop)
+		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + ln.Addr().String(), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp, err := otlp.NewTraceExporter(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = exp.ExportSpans(context.Background(), someSpans(t))
+		if (err == nil) != c.delay {
+			t.Errorf("%s: err = %v", name, err)
+		}
+		if n := ex.calls.Load(); n != int32(c.calls) {
+			t.Errorf("%s: %d calls, want %d", name, n, c.calls)
+		}
+		_ = exp.Shutdown(context.Background())
+	}
+}
+
+// exhausted answers its first call ResourceExhausted, with a RetryInfo
+// of 1 ms when delay, and takes the next.
+type exhausted struct {
+	coltracepb.UnimplementedTraceServiceServer
+	delay bool
+	calls atomic.Int32
+}
+
+func (e *exhausted) Export(context.Context, *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	if e.calls.Add(1) > 1 {
+		return &coltracepb.ExportTraceServiceResponse{}, nil
+	}
+	st := status.New(codes.ResourceExhausted, "over quota")
+	if e.delay {
+		var err error
+		if st, err = st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Millisecond)}); err != nil {
+			return nil, err
+		}
+	}
+	return nil, st.Err()
 }
