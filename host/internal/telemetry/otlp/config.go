@@ -73,11 +73,11 @@ func ConfigFromEnv(sig Signal, getenv func(string) string) (*Config, error) {
 		return "", ""
 	}
 	c := &Config{Protocol: "http/protobuf", Timeout: defaultTimeout, Temporality: "cumulative"}
-	if _, p := get("PROTOCOL"); p != "" {
-		c.Protocol = p
-	}
-	if c.Protocol != "http/protobuf" && c.Protocol != "grpc" {
-		return nil, fmt.Errorf("OTLP protocol %q: use http/protobuf or grpc", c.Protocol)
+	if v, p := get("PROTOCOL"); p != "" {
+		c.Protocol = strings.ToLower(p)
+		if c.Protocol != "http/protobuf" && c.Protocol != "grpc" {
+			return nil, fmt.Errorf("%s: OTLP protocol %q: use http/protobuf or grpc", v, p)
+		}
 	}
 	hostPort, err := c.endpoint(sig, getenv)
 	if err != nil {
@@ -107,7 +107,7 @@ func ConfigFromEnv(sig Signal, getenv func(string) string) (*Config, error) {
 		}
 	}
 	if v, s := get("COMPRESSION"); s != "" {
-		switch s {
+		switch strings.ToLower(s) {
 		case "gzip":
 			c.Gzip = true
 		case "none":

@@ -27,7 +27,7 @@ func TestConfigFromTheVariables(t *testing.T) {
 		want otlp.Config
 	}{
 		"defaults, http": {sig: otlp.Traces, want: otlp.Config{Protocol: "http/protobuf", URL: "http://localhost:4318/v1/traces"}},
-		"defaults, grpc": {sig: otlp.Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+		"defaults, grpc": {sig: otlp.Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "GRPC"},
 			want: otlp.Config{Protocol: "grpc", Target: "localhost:4317", Insecure: true}},
 		"a base URL with a path": {sig: otlp.Metrics, env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://c.example/otlp/"},
 			want: otlp.Config{Protocol: "http/protobuf", URL: "https://c.example/otlp/v1/metrics"}},
@@ -47,7 +47,7 @@ func TestConfigFromTheVariables(t *testing.T) {
 			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector:4317", "OTEL_EXPORTER_OTLP_INSECURE": "true"},
 			want: otlp.Config{Protocol: "grpc", Target: "collector:4317"}},
 		"headers, timeout, compression": {sig: otlp.Metrics, env: map[string]string{
-			"OTEL_EXPORTER_OTLP_HEADERS": "api-key=a%20b, x=1", "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "2500", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+			"OTEL_EXPORTER_OTLP_HEADERS": "api-key=a%20b, x=1", "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "2500", "OTEL_EXPORTER_OTLP_COMPRESSION": "GZIP",
 			"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": "Delta", "OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "base2_exponential_bucket_histogram"},
 			want: otlp.Config{Protocol: "http/protobuf", URL: "http://localhost:4318/v1/metrics", Headers: map[string]string{"api-key": "a b", "x": "1"},
 				Timeout: 2500 * time.Millisecond, Gzip: true, Temporality: "delta", Exponential: true}},
@@ -88,7 +88,7 @@ func TestConfigRefusesWhatItCannotUse(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"protocol":            {map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, `OTLP protocol "http/json": use http/protobuf or grpc`},
+		"protocol":            {map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, `OTEL_EXPORTER_OTLP_PROTOCOL: OTLP protocol "http/json": use http/protobuf or grpc`},
 		"endpoint scheme":     {map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://x"}, "OTEL_EXPORTER_OTLP_ENDPOINT"},
 		"endpoint no scheme":  {map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "collector:4318"}, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"},
 		"grpc endpoint":       {map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "collector"}, "OTEL_EXPORTER_OTLP_ENDPOINT"},

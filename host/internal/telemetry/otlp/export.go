@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -115,8 +116,8 @@ func (e *exporter) export(ctx context.Context, body []byte) error {
 		if e.stopped.Err() != nil {
 			return fmt.Errorf("%w: %w", errShutdown, err)
 		}
-		if ctx.Err() != nil && last != nil { // the time ran out in a second try or later
-			return fmt.Errorf("%w; the export's time ran out trying again", last)
+		if ctx.Err() != nil && last != nil { // ended in a second try or later
+			return fmt.Errorf("%w (tried again until: %v)", last, ctx.Err())
 		}
 		r, ok := errors.AsType[*retryable](err)
 		if !ok || ctx.Err() != nil {
@@ -326,11 +327,12 @@ func (s *httpSender) send(ctx context.Context, body []byte) ([]byte, error) {
 
 // networkError says whether err is one of the network's, which a later try
 // may not meet (a refused or reset connection, a timeout), and not one that
-// would recur (a certificate refused, a handshake with a server that does
-// not speak TLS).
+// would recur (a certificate refused, by either side: the collector's
+// refusal of ours comes as a TLS alert, a "remote error"; a handshake with
+// a server that does not speak TLS).
 func networkError(err error) bool {
-	if _, ok := errors.AsType[*net.OpError](err); ok {
-		return true
+	if oe, ok := errors.AsType[*net.OpError](err); ok {
+		return oe.Op != "remote error"
 	}
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
 		return true
@@ -450,6 +452,10 @@ func (s *grpcSender) send(ctx context.Context, body []byte) ([]byte, error) {
 	return nil, err
 }
 
+// maxDelaySeconds bounds a RetryInfo's seconds so that the delay does not
+// overflow; it is far past any export's timeout.
+const maxDelaySeconds = math.MaxInt64/int64(time.Second) - 1
+
 // retryDelayType is the type URL of google.rpc.RetryInfo in a status's
 // details.
 const retryDelayType = "type.googleapis.com/google.rpc.RetryInfo"
@@ -500,9 +506,9 @@ func retryDelay(st *status.Status) (time.Duration, bool) {
 					break
 				}
 				dur = dur[m:]
-				switch num {
+				switch num { // bounded against overflow only: the export's deadline bounds the wait
 				case 1:
-					delay += time.Duration(min(int64(v), int64(retryMax/time.Second))) * time.Second //nolint:gosec // bounded
+					delay += time.Duration(min(int64(v), maxDelaySeconds)) * time.Second //nolint:gosec // bounded
 				case 2:
 					delay += time.Duration(min(int64(v), int64(time.Second))) //nolint:gosec // bounded
 				}

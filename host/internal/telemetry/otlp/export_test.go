@@ -3,10 +3,14 @@ package otlp_test
 import (
 	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,12 +78,15 @@ func TestHTTPExport(t *testing.T) {
 	var calls atomic.Int32
 	var got coltracepb.ExportTraceServiceRequest
 	var gotHeader http.Header
+	var first, second time.Time
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 1 {
+			first = time.Now()
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
+		second = time.Now()
 		gotHeader = r.Header.Clone()
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
@@ -116,6 +123,9 @@ func TestHTTPExport(t *testing.T) {
 	if n := calls.Load(); n != 2 {
 		t.Errorf("%d requests, want 2 (the first refused)", n)
 	}
+	if d := second.Sub(first); d < time.Second {
+		t.Errorf("tried again after %v, before the Retry-After of 1 s", d)
+	}
 	if names := spanNames(&got); len(names) != 2 || names[0] != "one" || names[1] != "two" {
 		t.Errorf("spans received: %q", names)
 	}
@@ -137,37 +147,62 @@ func TestHTTPExport(t *testing.T) {
 }
 
 // TestHTTPExportFails: a collector's refusal is the export's error, with
-// the reason its status gives; one that stays unavailable fails the
-// export within its timeout, with its last answer however many tries the
-// timeout left room for.
+// the reason its status gives.
 func TestHTTPExportFails(t *testing.T) {
 	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/down/v1/traces" {
-			w.WriteHeader(http.StatusBadGateway)
-			return
-		}
 		out, _ := proto.Marshal(&spb.Status{Code: 3, Message: "bad data"})
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(ts.Close)
-	for endpoint, want := range map[string]string{
-		ts.URL:           "answered 400 Bad Request: bad data",
-		ts.URL + "/down": "answered 502 Bad Gateway",
-	} {
-		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "200"}))
-		if err != nil {
-			t.Fatal(err)
+	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewTraceExporter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "answered 400 Bad Request: bad data"
+	if err := exp.ExportSpans(context.Background(), someSpans(t)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// TestRefusedClientCertificateNotTriedAgain: a collector that refuses the
+// exporter's client certificate (here: wants one, gets none) refuses it
+// again; the export fails at once instead of for its whole timeout.
+func TestRefusedClientCertificateNotTriedAgain(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	ts.TLS = &tls.Config{ClientAuth: tls.RequireAnyClientCert, MinVersion: tls.VersionTLS12}
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_CERTIFICATE": ca, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewTraceExporter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- exp.ExportSpans(context.Background(), someSpans(t)) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "tls") {
+			t.Errorf("err = %v, want the handshake's", err)
 		}
-		exp, err := otlp.NewTraceExporter(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := exp.ExportSpans(context.Background(), someSpans(t)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: err = %v, want %q", endpoint, err, want)
-		}
+	case <-time.After(proctest.Patience):
+		t.Fatal("a refused client certificate is tried again and again")
 	}
 }
 
@@ -425,6 +460,11 @@ func TestWhatIsNotTriedAgain(t *testing.T) {
 		if n := ex.calls.Load(); n != int32(c.calls) {
 			t.Errorf("%s: %d calls, want %d", name, n, c.calls)
 		}
+		ex.mu.Lock()
+		if len(ex.times) == 2 && ex.times[1].Sub(ex.times[0]) < exhaustedDelay {
+			t.Errorf("%s: tried again after %v, before the RetryInfo's %v", name, ex.times[1].Sub(ex.times[0]), exhaustedDelay)
+		}
+		ex.mu.Unlock()
 		_ = exp.Shutdown(context.Background())
 	}
 }
@@ -435,16 +475,25 @@ type exhausted struct {
 	coltracepb.UnimplementedTraceServiceServer
 	delay bool
 	calls atomic.Int32
+	mu    sync.Mutex
+	times []time.Time
 }
 
+// exhaustedDelay is the RetryInfo's delay: long against the tests' own
+// backoff (1 ms), so that a retry sooner than asked shows.
+const exhaustedDelay = 300 * time.Millisecond
+
 func (e *exhausted) Export(context.Context, *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	e.mu.Lock()
+	e.times = append(e.times, time.Now())
+	e.mu.Unlock()
 	if e.calls.Add(1) > 1 {
 		return &coltracepb.ExportTraceServiceResponse{}, nil
 	}
 	st := status.New(codes.ResourceExhausted, "over quota")
 	if e.delay {
 		var err error
-		if st, err = st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Millisecond)}); err != nil {
+		if st, err = st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(exhaustedDelay)}); err != nil {
 			return nil, err
 		}
 	}
