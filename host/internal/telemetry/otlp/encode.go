@@ -311,38 +311,9 @@ func MetricsRequest(rm *metricdata.ResourceMetrics) ([]byte, []string) {
 	}), left
 }
 
-// known says whether t is a temporality OTLP has a number for.
-func known(t metricdata.Temporality) bool { return temporality(t) != 0 }
-
 // metricData is a Metric's data field (its oneof), nil for an aggregation
 // it does not know or a temporality it cannot write.
 func metricData(d metricdata.Aggregation) []byte {
-	switch d := d.(type) {
-	case metricdata.Sum[int64]:
-		if !known(d.Temporality) {
-			return nil
-		}
-	case metricdata.Sum[float64]:
-		if !known(d.Temporality) {
-			return nil
-		}
-	case metricdata.Histogram[int64]:
-		if !known(d.Temporality) {
-			return nil
-		}
-	case metricdata.Histogram[float64]:
-		if !known(d.Temporality) {
-			return nil
-		}
-	case metricdata.ExponentialHistogram[int64]:
-		if !known(d.Temporality) {
-			return nil
-		}
-	case metricdata.ExponentialHistogram[float64]:
-		if !known(d.Temporality) {
-			return nil
-		}
-	}
 	switch d := d.(type) {
 	case metricdata.Summary:
 		return message(nil, 11, func(b []byte) []byte { return summaryBody(b, d) })
@@ -351,20 +322,29 @@ func metricData(d metricdata.Aggregation) []byte {
 	case metricdata.Gauge[float64]:
 		return message(nil, 5, func(b []byte) []byte { return numberPoints(b, d.DataPoints) })
 	case metricdata.Sum[int64]:
-		return message(nil, 7, func(b []byte) []byte { return sumBody(b, d) })
+		return temporal(7, d.Temporality, func(b []byte) []byte { return sumBody(b, d) })
 	case metricdata.Sum[float64]:
-		return message(nil, 7, func(b []byte) []byte { return sumBody(b, d) })
+		return temporal(7, d.Temporality, func(b []byte) []byte { return sumBody(b, d) })
 	case metricdata.Histogram[int64]:
-		return message(nil, 9, func(b []byte) []byte { return histogramBody(b, d) })
+		return temporal(9, d.Temporality, func(b []byte) []byte { return histogramBody(b, d) })
 	case metricdata.Histogram[float64]:
-		return message(nil, 9, func(b []byte) []byte { return histogramBody(b, d) })
+		return temporal(9, d.Temporality, func(b []byte) []byte { return histogramBody(b, d) })
 	case metricdata.ExponentialHistogram[int64]:
-		return message(nil, 10, func(b []byte) []byte { return expHistogramBody(b, d) })
+		return temporal(10, d.Temporality, func(b []byte) []byte { return expHistogramBody(b, d) })
 	case metricdata.ExponentialHistogram[float64]:
-		return message(nil, 10, func(b []byte) []byte { return expHistogramBody(b, d) })
+		return temporal(10, d.Temporality, func(b []byte) []byte { return expHistogramBody(b, d) })
 	default:
 		return nil
 	}
+}
+
+// temporal is field num holding body, an aggregation of temporality t:
+// nil when t has no number in OTLP, which a collector could not read.
+func temporal(num protowire.Number, t metricdata.Temporality, body func([]byte) []byte) []byte {
+	if temporality(t) == 0 {
+		return nil
+	}
+	return message(nil, num, body)
 }
 
 func summaryBody(b []byte, s metricdata.Summary) []byte {
@@ -528,54 +508,56 @@ func expHistogramBody[N int64 | float64](b []byte, h metricdata.ExponentialHisto
 	return varintField(b, 2, temporality(h.Temporality))
 }
 
-// partialSuccess reads an Export*ServiceResponse: how many items the
-// collector rejected (field 1 of its partial_success) and why.
-func partialSuccess(resp []byte) (rejected int64, msg string) {
-	for len(resp) > 0 {
-		num, typ, n := protowire.ConsumeTag(resp)
+// eachField calls f with each field of the message b in turn, its number,
+// wire type and value (v for a varint, bs for a length-delimited field;
+// neither for the others), until f returns false. It reports false when b
+// is malformed, at the first field that is, after f saw those before it.
+func eachField(b []byte, f func(num protowire.Number, typ protowire.Type, v uint64, bs []byte) bool) bool {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return 0, ""
+			return false
 		}
-		resp = resp[n:]
-		if num == 1 && typ == protowire.BytesType {
-			ps, n := protowire.ConsumeBytes(resp)
-			if n < 0 {
-				return 0, ""
-			}
-			for len(ps) > 0 {
-				num, typ, m := protowire.ConsumeTag(ps)
-				if m < 0 {
-					return rejected, msg
-				}
-				ps = ps[m:]
-				switch {
-				case num == 1 && typ == protowire.VarintType:
-					v, m := protowire.ConsumeVarint(ps)
-					if m < 0 {
-						return rejected, msg
-					}
-					rejected, ps = int64(v), ps[m:] //nolint:gosec // protobuf int64
-				case num == 2 && typ == protowire.BytesType:
-					v, m := protowire.ConsumeString(ps)
-					if m < 0 {
-						return rejected, msg
-					}
-					msg, ps = v, ps[m:]
-				default:
-					m := protowire.ConsumeFieldValue(num, typ, ps)
-					if m < 0 {
-						return rejected, msg
-					}
-					ps = ps[m:]
-				}
-			}
-			return rejected, msg
+		b = b[n:]
+		var v uint64
+		var bs []byte
+		switch typ {
+		case protowire.VarintType:
+			v, n = protowire.ConsumeVarint(b)
+		case protowire.BytesType:
+			bs, n = protowire.ConsumeBytes(b)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
-		n = protowire.ConsumeFieldValue(num, typ, resp)
 		if n < 0 {
-			return 0, ""
+			return false
 		}
-		resp = resp[n:]
+		b = b[n:]
+		if !f(num, typ, v, bs) {
+			return true
+		}
 	}
-	return 0, ""
+	return true
+}
+
+// partialSuccess reads an Export*ServiceResponse: how many items the
+// collector rejected (field 1 of its partial_success, field 1) and why
+// (field 2).
+func partialSuccess(resp []byte) (rejected int64, msg string) {
+	eachField(resp, func(num protowire.Number, typ protowire.Type, _ uint64, ps []byte) bool {
+		if num != 1 || typ != protowire.BytesType {
+			return true
+		}
+		eachField(ps, func(num protowire.Number, typ protowire.Type, v uint64, s []byte) bool {
+			switch {
+			case num == 1 && typ == protowire.VarintType:
+				rejected = int64(v) //nolint:gosec // protobuf int64
+			case num == 2 && typ == protowire.BytesType:
+				msg = string(s)
+			}
+			return true
+		})
+		return false
+	})
+	return rejected, msg
 }

@@ -361,29 +361,21 @@ func retryAfter(h string, now time.Time) time.Duration {
 // collector answers a failure with (field 2), as ": message"; "" if the
 // body holds none.
 func statusMessage(body []byte) string {
-	for len(body) > 0 {
-		num, typ, n := protowire.ConsumeTag(body)
-		if n < 0 {
-			return ""
-		}
-		body = body[n:]
+	var msg string
+	eachField(body, func(num protowire.Number, typ protowire.Type, _ uint64, s []byte) bool {
 		if num == 2 && typ == protowire.BytesType {
-			msg, n := protowire.ConsumeString(body)
-			if n < 0 || msg == "" {
-				return ""
-			}
-			if len(msg) > 200 {
-				msg = msg[:200] + "…"
-			}
-			return ": " + msg
+			msg = string(s)
+			return false
 		}
-		n = protowire.ConsumeFieldValue(num, typ, body)
-		if n < 0 {
-			return ""
-		}
-		body = body[n:]
+		return true
+	})
+	if msg == "" {
+		return ""
 	}
-	return ""
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return ": " + msg
 }
 
 // grpcSender calls the collector's Export method with the request's
@@ -469,50 +461,22 @@ func retryDelay(st *status.Status) (time.Duration, bool) {
 			continue
 		}
 		var delay time.Duration
-		info := d.GetValue()
-		for len(info) > 0 {
-			num, typ, n := protowire.ConsumeTag(info)
-			if n < 0 {
-				return 0, true
-			}
-			info = info[n:]
-			if num != 1 || typ != protowire.BytesType {
-				if n = protowire.ConsumeFieldValue(num, typ, info); n < 0 {
-					return 0, true
-				}
-				info = info[n:]
-				continue
-			}
-			dur, n := protowire.ConsumeBytes(info)
-			if n < 0 {
-				return 0, true
-			}
-			info = info[n:]
-			for len(dur) > 0 {
-				num, typ, m := protowire.ConsumeTag(dur)
-				if m < 0 {
-					break
-				}
-				dur = dur[m:]
-				if typ != protowire.VarintType {
-					if m = protowire.ConsumeFieldValue(num, typ, dur); m < 0 {
-						break
+		whole := eachField(d.GetValue(), func(num protowire.Number, typ protowire.Type, _ uint64, dur []byte) bool {
+			if num == 1 && typ == protowire.BytesType {
+				eachField(dur, func(num protowire.Number, typ protowire.Type, v uint64, _ []byte) bool {
+					switch { // bounded against overflow only: the export's deadline bounds the wait
+					case num == 1 && typ == protowire.VarintType:
+						delay += time.Duration(min(int64(v), maxDelaySeconds)) * time.Second //nolint:gosec // bounded
+					case num == 2 && typ == protowire.VarintType:
+						delay += time.Duration(min(int64(v), int64(time.Second))) //nolint:gosec // bounded
 					}
-					dur = dur[m:]
-					continue
-				}
-				v, m := protowire.ConsumeVarint(dur)
-				if m < 0 {
-					break
-				}
-				dur = dur[m:]
-				switch num { // bounded against overflow only: the export's deadline bounds the wait
-				case 1:
-					delay += time.Duration(min(int64(v), maxDelaySeconds)) * time.Second //nolint:gosec // bounded
-				case 2:
-					delay += time.Duration(min(int64(v), int64(time.Second))) //nolint:gosec // bounded
-				}
+					return true
+				})
 			}
+			return true
+		})
+		if !whole {
+			return 0, true
 		}
 		return max(delay, 0), true
 	}
