@@ -61,6 +61,57 @@ func spanNames(req *coltracepb.ExportTraceServiceRequest) []string {
 	return names
 }
 
+// traceExporter is an exporter of spans configured by vars alone; it
+// shuts down with the test.
+func traceExporter(t *testing.T, vars map[string]string) *otlp.TraceExporter {
+	t.Helper()
+	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(vars))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewTraceExporter(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	return exp
+}
+
+// exporting starts an export of two spans and returns a wait for its
+// error. The wait fails the test, saying stuck, when the export has not
+// ended within the patience: the exporters that fail here have an hour's
+// timeout, so one tried again and again would not end.
+func exporting(t *testing.T, exp *otlp.TraceExporter, stuck string) func() error {
+	spans := someSpans(t)
+	done := make(chan error, 1)
+	go func() { done <- exp.ExportSpans(context.Background(), spans) }()
+	return func() error {
+		t.Helper()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(proctest.Patience):
+			t.Fatal(stuck)
+			return nil
+		}
+	}
+}
+
+// grpcCollector serves svc over gRPC on 127.0.0.1 until the test ends and
+// returns its endpoint, http://host:port.
+func grpcCollector(t *testing.T, svc coltracepb.TraceServiceServer) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, svc)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return "http://" + ln.Addr().String()
+}
+
 // TestHTTPExport: a collector that is unavailable at first gets the
 // request again after the Retry-After it asked for, gzipped, with the
 // configured headers; the spans it says it rejected are reported.
@@ -106,17 +157,10 @@ func TestHTTPExport(t *testing.T) {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(ts.Close)
-	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=k1",
 		"OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := otlp.NewTraceExporter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	if err := exp.ExportSpans(context.Background(), someSpans(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -157,14 +201,7 @@ func TestHTTPExportFails(t *testing.T) {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(ts.Close)
-	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := otlp.NewTraceExporter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := traceExporter(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000"})
 	want := "answered 400 Bad Request: bad data"
 	if err := exp.ExportSpans(context.Background(), someSpans(t)); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
@@ -184,25 +221,12 @@ func TestRefusedClientCertificateNotTriedAgain(t *testing.T) {
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_CERTIFICATE": ca, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := otlp.NewTraceExporter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- exp.ExportSpans(context.Background(), someSpans(t)) }()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "tls") {
-			t.Errorf("err = %v, want the handshake's", err)
-		}
-	case <-time.After(proctest.Patience):
-		t.Fatal("a refused client certificate is tried again and again")
+	})
+	err := exporting(t, exp, "a refused client certificate is tried again and again")()
+	if err == nil || !strings.Contains(err.Error(), "tls") {
+		t.Errorf("err = %v, want the handshake's", err)
 	}
 }
 
@@ -254,27 +278,11 @@ func (c *collector) Export(ctx context.Context, req *coltracepb.ExportTraceServi
 // after an Unavailable.
 func TestGRPCExport(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
 	c := &collector{}
-	coltracepb.RegisterTraceServiceServer(srv, c)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
-		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + ln.Addr().String(),
+	exp := traceExporter(t, map[string]string{
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": grpcCollector(t, c),
 		"OTEL_EXPORTER_OTLP_HEADERS": "api-key=k2", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := otlp.NewTraceExporter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	})
 	if err := exp.ExportSpans(context.Background(), someSpans(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -349,39 +357,19 @@ func TestShutdownEndsAnExport(t *testing.T) {
 		}
 	}))
 	t.Cleanup(ts.Close)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	coltracepb.RegisterTraceServiceServer(srv, silent{arrived: arrived, release: release})
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
+	grpcEndpoint := grpcCollector(t, silent{arrived: arrived, release: release})
 	t.Cleanup(func() { close(release) }) // first of the cleanups
-	for protocol, endpoint := range map[string]string{"http/protobuf": ts.URL, "grpc": "http://" + ln.Addr().String()} {
-		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+	for protocol, endpoint := range map[string]string{"http/protobuf": ts.URL, "grpc": grpcEndpoint} {
+		exp := traceExporter(t, map[string]string{
 			"OTEL_EXPORTER_OTLP_PROTOCOL": protocol, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := otlp.NewTraceExporter(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- exp.ExportSpans(context.Background(), someSpans(t)) }()
+		})
+		wait := exporting(t, exp, protocol+": the export goes on after Shutdown")
 		<-arrived // the request is with the collector
 		if err := exp.Shutdown(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), "shut down") {
-				t.Errorf("%s: the export ended with %v", protocol, err)
-			}
-		case <-time.After(proctest.Patience):
-			t.Fatalf("%s: the export goes on after Shutdown", protocol)
+		if err := wait(); err == nil || !strings.Contains(err.Error(), "shut down") {
+			t.Errorf("%s: the export ended with %v", protocol, err)
 		}
 	}
 }
@@ -409,51 +397,22 @@ func TestWhatIsNotTriedAgain(t *testing.T) {
 	t.Parallel()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	t.Cleanup(ts.Close)
-	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
+	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(ts.URL, "http://", "https://", 1), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp, err := otlp.NewTraceExporter(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- exp.ExportSpans(context.Background(), someSpans(t)) }()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("an export over TLS to a plain HTTP server succeeded")
-		}
-	case <-time.After(proctest.Patience):
-		t.Fatal("a TLS handshake that cannot succeed is tried again and again")
+	})
+	if err := exporting(t, exp, "a TLS handshake that cannot succeed is tried again and again")(); err == nil {
+		t.Error("an export over TLS to a plain HTTP server succeeded")
 	}
 
 	for name, c := range map[string]struct {
 		delay bool
 		calls int
 	}{"without RetryInfo": {false, 1}, "with RetryInfo": {true, 2}} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := grpc.NewServer()
 		ex := &exhausted{delay: c.delay}
-		coltracepb.RegisterTraceServiceServer(srv, ex)
-		go func() { _ = srv.Serve(ln) }()
-		t.Cleanup(srv.Stop)
-		cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(map[string]string{
-			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + ln.Addr().String(), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		exp, err := otlp.NewTraceExporter(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = exp.ExportSpans(context.Background(), someSpans(t))
+		exp := traceExporter(t, map[string]string{
+			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": grpcCollector(t, ex), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
+		})
+		err := exp.ExportSpans(context.Background(), someSpans(t))
 		if (err == nil) != c.delay {
 			t.Errorf("%s: err = %v", name, err)
 		}
@@ -465,7 +424,6 @@ func TestWhatIsNotTriedAgain(t *testing.T) {
 			t.Errorf("%s: tried again after %v, before the RetryInfo's %v", name, ex.times[1].Sub(ex.times[0]), exhaustedDelay)
 		}
 		ex.mu.Unlock()
-		_ = exp.Shutdown(context.Background())
 	}
 }
 
