@@ -53,7 +53,13 @@ type searcher struct {
 	indexed map[string][sha256.Size]byte // source → the content its documents were made from
 	lazy    map[string]*lazyTools        // lazy servers' tools, by server id (indexSession)
 	worker  sync.WaitGroup               // the embeddings worker: Close waits for it
-	servers string                       // the server list in the tool's description now
+
+	// describe serialises syncSearch from reading the server list to
+	// swapping the tool: two changes at once (an upstream server
+	// connecting while a plugin registers) must not let the one that
+	// read the list first swap its older description in last.
+	describe sync.Mutex
+	servers  string // the server list in the tool's description now; describe is held
 }
 
 // serverOf is what an entry's search results are grouped by: the upstream
@@ -473,17 +479,16 @@ func (h *Host) syncSearch() {
 	if h.cfg.Embed != nil {
 		h.freshIndex() // the tools' embeddings start as the tools come, not at the first query
 	}
+	h.search.describe.Lock()
+	defer h.search.describe.Unlock()
 	servers := h.serverList()
-	h.search.mu.Lock()
-	same := servers == h.search.servers
-	h.search.servers = servers
-	h.search.mu.Unlock()
-	if same {
+	if servers == h.search.servers {
 		return
 	}
 	c := searchCaller{h}
 	if servers == "" { // nothing to search
 		h.catalog.RemoveCaller(c)
+		h.search.servers = servers
 		return
 	}
 	box := c.box(servers)
@@ -493,6 +498,9 @@ func (h *Host) syncSearch() {
 		err = h.catalog.Swap(SearchGroup, catalog.InProcess, d, c)
 	}
 	if err != nil {
+		// The list kept is the old one: the next change tries again.
 		h.logger.Warn("search_capabilities not updated", "error", fmt.Sprint(err))
+		return
 	}
+	h.search.servers = servers
 }
