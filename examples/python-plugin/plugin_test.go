@@ -64,8 +64,8 @@ func TestMain(m *testing.M) {
 		}
 		pluginBin = filepath.Join(dir, "dist", pluginPrefix+"wordcount")
 		hostBin = filepath.Join(dir, "ramabana-mcp")
-		if out, err := exec.Command("go", "build", "-o", hostBin, "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp").CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build ramabana-mcp: %v\n%s", err, out)
+		if err := proctest.Build(hostBin, nil, "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp"); err != nil {
+			fmt.Fprintf(os.Stderr, "go build ramabana-mcp: %v\n", err)
 			return 1
 		}
 		return m.Run()

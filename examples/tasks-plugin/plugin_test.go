@@ -40,8 +40,8 @@ func TestMain(m *testing.M) {
 			hostBin:   "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp",
 			pluginBin: "github.com/ramabana/ramabana-mcp/examples/tasks-plugin",
 		} {
-			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, b)
+			if err := proctest.Build(out, nil, pkg); err != nil {
+				fmt.Fprintf(os.Stderr, "go build %s: %v\n", pkg, err)
 				return 1
 			}
 		}

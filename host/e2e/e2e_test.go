@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,13 +47,21 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "ramabana-mcp")
 	testPlugin = filepath.Join(dir, "testplugin")
 	testUpstream = filepath.Join(dir, "testupstream")
-	// One go build for the three, which links them in parallel; each is
-	// named after its package's folder.
-	args := append(append([]string{"build"}, raceFlags...), "-o", dir+string(filepath.Separator),
-		"github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp", "github.com/ramabana/ramabana-mcp/internal/testplugin",
-		"github.com/ramabana/ramabana-mcp/internal/testupstream")
-	if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, b)
+	// The three in parallel, each shared with the other packages' tests
+	// that build it with the same flags (proctest.Build).
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i, b := range []struct{ path, pkg string }{
+		{binary, "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp"},
+		{testPlugin, "github.com/ramabana/ramabana-mcp/internal/testplugin"},
+		{testUpstream, "github.com/ramabana/ramabana-mcp/internal/testupstream"},
+	} {
+		wg.Go(func() { errs[i] = proctest.Build(b.path, raceFlags, b.pkg) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n", err)
+		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -1,12 +1,14 @@
-// Package proctest inspects processes from /proc for tests that check no
-// process is left behind. Linux only.
+// Package proctest serves tests that run processes: it builds the binaries
+// they run, once for every test binary of a run (Build, RunWithTestPlugin),
+// waits for what those processes do within a generous bound (Patience),
+// and inspects processes from /proc (Linux only) for tests that check no
+// process is left behind.
 package proctest
 
 import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -153,8 +155,8 @@ func RunWithTestPlugin(m *testing.M, name string, set func(path string)) {
 		os.Exit(1)
 	}
 	path := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", path, "github.com/ramabana/ramabana-mcp/internal/testplugin").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build testplugin: %v\n%s", err, out)
+	if err := Build(path, nil, "github.com/ramabana/ramabana-mcp/internal/testplugin"); err != nil {
+		fmt.Fprintf(os.Stderr, "build testplugin: %v\n", err)
 		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}

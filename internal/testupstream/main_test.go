@@ -17,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // binary is this command, built once for the package.
@@ -29,8 +31,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "testupstream")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build testupstream: %v\n%s", err, out)
+	// By import path, as host/e2e builds it: the two share the link (proctest.Build).
+	if err := proctest.Build(binary, nil, "github.com/ramabana/ramabana-mcp/internal/testupstream"); err != nil {
+		fmt.Fprintf(os.Stderr, "build testupstream: %v\n", err)
 		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 	}
 	serverBin = filepath.Join(dir, "ramabana-mcp")
 	code := 1
-	if out, err := exec.Command("go", "build", "-o", serverBin, "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build ramabana-mcp: %v\n%s", err, out)
+	if err := proctest.Build(serverBin, nil, "github.com/ramabana/ramabana-mcp/cmd/ramabana-mcp"); err != nil {
+		fmt.Fprintf(os.Stderr, "build ramabana-mcp: %v\n", err)
 	} else {
 		code = m.Run()
 	}
