@@ -13,7 +13,10 @@ import (
 
 // Build builds the main package pkg with go build and extra flags (such
 // as -race) into the file dst, which must not exist (its folder is made
-// if missing, as go build -o makes it).
+// if missing, as go build -o makes it). Call it before any test runs (in
+// TestMain): dst is written by this process, and a process another
+// goroutine starts meanwhile would hold dst open until it runs its own
+// program, which makes running dst fail with "text file busy".
 //
 // Test binaries of one `go test ./...` run share what they build: pkg is
 // built into a folder of the user's cache (sharedBuilds) and copied to
@@ -47,7 +50,11 @@ func Build(dst string, flags []string, pkg string) error {
 		return fmt.Errorf("lock %s: %w", target, err)
 	}
 	defer unlock()
-	if err := goBuild(target, flags, pkg); err != nil {
+	// The link is written in a work folder beside target, so that go build
+	// moves it into place with a rename: a copy across file systems (a
+	// tmpfs /tmp) cut short by a kill would leave a truncated target that
+	// go build, which reads only a binary's build ID, takes for up to date.
+	if err := goBuild(target, flags, pkg, "GOTMPDIR="+filepath.Join(shared, "tmp")); err != nil {
 		return err
 	}
 	// As go build -o would, dst's folder is made if missing.
@@ -63,6 +70,8 @@ const SharedBuildsEnv = "RAMABANA_TEST_BUILDS"
 
 // sharedBuilds is the folder the shared builds live in, made if missing:
 // the user's own, not a folder of /tmp another user could have made.
+// A relative folder is refused: each test binary runs in its own
+// package's folder, so it would name a different one in each.
 func sharedBuilds() (string, error) {
 	dir := os.Getenv(SharedBuildsEnv)
 	if dir == "" {
@@ -72,7 +81,11 @@ func sharedBuilds() (string, error) {
 		}
 		dir = filepath.Join(cache, "ramabana-mcp-test-builds")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("%s=%s is not an absolute path", SharedBuildsEnv, dir)
+	}
+	// tmp is go build's work folder (GOTMPDIR), on target's file system.
+	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o700); err != nil {
 		return "", err
 	}
 	return dir, nil
@@ -82,10 +95,15 @@ func sharedBuilds() (string, error) {
 // build printed.
 var buildOutput func([]byte)
 
-// goBuild runs go build -o out with flags over pkg.
-func goBuild(out string, flags []string, pkg string) error {
+// goBuild runs go build -o out with flags over pkg, with env added to
+// its environment.
+func goBuild(out string, flags []string, pkg string, env ...string) error {
 	args := append(append([]string{"build"}, flags...), "-o", out, pkg)
-	b, err := exec.Command("go", args...).CombinedOutput()
+	cmd := exec.Command("go", args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	b, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
 	}

@@ -74,7 +74,7 @@ func sharedBinaries(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".lock") {
+		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".lock") {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +19,6 @@ import (
 	"github.com/ramabana/ramabana-mcp/host/internal/agent"
 	"github.com/ramabana/ramabana-mcp/host/internal/ask"
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
-	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/sdk"
 )
 
@@ -41,8 +41,10 @@ var buildTasksExample = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, "ramabana-plugin-docs")
-	if err := proctest.Build(path, nil, "github.com/ramabana/ramabana-mcp/examples/tasks-plugin"); err != nil {
-		return "", fmt.Errorf("go build examples/tasks-plugin: %v", err)
+	// Written by go build, not by this process (not proctest.Build): this
+	// runs inside a parallel test, beside tests that start processes.
+	if b, err := exec.Command("go", "build", "-o", path, "github.com/ramabana/ramabana-mcp/examples/tasks-plugin").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build examples/tasks-plugin: %v\n%s", err, b)
 	}
 	return path, nil
 })
