@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,7 +62,7 @@ func Build(dst string, flags []string, pkg string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	return copyExecutable(target, dst)
+	return CopyFile(target, dst, 0o755)
 }
 
 // SharedBuildsEnv names the variable that moves the shared builds'
@@ -113,14 +114,15 @@ func goBuild(out string, flags []string, pkg string, env ...string) error {
 	return nil
 }
 
-// copyExecutable copies the executable src to dst, a new file.
-func copyExecutable(src, dst string) error {
+// CopyFile copies the file src to dst, a new file with permissions perm:
+// it fails when dst exists.
+func CopyFile(src, dst string, perm fs.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}

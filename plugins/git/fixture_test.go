@@ -3,7 +3,6 @@ package git_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // Most tests start from a repository whose history is the same every
@@ -157,7 +158,7 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(link, target)
 		case d.Type().IsRegular():
-			if err := copyFile(p, target, info.Mode().Perm()); err != nil {
+			if err := proctest.CopyFile(p, target, info.Mode().Perm()); err != nil {
 				return err
 			}
 			return os.Chtimes(target, info.ModTime(), info.ModTime())
@@ -165,23 +166,6 @@ func copyTree(src, dst string) error {
 			return fmt.Errorf("%s: cannot copy a file of type %s", p, d.Type())
 		}
 	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // The templates.
