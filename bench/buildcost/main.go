@@ -86,7 +86,7 @@ func module(pkg string) string {
 	case !strings.Contains(parts[0], "."):
 		return "std"
 	case parts[0] == "go.opentelemetry.io":
-		return "go.opentelemetry.io (otel and its SDK)"
+		return "go.opentelemetry.io (otel)"
 	case parts[0] == "github.com" || parts[0] == "golang.org":
 		n = 3
 	}

@@ -202,10 +202,7 @@ func New(cfg Config) (*Host, error) {
 	h.laterGroups, h.knownGroups = laterGroups, knownGroups
 	h.newUpstreams()
 	h.calls, h.cancelCalls = context.WithCancelCause(context.Background())
-	stopObserving, err := h.observeTelemetry()
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: %w", err)
-	}
+	stopObserving := h.observeTelemetry()
 	if err := newSessionGroup(h.logOf, func() string { return h.Roots()[0] }).register(h.catalog); err != nil {
 		stopObserving() // a host New does not return is observed no more
 		return nil, fmt.Errorf("session group: %w", err)

@@ -37,10 +37,7 @@ func (h *Host) telemetryCall(ctx context.Context, e *catalog.Entry, id string) t
 // that. Close does not call it: the server's last export, made at exit
 // while the host closes, must still hold the gauges (with the default
 // 60 s interval it is a short session's only export).
-func (h *Host) observeTelemetry() (stop func(), err error) {
-	if h.cfg.Telemetry == nil {
-		return func() {}, nil
-	}
+func (h *Host) observeTelemetry() (stop func()) {
 	return h.cfg.Telemetry.Observe(func() []telemetry.PluginState {
 		var out []telemetry.PluginState
 		for name, p := range h.Plugins() {

@@ -12,16 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/hub"
 	"github.com/ramabana/ramabana-mcp/host/internal/mcpserver"
 	"github.com/ramabana/ramabana-mcp/host/internal/supervise"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/spans"
 	"github.com/ramabana/ramabana-mcp/host/internal/upstream"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 	"github.com/ramabana/ramabana-mcp/internal/skilltest"
@@ -37,13 +35,9 @@ const secret = "jane.doe-4111111111111111"
 // holds an argument.
 func TestTelemetry(t *testing.T) {
 	t.Parallel()
-	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	reader := sdkmetric.NewManualReader()
-	ins, err := telemetry.NewInstruments(tp, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := &spans.Recorder{}
+	reg := metrics.NewRegistry(metrics.Scope{Name: "test"}, metrics.TraceBased, metrics.ReaderConfig{})
+	ins := telemetry.NewInstruments(spansProvider(rec), reg)
 	dir := t.TempDir()
 	for _, mode := range []string{"echo", "trace"} {
 		if err := os.Symlink(hub.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+mode)); err != nil {
@@ -102,43 +96,43 @@ func TestTelemetry(t *testing.T) {
 
 	// The span tree of the trace_context call: request → hop, and the
 	// plugin's handler got the hop's context.
-	request := findSpan(t, spans, "tools/call trace_context")
-	hop := findSpan(t, spans, "execute_tool trace_context")
-	if request.SpanKind() != trace.SpanKindServer || hop.SpanKind() != trace.SpanKindClient {
-		t.Errorf("kinds: request %v, hop %v; want server, client", request.SpanKind(), hop.SpanKind())
+	request := findSpan(t, rec, "tools/call trace_context")
+	hop := findSpan(t, rec, "execute_tool trace_context")
+	if request.Kind != trace.SpanKindServer || hop.Kind != trace.SpanKindClient {
+		t.Errorf("kinds: request %v, hop %v; want server, client", request.Kind, hop.Kind)
 	}
-	if hop.Parent().SpanID() != request.SpanContext().SpanID() || hop.SpanContext().TraceID() != request.SpanContext().TraceID() {
-		t.Errorf("the hop span %v is not the request span %v's child", hop.Parent(), request.SpanContext())
+	if hop.Parent.SpanID() != request.SpanContext.SpanID() || hop.SpanContext.TraceID() != request.SpanContext.TraceID() {
+		t.Errorf("the hop span %v is not the request span %v's child", hop.Parent, request.SpanContext)
 	}
-	if got.TraceID != hop.SpanContext().TraceID().String() || got.SpanID != hop.SpanContext().SpanID().String() || !got.Remote {
+	if got.TraceID != hop.SpanContext.TraceID().String() || got.SpanID != hop.SpanContext.SpanID().String() || !got.Remote {
 		t.Errorf("the plugin's handler got trace %s span %s remote %v; want the hop's, trace %s span %s, remote",
-			got.TraceID, got.SpanID, got.Remote, hop.SpanContext().TraceID(), hop.SpanContext().SpanID())
+			got.TraceID, got.SpanID, got.Remote, hop.SpanContext.TraceID(), hop.SpanContext.SpanID())
 	}
 	wantAttrs(t, request, map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "trace_context"})
 	wantAttrs(t, hop, map[string]string{"gen_ai.tool.name": "trace_context", "group": "trace", "plugin": "trace", "caller": "client", "ramabana.hop": "plugin"})
-	wantAttrs(t, findSpan(t, spans, "execute_tool docs__runbook"), map[string]string{"upstream": "docs", "ramabana.hop": "upstream"})
+	wantAttrs(t, findSpan(t, rec, "execute_tool docs__runbook"), map[string]string{"upstream": "docs", "ramabana.hop": "upstream"})
 
 	// A tool error is an error status naming its type, on both spans.
-	for _, s := range spans.Ended() {
-		if s.Name() != "tools/call echo" && s.Name() != "execute_tool echo" {
+	for _, s := range rec.Ended() {
+		if s.Name != "tools/call echo" && s.Name != "execute_tool echo" {
 			continue
 		}
-		if s.Status().Code == codes.Error && s.Status().Description != telemetry.ErrorTool {
-			t.Errorf("span %s status %v, want the error's type only", s.Name(), s.Status())
+		if s.Status.Code == codes.Error && s.Status.Description != telemetry.ErrorTool {
+			t.Errorf("span %s status %v, want the error's type only", s.Name, s.Status)
 		}
 	}
-	for _, s := range spans.Ended() {
-		for _, a := range s.Attributes() {
+	for _, s := range rec.Ended() {
+		for _, a := range s.Attributes {
 			if strings.Contains(a.Value.String(), "jane.doe") || strings.Contains(a.Value.String(), "4111") {
-				t.Errorf("span %s holds an argument: %s=%s", s.Name(), a.Key, a.Value.String())
+				t.Errorf("span %s holds an argument: %s=%s", s.Name, a.Key, a.Value.String())
 			}
 		}
-		if strings.Contains(s.Status().Description, "jane.doe") || len(s.Events()) > 0 {
-			t.Errorf("span %s holds status %q and events %v", s.Name(), s.Status().Description, s.Events())
+		if strings.Contains(s.Status.Description, "jane.doe") || len(s.Events) > 0 {
+			t.Errorf("span %s holds status %q and events %v", s.Name, s.Status.Description, s.Events)
 		}
 	}
 
-	m := collect(t, reader)
+	m := collect(reg)
 	for _, c := range []struct {
 		metric string
 		attrs  map[string]string
@@ -161,6 +155,18 @@ func TestTelemetry(t *testing.T) {
 		}
 	}
 
+	// The duration of the trace_context call keeps the hop's span as its
+	// exemplar: from a slow bucket to the call's trace.
+	var exemplars []metrics.Exemplar
+	for _, p := range m["ramabana.tool.duration"].Histograms {
+		if v, _ := p.Attributes.Value("tool"); v.AsString() == "trace_context" {
+			exemplars = append(exemplars, p.Exemplars...)
+		}
+	}
+	if len(exemplars) != 1 || exemplars[0].TraceID != hop.SpanContext.TraceID() || exemplars[0].SpanID != hop.SpanContext.SpanID() {
+		t.Errorf("trace_context's duration exemplars %+v; want one naming the hop span %v", exemplars, hop.SpanContext)
+	}
+
 	// A killed plugin is down until the next call relaunches it: one
 	// restart.
 	p := h.Plugins()["echo"]
@@ -174,24 +180,29 @@ func TestTelemetry(t *testing.T) {
 	if !proctest.Await(func() bool { return !p.Health().Running }) {
 		t.Fatal("the killed plugin still runs")
 	}
-	if got := collect(t, reader).value("ramabana.plugin.up", map[string]string{"plugin": "echo"}); got != 0 {
+	if got := collect(reg).value("ramabana.plugin.up", map[string]string{"plugin": "echo"}); got != 0 {
 		t.Errorf("ramabana.plugin.up of a dead plugin = %d, want 0", got)
 	}
 	call("echo", map[string]any{"text": "again"})
-	m = collect(t, reader)
+	m = collect(reg)
 	if up, restarts := m.value("ramabana.plugin.up", map[string]string{"plugin": "echo"}), m.value("ramabana.plugin.restarts", map[string]string{"plugin": "echo"}); up != 1 || restarts != 1 {
 		t.Errorf("after a relaunch, up = %d and restarts = %d; want 1 and 1", up, restarts)
 	}
 }
 
+// spansProvider records every span into rec.
+func spansProvider(rec *spans.Recorder) *spans.Provider {
+	return spans.NewProvider(spans.Config{Sampler: spans.AlwaysSample, Limits: spans.DefaultConfig().Limits}, rec)
+}
+
 // findSpan is the one ended span of the name.
-func findSpan(t *testing.T, spans *tracetest.SpanRecorder, name string) sdktrace.ReadOnlySpan {
+func findSpan(t *testing.T, rec *spans.Recorder, name string) *spans.Data {
 	t.Helper()
-	var found []sdktrace.ReadOnlySpan
+	var found []*spans.Data
 	var names []string
-	for _, s := range spans.Ended() {
-		names = append(names, s.Name())
-		if s.Name() == name {
+	for _, s := range rec.Ended() {
+		names = append(names, s.Name)
+		if s.Name == name {
 			found = append(found, s)
 		}
 	}
@@ -201,40 +212,33 @@ func findSpan(t *testing.T, spans *tracetest.SpanRecorder, name string) sdktrace
 	return found[0]
 }
 
-func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
+func wantAttrs(t *testing.T, s *spans.Data, want map[string]string) {
 	t.Helper()
 	have := map[string]string{}
-	for _, a := range s.Attributes() {
+	for _, a := range s.Attributes {
 		have[string(a.Key)] = a.Value.String()
 	}
 	for k, v := range want {
 		if have[k] != v {
-			t.Errorf("span %s: %s = %q, want %q", s.Name(), k, have[k], v)
+			t.Errorf("span %s: %s = %q, want %q", s.Name, k, have[k], v)
 		}
 	}
 }
 
-// metrics are collected metrics, by name.
-type metrics map[string]metricdata.Aggregation
+// collected are collected metrics, by name.
+type collected map[string]metrics.Metric
 
-func collect(t *testing.T, r *sdkmetric.ManualReader) metrics {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	m := metrics{}
-	for _, sm := range rm.ScopeMetrics {
-		for _, md := range sm.Metrics {
-			m[md.Name] = md.Data
-		}
+func collect(reg *metrics.Registry) collected {
+	m := collected{}
+	for _, md := range reg.Collect(0).Metrics {
+		m[md.Name] = md
 	}
 	return m
 }
 
 // value is the sum of a counter's or gauge's points, or the count of a
 // histogram's, whose attributes include attrs.
-func (m metrics) value(name string, attrs map[string]string) int64 {
+func (m collected) value(name string, attrs map[string]string) int64 {
 	match := func(set attribute.Set) bool {
 		for k, v := range attrs {
 			if got, ok := set.Value(attribute.Key(k)); !ok || got.String() != v {
@@ -244,24 +248,14 @@ func (m metrics) value(name string, attrs map[string]string) int64 {
 		return true
 	}
 	var n int64
-	switch d := m[name].(type) {
-	case metricdata.Sum[int64]:
-		for _, p := range d.DataPoints {
-			if match(p.Attributes) {
-				n += p.Value
-			}
+	for _, p := range m[name].Points {
+		if match(p.Attributes) {
+			n += p.Value
 		}
-	case metricdata.Gauge[int64]:
-		for _, p := range d.DataPoints {
-			if match(p.Attributes) {
-				n += p.Value
-			}
-		}
-	case metricdata.Histogram[float64]:
-		for _, p := range d.DataPoints {
-			if match(p.Attributes) {
-				n += int64(p.Count)
-			}
+	}
+	for _, p := range m[name].Histograms {
+		if match(p.Attributes) {
+			n += int64(p.Count) //nolint:gosec // a test's few calls
 		}
 	}
 	return n
@@ -270,12 +264,7 @@ func (m metrics) value(name string, attrs map[string]string) int64 {
 // BenchmarkPluginCallTelemetry is BenchmarkPluginCall with telemetry on:
 // every call a span (sampled, ended into a recorder) and its metrics.
 func BenchmarkPluginCallTelemetry(b *testing.B) {
-	ins, err := telemetry.NewInstruments(
-		sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sdktrace.NewSimpleSpanProcessor(tracetest.NewNoopExporter()))),
-		sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())))
-	if err != nil {
-		b.Fatal(err)
-	}
+	ins := telemetry.NewInstruments(spansProvider(&spans.Recorder{}), metrics.NewRegistry(metrics.Scope{Name: "bench"}, metrics.TraceBased, metrics.ReaderConfig{}))
 	dir := b.TempDir()
 	if err := os.Symlink(hub.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+"echo")); err != nil {
 		b.Fatal(err)

@@ -1,4 +1,4 @@
-// Package telemetry sets up OpenTelemetry for the host and holds its
+// Package telemetry sets up the host's OpenTelemetry signals and holds its
 // instruments: the spans and metrics of MCP requests, tool calls, plugins
 // and upstream servers.
 //
@@ -11,10 +11,15 @@
 //   - Traces go out over OTLP only; metrics over OTLP, and with Prometheus
 //     on an http.Handler (Telemetry.Metrics) that the HTTP listener serves
 //     at /metrics, in the text format this package writes itself
-//     (prometheus.go, process.go). The OTLP exporters are package otlp's,
-//     configured by the standard OTEL_EXPORTER_OTLP_* variables (endpoint,
-//     headers, protocol, timeout, compression, TLS), which Setup reads
-//     once: a value it cannot use is Setup's error.
+//     (prometheus.go, process.go). Spans are recorded by package spans
+//     (behind the OpenTelemetry trace API), metrics by package metrics,
+//     and both exported by package otlp: no OpenTelemetry SDK is linked.
+//     Setup reads the standard variables once (OTEL_EXPORTER_OTLP_*, the
+//     sampler, batch, span limit and metric export ones, the resource's):
+//     a value it cannot use is Setup's error.
+//   - The resource: service.name (ramabana-mcp, or OTEL_SERVICE_NAME),
+//     service.version, telemetry.sdk.name (ramabana-mcp), .language (go)
+//     and .version, and what OTEL_RESOURCE_ATTRIBUTES adds or overrides.
 //   - Spans and metric attributes name methods, tools, groups, plugins,
 //     upstream server ids and outcomes. They never hold a tool's arguments
 //     or results, nor an error's text (which may quote either): these may

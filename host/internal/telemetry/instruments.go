@@ -7,9 +7,11 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
 )
 
 // scope is the instrumentation scope of every span and metric.
@@ -45,45 +47,36 @@ var durationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 // nothing: every method is safe on it and returns at once. It is safe for
 // concurrent use.
 type Instruments struct {
-	tracer trace.Tracer
-	meter  metric.Meter
+	tracer  trace.Tracer
+	metrics *metrics.Registry
 
-	toolCalls, toolErrors         metric.Int64Counter
-	toolDuration                  metric.Float64Histogram
-	upstreamCalls, upstreamErrors metric.Int64Counter
-	pluginUp, upstreamUp          metric.Int64ObservableGauge
-	pluginRestarts                metric.Int64ObservableCounter
+	toolCalls, toolErrors         *metrics.Counter
+	toolDuration                  *metrics.Histogram
+	upstreamCalls, upstreamErrors *metrics.Counter
+	pluginUp, upstreamUp          *metrics.Observable
+	pluginRestarts                *metrics.Observable
 }
 
-// NewInstruments makes the instruments over the given providers (tests pass
-// in-memory ones; Setup its exporters').
-func NewInstruments(tp trace.TracerProvider, mp metric.MeterProvider) (*Instruments, error) {
-	i := &Instruments{tracer: tp.Tracer(scope), meter: mp.Meter(scope)}
-	m := i.meter
-	var errs []error
-	add := func(err error) { errs = append(errs, err) }
-	var err error
-	i.toolCalls, err = m.Int64Counter("ramabana.tool.calls", metric.WithUnit("{call}"), metric.WithDescription("Tool calls, by tool, group and caller."))
-	add(err)
-	i.toolErrors, err = m.Int64Counter("ramabana.tool.errors", metric.WithUnit("{call}"), metric.WithDescription("Tool calls that ended in a tool error or a failure."))
-	add(err)
-	i.toolDuration, err = m.Float64Histogram("ramabana.tool.duration", metric.WithUnit("s"), metric.WithDescription("How long tool calls take, in the host."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	add(err)
-	i.upstreamCalls, err = m.Int64Counter("ramabana.upstream.calls", metric.WithUnit("{call}"), metric.WithDescription("Tool calls sent to upstream MCP servers."))
-	add(err)
-	i.upstreamErrors, err = m.Int64Counter("ramabana.upstream.errors", metric.WithUnit("{call}"), metric.WithDescription("Upstream tool calls that ended in a tool error or a failure."))
-	add(err)
-	i.pluginUp, err = m.Int64ObservableGauge("ramabana.plugin.up", metric.WithUnit("1"), metric.WithDescription("1 when the plugin's process is running, else 0."))
-	add(err)
-	i.pluginRestarts, err = m.Int64ObservableCounter("ramabana.plugin.restarts", metric.WithUnit("{restart}"), metric.WithDescription("Relaunches of the plugin after its process died."))
-	add(err)
-	i.upstreamUp, err = m.Int64ObservableGauge("ramabana.upstream.up", metric.WithUnit("1"), metric.WithDescription("1 when the upstream MCP server is connected, else 0."))
-	add(err)
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+// NewInstruments makes the instruments over tp's tracer (nil: no spans)
+// and in reg (nil: no metrics). Tests pass a spans.Recorder's provider and
+// a registry they collect; Setup its exporters'.
+func NewInstruments(tp trace.TracerProvider, reg *metrics.Registry) *Instruments {
+	if tp == nil {
+		tp = noop.NewTracerProvider()
 	}
-	return i, nil
+	return &Instruments{
+		tracer:  tp.Tracer(scope),
+		metrics: reg,
+
+		toolCalls:      reg.Counter("ramabana.tool.calls", "{call}", "Tool calls, by tool, group and caller."),
+		toolErrors:     reg.Counter("ramabana.tool.errors", "{call}", "Tool calls that ended in a tool error or a failure."),
+		toolDuration:   reg.Histogram("ramabana.tool.duration", "s", "How long tool calls take, in the host.", durationBuckets),
+		upstreamCalls:  reg.Counter("ramabana.upstream.calls", "{call}", "Tool calls sent to upstream MCP servers."),
+		upstreamErrors: reg.Counter("ramabana.upstream.errors", "{call}", "Upstream tool calls that ended in a tool error or a failure."),
+		pluginUp:       reg.ObservableGauge("ramabana.plugin.up", "1", "1 when the plugin's process is running, else 0."),
+		pluginRestarts: reg.ObservableCounter("ramabana.plugin.restarts", "{restart}", "Relaunches of the plugin after its process died."),
+		upstreamUp:     reg.ObservableGauge("ramabana.upstream.up", "1", "1 when the upstream MCP server is connected, else 0."),
+	}
 }
 
 // A Request is the span of one MCP request.
@@ -173,20 +166,21 @@ func (r *CallRecord) End(toolError bool, err error) {
 	if r == nil {
 		return
 	}
-	ctx := context.Background()
 	elapsed := time.Since(r.start).Seconds()
 	et := errorType(toolError, err)
 	endSpan(r.span, et)
-	attrs := metric.WithAttributes(keyTool.String(r.call.Tool), keyGroup.String(r.call.Group), keyCaller.String(r.call.Caller))
-	r.i.toolCalls.Add(ctx, 1, attrs)
-	r.i.toolDuration.Record(ctx, elapsed, attrs)
+	tool, group, caller := keyTool.String(r.call.Tool), keyGroup.String(r.call.Group), keyCaller.String(r.call.Caller)
+	r.i.toolCalls.Add(1, tool, group, caller)
+	// In the span's context, a duration can be kept as an exemplar naming
+	// the call's trace.
+	r.i.toolDuration.Record(trace.ContextWithSpan(context.Background(), r.span), elapsed, tool, group, caller)
 	if et != "" {
-		r.i.toolErrors.Add(ctx, 1, metric.WithAttributes(keyTool.String(r.call.Tool), keyGroup.String(r.call.Group), keyCaller.String(r.call.Caller), keyErrorType.String(et)))
+		r.i.toolErrors.Add(1, tool, group, caller, keyErrorType.String(et))
 	}
 	if r.call.Upstream != "" {
-		r.i.upstreamCalls.Add(ctx, 1, metric.WithAttributes(keyUpstream.String(r.call.Upstream)))
+		r.i.upstreamCalls.Add(1, keyUpstream.String(r.call.Upstream))
 		if et != "" {
-			r.i.upstreamErrors.Add(ctx, 1, metric.WithAttributes(keyUpstream.String(r.call.Upstream), keyErrorType.String(et)))
+			r.i.upstreamErrors.Add(1, keyUpstream.String(r.call.Upstream), keyErrorType.String(et))
 		}
 	}
 }
@@ -233,29 +227,23 @@ type UpstreamState struct {
 // Observe has the plugin and upstream gauges read the states when metrics
 // are collected (an export, a scrape); either function may be nil. stop
 // unregisters them.
-func (i *Instruments) Observe(plugins func() []PluginState, upstreams func() []UpstreamState) (stop func(), err error) {
+func (i *Instruments) Observe(plugins func() []PluginState, upstreams func() []UpstreamState) (stop func()) {
 	if i == nil {
-		return func() {}, nil
+		return func() {}
 	}
-	reg, err := i.meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	return i.metrics.Observe(func(o *metrics.Observer) {
 		if plugins != nil {
 			for _, p := range plugins() {
-				a := metric.WithAttributes(keyPlugin.String(p.Name))
-				o.ObserveInt64(i.pluginUp, boolInt(p.Running), a)
-				o.ObserveInt64(i.pluginRestarts, int64(p.Restarts), a)
+				o.Observe(i.pluginUp, boolInt(p.Running), keyPlugin.String(p.Name))
+				o.Observe(i.pluginRestarts, int64(p.Restarts), keyPlugin.String(p.Name))
 			}
 		}
 		if upstreams != nil {
 			for _, u := range upstreams() {
-				o.ObserveInt64(i.upstreamUp, boolInt(u.Ready), metric.WithAttributes(keyUpstream.String(u.ID)))
+				o.Observe(i.upstreamUp, boolInt(u.Ready), keyUpstream.String(u.ID))
 			}
 		}
-		return nil
-	}, i.pluginUp, i.pluginRestarts, i.upstreamUp)
-	if err != nil {
-		return nil, err
-	}
-	return func() { _ = reg.Unregister() }, nil
+	})
 }
 
 func boolInt(b bool) int64 {

@@ -4,8 +4,8 @@ package telemetry
 // prometheus/client_golang and the OpenTelemetry Prometheus exporter, which
 // cost the build and the start more than the few hundred lines below.
 //
-// On each scrape promHandler collects the meter provider's metrics through
-// a ManualReader and writes them in the text exposition format 0.0.4, with
+// On each scrape promHandler collects the registry's metrics for its reader
+// and writes them in the text exposition format 0.0.4, with
 // the process's own figures (process.go), as the exporter (v0.69) and
 // client_golang's Go and process collectors (v1.24) wrote them, byte for
 // byte (prometheus_test.go holds what they wrote):
@@ -15,10 +15,10 @@ package telemetry
 //     _bytes, {call} nothing), _total on counters (monotonic sums), _ratio
 //     on gauges of unit 1; label names likewise, with . as _;
 //   - each point's labels: its attributes, and the scope's otel_scope_name,
-//     otel_scope_version, otel_scope_schema_url and otel_scope_<attribute>;
+//     otel_scope_version and otel_scope_schema_url;
 //   - the resource as target_info{...} 1;
 //   - histograms as _bucket{le=...} (cumulative, up to +Inf), _sum, _count;
-//     non-monotonic sums and gauges as gauges;
+//     observed gauges as gauges;
 //   - families sorted by name, series by label values; values formatted
 //     as strconv's shortest %g, HELP and label values escaped.
 //
@@ -26,40 +26,38 @@ package telemetry
 // attribute key of the form __x__), this drops the one series or label.
 // Not kept: content negotiation (protobuf, which promhttp also offered;
 // Prometheus reads the format the Content-Type names), exemplars (the text
-// format has none). An exponential histogram is its +Inf bucket, sum and
-// count, as the text format wrote a native histogram.
+// format has none).
 
 import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
-	"context"
-	"errors"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
 )
 
 // promContentType is what client_golang's promhttp answered a scraper that
 // asks for the text format, or for nothing in particular.
 const promContentType = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores"
 
-// promHandler serves the metrics reader collects, and the process's, for
-// Prometheus. It is safe for concurrent use.
+// promHandler serves the metrics the registry collects for its reader,
+// and the process's, for Prometheus. It is safe for concurrent use.
 type promHandler struct {
-	reader *sdkmetric.ManualReader
+	reg      *metrics.Registry
+	reader   int
+	resource attribute.Set
 }
 
 func (h promHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fams := families{}
-	h.collect(r.Context(), fams)
+	h.collect(fams)
 	addRuntime(fams)
 	addProcess(fams)
 	var only map[string]bool // ?name[]=a&name[]=b, as promhttp
@@ -107,96 +105,39 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
-// collect adds the meter provider's metrics and target_info. A failed
-// callback goes to the OpenTelemetry error handler (the log) and the rest
-// is served; a provider shut down serves the process's figures alone.
-func (h promHandler) collect(ctx context.Context, fams families) {
-	var rm metricdata.ResourceMetrics
-	if err := h.reader.Collect(ctx, &rm); err != nil {
-		if errors.Is(err, sdkmetric.ErrReaderShutdown) || errors.Is(err, sdkmetric.ErrReaderNotRegistered) {
-			return
-		}
-		otel.Handle(err)
+// collect adds the registry's metrics and target_info.
+func (h promHandler) collect(fams families) {
+	fams.add("target_info", "Target metadata", "gauge", series{labels: promLabels(&h.resource, nil), value: 1})
+	c := h.reg.Collect(h.reader)
+	scope := []label{
+		{"otel_scope_name", c.Scope.Name},
+		{"otel_scope_version", c.Scope.Version},
+		{"otel_scope_schema_url", c.Scope.SchemaURL},
 	}
-	if rm.Resource != nil {
-		fams.add("target_info", "Target metadata", "gauge", series{labels: promLabels(rm.Resource.Set(), "", nil), value: 1})
-	}
-	// The scopes come in a map's order: sorted, the help that wins when two
-	// give one name different ones is the same at every scrape.
-	slices.SortStableFunc(rm.ScopeMetrics, func(a, b metricdata.ScopeMetrics) int {
-		return cmp.Or(strings.Compare(a.Scope.Name, b.Scope.Name), strings.Compare(a.Scope.Version, b.Scope.Version), strings.Compare(a.Scope.SchemaURL, b.Scope.SchemaURL))
-	})
-	for _, sm := range rm.ScopeMetrics {
-		// The scope's attributes are otel_scope_<key>, after its name,
-		// version and schema URL.
-		attrs := sm.Scope.Attributes
-		scope := promLabels(&attrs, "otel_scope_", []label{
-			{"otel_scope_name", sm.Scope.Name},
-			{"otel_scope_version", sm.Scope.Version},
-			{"otel_scope_schema_url", sm.Scope.SchemaURL},
-		})
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				addSum(fams, m, d, scope)
-			case metricdata.Sum[float64]:
-				addSum(fams, m, d, scope)
-			case metricdata.Gauge[int64]:
-				addGauge(fams, m, d, scope)
-			case metricdata.Gauge[float64]:
-				addGauge(fams, m, d, scope)
-			case metricdata.Histogram[int64]:
-				addHistogram(fams, m, d, scope)
-			case metricdata.Histogram[float64]:
-				addHistogram(fams, m, d, scope)
-			case metricdata.ExponentialHistogram[int64]:
-				addExpHistogram(fams, m, d, scope)
-			case metricdata.ExponentialHistogram[float64]:
-				addExpHistogram(fams, m, d, scope)
+	for _, m := range c.Metrics {
+		switch {
+		case m.Kind == metrics.KindObservableGauge:
+			name := promName(m.Name, m.Unit, "ratio") // a gauge of unit 1 is a ratio
+			for _, p := range m.Points {
+				fams.add(name, m.Description, "gauge", series{labels: promLabels(&p.Attributes, scope), value: float64(p.Value)})
+			}
+		case m.Kind == metrics.KindHistogram:
+			name := promName(m.Name, m.Unit, "histogram")
+			for _, p := range m.Histograms {
+				s := series{labels: promLabels(&p.Attributes, scope), sum: p.Sum, count: float64(p.Count)}
+				var cumulative uint64
+				for i, bound := range p.Bounds {
+					cumulative += p.BucketCounts[i]
+					s.points = append(s.points, point{bound, float64(cumulative)})
+				}
+				fams.add(name, m.Description, "histogram", s)
+			}
+		default: // a counter, observed or not
+			name := promName(m.Name, m.Unit, "counter")
+			for _, p := range m.Points {
+				fams.add(name, m.Description, "counter", series{labels: promLabels(&p.Attributes, scope), value: float64(p.Value)})
 			}
 		}
-	}
-}
-
-func addSum[N int64 | float64](fams families, m metricdata.Metrics, d metricdata.Sum[N], scope []label) {
-	typ := "gauge"
-	if d.IsMonotonic {
-		typ = "counter"
-	}
-	name := promName(m.Name, m.Unit, typ)
-	for _, dp := range d.DataPoints {
-		fams.add(name, m.Description, typ, series{labels: promLabels(&dp.Attributes, "", scope), value: float64(dp.Value)})
-	}
-}
-
-func addGauge[N int64 | float64](fams families, m metricdata.Metrics, d metricdata.Gauge[N], scope []label) {
-	name := promName(m.Name, m.Unit, "ratio") // a gauge of unit 1 is a ratio
-	for _, dp := range d.DataPoints {
-		fams.add(name, m.Description, "gauge", series{labels: promLabels(&dp.Attributes, "", scope), value: float64(dp.Value)})
-	}
-}
-
-func addHistogram[N int64 | float64](fams families, m metricdata.Metrics, d metricdata.Histogram[N], scope []label) {
-	name := promName(m.Name, m.Unit, "histogram")
-	for _, dp := range d.DataPoints {
-		s := series{labels: promLabels(&dp.Attributes, "", scope), sum: float64(dp.Sum), count: float64(dp.Count)}
-		var cumulative uint64
-		for i, bound := range dp.Bounds {
-			if i < len(dp.BucketCounts) {
-				cumulative += dp.BucketCounts[i]
-			}
-			s.points = append(s.points, point{bound, float64(cumulative)})
-		}
-		fams.add(name, m.Description, "histogram", s)
-	}
-}
-
-// addExpHistogram writes an exponential histogram as the text format
-// writes a native one: its +Inf bucket, sum and count.
-func addExpHistogram[N int64 | float64](fams families, m metricdata.Metrics, d metricdata.ExponentialHistogram[N], scope []label) {
-	name := promName(m.Name, m.Unit, "histogram")
-	for _, dp := range d.DataPoints {
-		fams.add(name, m.Description, "histogram", series{labels: promLabels(&dp.Attributes, "", scope), sum: float64(dp.Sum), count: float64(dp.Count)})
 	}
 }
 
@@ -346,16 +287,16 @@ func formatFloat(f float64) string {
 	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
-// promLabels are the attributes as labels (the key's name escaped and
-// prefixed; keys that escape alike share a label, their values sorted and
-// joined with ;), with more, sorted by name.
-func promLabels(attrs *attribute.Set, prefix string, more []label) []label {
+// promLabels are the attributes as labels (the key's name escaped; keys
+// that escape alike share a label, their values sorted and joined with ;),
+// with more, sorted by name.
+func promLabels(attrs *attribute.Set, more []label) []label {
 	values := map[string][]string{}
 	if attrs != nil {
 		for it := attrs.Iter(); it.Next(); {
 			kv := it.Attribute()
 			name := promLabelName(string(kv.Key))
-			if name == "" || prefix != "" && (name == "name" || name == "version" || name == "schema_url") {
+			if name == "" {
 				continue
 			}
 			values[name] = append(values[name], kv.Value.String())
@@ -364,7 +305,7 @@ func promLabels(attrs *attribute.Set, prefix string, more []label) []label {
 	labels := slices.Clone(more)
 	for name, vs := range values {
 		slices.Sort(vs)
-		labels = append(labels, label{prefix + name, strings.Join(vs, ";")})
+		labels = append(labels, label{name, strings.Join(vs, ";")})
 	}
 	slices.SortFunc(labels, func(a, b label) int { return strings.Compare(a.name, b.name) })
 	return labels

@@ -14,79 +14,67 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
 )
 
-// recordSamples records, on a meter provider over reader, a point of each
-// kind of instrument, with names, units, attributes and descriptions that
-// need translating or escaping.
-func recordSamples(t *testing.T, reader sdkmetric.Reader) {
+// recordSamples records, in a registry, a point of each kind of
+// instrument, with names, units, attributes and descriptions that need
+// translating or escaping, and gives the handler serving them.
+func recordSamples(t *testing.T) promHandler {
 	t.Helper()
-	res := resource.NewSchemaless(attribute.String("service.name", "x"), attribute.String("a.b", `q"\`+"\n"), attribute.String("a_b", "2"),
+	res := attribute.NewSet(attribute.String("service.name", "x"), attribute.String("a.b", `q"\`+"\n"), attribute.String("a_b", "2"),
 		attribute.Int("9lives", 9), attribute.StringSlice("sl", []string{"a", "b"}))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithResource(res))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	reg := metrics.NewRegistry(metrics.Scope{Name: "scope.one"}, metrics.TraceBased, metrics.ReaderConfig{})
 	ctx := context.Background()
-	one := mp.Meter("scope.one")
-	two := mp.Meter("scope.two", metric.WithInstrumentationVersion("v1.2"), metric.WithSchemaURL("https://s"),
-		metric.WithInstrumentationAttributes(attribute.String("lib.kind", "k"), attribute.String("name", "not a label")))
-	c, _ := one.Float64Counter("a.b.c", metric.WithUnit("By"), metric.WithDescription("Help with \\ and\nnewline and \"quotes\"."))
-	c.Add(ctx, 1.5, metric.WithAttributes(attribute.String("v", `we"ird\to`+"\nol"), attribute.String("x.y", "1"), attribute.String("x_y", "0")))
-	c.Add(ctx, 1e6, metric.WithAttributes(attribute.String("v", "a")))
-	c.Add(ctx, 3)
-	ud, _ := one.Int64UpDownCounter("queue.size", metric.WithUnit("{item}"), metric.WithDescription("Up and down."))
-	ud.Add(ctx, -4, metric.WithAttributes(attribute.Int("n", 1)))
-	g, _ := two.Float64Gauge("load", metric.WithUnit("1"), metric.WithDescription("A gauge of unit 1."))
-	g.Record(ctx, 0.25)
-	h, _ := two.Float64Histogram("lat", metric.WithUnit("ms"), metric.WithDescription("A histogram."), metric.WithExplicitBucketBoundaries(1, 10, 1e9))
+	c := reg.Counter("a.b.c", "By", "Help with \\ and\nnewline and \"quotes\".")
+	c.Add(2, attribute.String("v", `we"ird\to`+"\nol"), attribute.String("x.y", "1"), attribute.String("x_y", "0"))
+	c.Add(1e6, attribute.String("v", "a"))
+	c.Add(3)
+	h := reg.Histogram("lat", "ms", "A histogram.", []float64{1, 10, 1e9})
 	for _, v := range []float64{0.5, 5, 50, 1e10} {
-		h.Record(ctx, v, metric.WithAttributes(attribute.String("k", "v")))
+		h.Record(ctx, v, attribute.String("k", "v"))
 	}
 	h.Record(ctx, 2)
-	r, _ := one.Int64Counter("requests.total", metric.WithUnit("1/s"), metric.WithDescription("A rate."))
-	r.Add(ctx, 2)
-	oc, _ := two.Int64ObservableCounter("obs..c__x", metric.WithUnit("s"), metric.WithDescription("Observed."))
-	if _, err := two.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		o.ObserveInt64(oc, 5, metric.WithAttributes(attribute.Float64("f", 1.5)))
-		return nil
-	}, oc); err != nil {
-		t.Fatal(err)
-	}
+	r := reg.Counter("requests.total", "1/s", "A rate.")
+	r.Add(2)
+	g := reg.ObservableGauge("load", "1", "A gauge of unit 1.")
+	oc := reg.ObservableCounter("obs..c__x", "s", "Observed.")
+	reg.Observe(func(o *metrics.Observer) {
+		o.Observe(g, 1)
+		o.Observe(oc, 5, attribute.Float64("f", 1.5))
+	})
+	return promHandler{reg: reg, resource: res}
 }
 
 // wantSamples is what the OpenTelemetry Prometheus exporter (v0.69) with
-// client_golang (v1.24) wrote of recordSamples' points, byte for byte:
-// promHandler replaced them.
+// client_golang (v1.24) wrote of such points, byte for byte: promHandler
+// replaced them.
 const wantSamples = `# HELP a_b_c_bytes_total Help with \\ and\nnewline and "quotes".
 # TYPE a_b_c_bytes_total counter
 a_b_c_bytes_total{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 3
 a_b_c_bytes_total{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",v="a"} 1e+06
-a_b_c_bytes_total{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",v="we\"ird\\to\nol",x_y="0;1"} 1.5
+a_b_c_bytes_total{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",v="we\"ird\\to\nol",x_y="0;1"} 2
 # HELP lat_milliseconds A histogram.
 # TYPE lat_milliseconds histogram
-lat_milliseconds_bucket{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="1"} 0
-lat_milliseconds_bucket{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="10"} 1
-lat_milliseconds_bucket{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="1e+09"} 1
-lat_milliseconds_bucket{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="+Inf"} 1
-lat_milliseconds_sum{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2"} 2
-lat_milliseconds_count{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2"} 1
-lat_milliseconds_bucket{k="v",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="1"} 1
-lat_milliseconds_bucket{k="v",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="10"} 2
-lat_milliseconds_bucket{k="v",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="1e+09"} 3
-lat_milliseconds_bucket{k="v",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2",le="+Inf"} 4
-lat_milliseconds_sum{k="v",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2"} 1.00000000555e+10
-lat_milliseconds_count{k="v",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2"} 4
+lat_milliseconds_bucket{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="1"} 0
+lat_milliseconds_bucket{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="10"} 1
+lat_milliseconds_bucket{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="1e+09"} 1
+lat_milliseconds_bucket{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="+Inf"} 1
+lat_milliseconds_sum{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 2
+lat_milliseconds_count{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 1
+lat_milliseconds_bucket{k="v",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="1"} 1
+lat_milliseconds_bucket{k="v",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="10"} 2
+lat_milliseconds_bucket{k="v",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="1e+09"} 3
+lat_milliseconds_bucket{k="v",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version="",le="+Inf"} 4
+lat_milliseconds_sum{k="v",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 1.00000000555e+10
+lat_milliseconds_count{k="v",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 4
 # HELP load_ratio A gauge of unit 1.
 # TYPE load_ratio gauge
-load_ratio{otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2"} 0.25
+load_ratio{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 1
 # HELP obs_c_x_seconds_total Observed.
 # TYPE obs_c_x_seconds_total counter
-obs_c_x_seconds_total{f="1.5",otel_scope_lib_kind="k",otel_scope_name="scope.two",otel_scope_schema_url="https://s",otel_scope_version="v1.2"} 5
-# HELP queue_size Up and down.
-# TYPE queue_size gauge
-queue_size{n="1",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} -4
+obs_c_x_seconds_total{f="1.5",otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 5
 # HELP requests_per_second_total A rate.
 # TYPE requests_per_second_total counter
 requests_per_second_total{otel_scope_name="scope.one",otel_scope_schema_url="",otel_scope_version=""} 2
@@ -130,9 +118,8 @@ func withoutProcess(text string) string {
 
 func TestPromTextAsTheExporterWroteIt(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	recordSamples(t, reader)
-	resp := scrape(t, promHandler{reader: reader}, "/metrics")
+	h := recordSamples(t)
+	resp := scrape(t, h, "/metrics")
 	if ct := resp.Header.Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8; escaping=underscores" {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -141,7 +128,7 @@ func TestPromTextAsTheExporterWroteIt(t *testing.T) {
 		t.Errorf("scrape (-want +got):\n%s", diff)
 	}
 	// Scraped again, the same.
-	if again := withoutProcess(body(t, scrape(t, promHandler{reader: reader}, "/metrics"))); again != wantSamples {
+	if again := withoutProcess(body(t, scrape(t, h, "/metrics"))); again != wantSamples {
 		t.Errorf("a second scrape differs:\n%s", again)
 	}
 }
@@ -151,9 +138,8 @@ func TestPromTextAsTheExporterWroteIt(t *testing.T) {
 // line well formed.
 func TestPromProcessFigures(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	_ = sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	text := body(t, scrape(t, promHandler{reader: reader}, "/metrics"))
+	h := promHandler{reg: metrics.NewRegistry(metrics.Scope{}, metrics.TraceBased, metrics.ReaderConfig{})}
+	text := body(t, scrape(t, h, "/metrics"))
 	want := map[string]string{
 		"go_gc_duration_seconds": "summary", "go_gc_gogc_percent": "gauge", "go_gc_gomemlimit_bytes": "gauge", "go_goroutines": "gauge", "go_info": "gauge",
 		"go_memstats_alloc_bytes": "gauge", "go_memstats_alloc_bytes_total": "counter", "go_memstats_buck_hash_sys_bytes": "gauge", "go_memstats_frees_total": "counter",
@@ -162,7 +148,7 @@ func TestPromProcessFigures(t *testing.T) {
 		"go_memstats_mallocs_total": "counter", "go_memstats_mcache_inuse_bytes": "gauge", "go_memstats_mcache_sys_bytes": "gauge", "go_memstats_mspan_inuse_bytes": "gauge",
 		"go_memstats_mspan_sys_bytes": "gauge", "go_memstats_next_gc_bytes": "gauge", "go_memstats_other_sys_bytes": "gauge", "go_memstats_stack_inuse_bytes": "gauge",
 		"go_memstats_stack_sys_bytes": "gauge", "go_memstats_sys_bytes": "gauge", "go_sched_gomaxprocs_threads": "gauge", "go_threads": "gauge",
-		"target_info": "gauge", // the default resource
+		"target_info": "gauge", // an empty resource
 	}
 	if runtime.GOOS == "linux" {
 		for name, typ := range map[string]string{
@@ -201,9 +187,7 @@ func TestPromProcessFigures(t *testing.T) {
 
 func TestPromGzipAndNames(t *testing.T) {
 	t.Parallel()
-	reader := sdkmetric.NewManualReader()
-	recordSamples(t, reader)
-	h := promHandler{reader: reader}
+	h := recordSamples(t)
 	resp := scrape(t, h, "/metrics", "Accept-Encoding", "gzip")
 	if resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("Accept-Encoding: gzip answered with Content-Encoding %q", resp.Header.Get("Content-Encoding"))
@@ -218,9 +202,9 @@ func TestPromGzipAndNames(t *testing.T) {
 	if resp := scrape(t, h, "/metrics", "Accept-Encoding", "gzip;q=0, identity"); resp.Header.Get("Content-Encoding") != "" {
 		t.Errorf("gzip;q=0 answered with Content-Encoding %q", resp.Header.Get("Content-Encoding"))
 	}
-	only := body(t, scrape(t, h, "/metrics?name[]=queue_size&name[]=go_info"))
-	if !strings.HasPrefix(only, "# HELP go_info ") || !strings.Contains(only, "\nqueue_size{") || strings.Count(only, "# TYPE") != 2 {
-		t.Errorf("?name[]=queue_size&name[]=go_info served:\n%s", only)
+	only := body(t, scrape(t, h, "/metrics?name[]=load_ratio&name[]=go_info"))
+	if !strings.HasPrefix(only, "# HELP go_info ") || !strings.Contains(only, "\nload_ratio{") || strings.Count(only, "# TYPE") != 2 {
+		t.Errorf("?name[]=load_ratio&name[]=go_info served:\n%s", only)
 	}
 }
 

@@ -9,17 +9,11 @@ import (
 	"os"
 	"strings"
 
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlp"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/spans"
 )
 
 // Options configure Setup.
@@ -87,24 +81,28 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	if !t.Traces && !t.MetricsOTLP && !opts.Prometheus {
 		return t, nil
 	}
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		logger.Warn("telemetry export failed", "error", err)
-	}))
-	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", ServiceName), attribute.String("service.version", opts.ServiceVersion)),
-		resource.WithTelemetrySDK(),
-		resource.WithFromEnv(), // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win
-	)
+	onError := func(err error) { logger.Warn("telemetry export failed", "error", err) }
+	res, err := resourceFromEnv(getenv, opts.ServiceVersion)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry resource: %w", err)
+		return nil, err
 	}
 
 	// Each signal's configuration is read before anything is made: a
 	// variable that cannot be used is an error at start, not a silent
 	// default.
 	var traceCfg, metricCfg *otlp.Config
+	var spanCfg spans.Config
 	if t.Traces {
 		if traceCfg, err = otlp.ConfigFromEnv(otlp.Traces, getenv); err != nil {
+			return nil, err
+		}
+		if spanCfg, err = spans.ConfigFromEnv(getenv); err != nil {
+			return nil, err
+		}
+	}
+	var metricsCfg metrics.Config
+	if t.MetricsOTLP || opts.Prometheus {
+		if metricsCfg, err = metrics.ConfigFromEnv(getenv); err != nil {
 			return nil, err
 		}
 	}
@@ -114,45 +112,45 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 		}
 	}
 
-	var tp trace.TracerProvider = tracenoop.NewTracerProvider()
+	var tp trace.TracerProvider
 	if t.Traces {
-		exp, err := otlp.NewTraceExporter(traceCfg)
+		exp, err := otlp.NewTraceExporter(traceCfg, res, onError)
 		if err != nil {
 			return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 		}
-		stp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-		t.shutdown = append(t.shutdown, stp.Shutdown)
-		tp = stp
+		p := spans.NewProvider(spanCfg, spans.NewBatcher(exp, spanCfg.Batch, onError))
+		t.shutdown = append(t.shutdown, p.Shutdown)
+		tp = p
 	}
 
-	var mp metric.MeterProvider = metricnoop.NewMeterProvider()
-	var readers []sdkmetric.Option
+	// The readers, by index in the registry: OTLP's (as its configuration
+	// wants the metrics), then Prometheus' (cumulative, explicit buckets).
+	var readers []metrics.ReaderConfig
+	var metricExp *otlp.MetricExporter
 	if t.MetricsOTLP {
-		exp, err := otlp.NewMetricExporter(metricCfg)
-		if err != nil {
+		if metricExp, err = otlp.NewMetricExporter(metricCfg, res, onError); err != nil {
 			_ = t.Shutdown(ctx)
 			return nil, fmt.Errorf("OTLP metric exporter: %w", err)
 		}
-		readers = append(readers, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)))
+		readers = append(readers, metricExp.Reader())
+	}
+	if opts.Prometheus {
+		readers = append(readers, metrics.ReaderConfig{})
+	}
+	var reg *metrics.Registry
+	if len(readers) > 0 {
+		reg = metrics.NewRegistry(metrics.Scope{Name: scope}, metricsCfg.Exemplars, readers...)
+	}
+	if metricExp != nil {
+		t.shutdown = append(t.shutdown, metrics.NewPeriodic(reg, 0, metricExp, metricsCfg, onError).Shutdown)
 	}
 	if opts.Prometheus {
 		// Served by promHandler (prometheus.go), with the process's own
 		// figures (goroutines, memory, open files): what a load test
 		// watches for growth.
-		reader := sdkmetric.NewManualReader()
-		readers = append(readers, sdkmetric.WithReader(reader))
-		t.Metrics = promHandler{reader: reader}
+		t.Metrics = promHandler{reg: reg, reader: len(readers) - 1, resource: res.Attributes}
 	}
-	if len(readers) > 0 {
-		smp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
-		t.shutdown = append(t.shutdown, smp.Shutdown)
-		mp = smp
-	}
-	t.Instruments, err = NewInstruments(tp, mp)
-	if err != nil {
-		_ = t.Shutdown(ctx)
-		return nil, err
-	}
+	t.Instruments = NewInstruments(tp, reg)
 	return t, nil
 }
 

@@ -46,11 +46,7 @@ func TestNothingAskedForIsNothing(t *testing.T) {
 	if rctx != ctx || cctx != ctx {
 		t.Error("nil instruments changed the context")
 	}
-	stop, err := ins.Observe(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop()
+	ins.Observe(nil, nil)()
 }
 
 func TestWhatIsExported(t *testing.T) {
@@ -61,15 +57,19 @@ func TestWhatIsExported(t *testing.T) {
 		traces, metric bool
 		err            string
 	}{
-		"flag":                       {otel: true, traces: true, metric: true},
-		"endpoint":                   {env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}, traces: true, metric: true},
-		"traces endpoint only":       {env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1/v1/traces"}, traces: true},
-		"metrics exporter none":      {otel: true, env: map[string]string{"OTEL_METRICS_EXPORTER": "none"}, traces: true},
-		"sdk disabled":               {otel: true, env: map[string]string{"OTEL_SDK_DISABLED": "true"}},
-		"other variables":            {env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=b"}},
-		"grpc":                       {otel: true, env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, traces: true, metric: true},
-		"an exporter it has not":     {otel: true, env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, err: `OTEL_TRACES_EXPORTER="zipkin": this server exports otlp or none`},
-		"a protocol it does not use": {otel: true, env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"}, err: `OTLP protocol "http/json": use http/protobuf or grpc`},
+		"flag":                               {otel: true, traces: true, metric: true},
+		"endpoint":                           {env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1"}, traces: true, metric: true},
+		"traces endpoint only":               {env: map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1/v1/traces"}, traces: true},
+		"metrics exporter none":              {otel: true, env: map[string]string{"OTEL_METRICS_EXPORTER": "none"}, traces: true},
+		"sdk disabled":                       {otel: true, env: map[string]string{"OTEL_SDK_DISABLED": "true"}},
+		"other variables":                    {env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=b"}},
+		"grpc":                               {otel: true, env: map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, traces: true, metric: true},
+		"an exporter it has not":             {otel: true, env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, err: `OTEL_TRACES_EXPORTER="zipkin": this server exports otlp or none`},
+		"a protocol it does not use":         {otel: true, env: map[string]string{"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/json"}, err: `OTLP protocol "http/json": use http/protobuf or grpc`},
+		"a sampler it has not":               {otel: true, env: map[string]string{"OTEL_TRACES_SAMPLER": "jaeger_remote"}, err: `OTEL_TRACES_SAMPLER="jaeger_remote"`},
+		"an interval it cannot read":         {otel: true, env: map[string]string{"OTEL_METRIC_EXPORT_INTERVAL": "1m"}, err: `OTEL_METRIC_EXPORT_INTERVAL="1m"`},
+		"a bad resource":                     {otel: true, env: map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "novalue"}, err: `OTEL_RESOURCE_ATTRIBUTES`},
+		"traces off, metric variable unused": {otel: true, env: map[string]string{"OTEL_METRICS_EXPORTER": "none", "OTEL_METRIC_EXPORT_INTERVAL": "1m"}, traces: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -1,6 +1,6 @@
-// Package otlp exports the OpenTelemetry SDK's spans and metrics over
-// OTLP, over HTTP with protobuf bodies or over gRPC, configured by the
-// standard OTEL_EXPORTER_OTLP_* variables.
+// Package otlp exports the host's spans (package spans) and metrics
+// (package metrics) over OTLP, over HTTP with protobuf bodies or over
+// gRPC, configured by the standard OTEL_EXPORTER_OTLP_* variables.
 //
 // It stands in for the OpenTelemetry project's four OTLP exporters, which
 // with their generated protocol code, gRPC gateway and configuration
@@ -35,7 +35,7 @@
 //     doubling, while the timeout leaves room; when it runs out between
 //     tries, the error is the collector's last answer. Shutdown ends the
 //     exports under way. Items a collector reports rejected (partial
-//     success) go to otel.Handle.
+//     success) go to the exporter's onError.
 //   - No error quotes a header's value or an endpoint's user info or
 //     query: they may hold secrets.
 package otlp

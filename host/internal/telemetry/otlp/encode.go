@@ -5,12 +5,11 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/spans"
 )
 
 // The messages are written field by field with protowire, after
@@ -133,14 +132,22 @@ func keyValues(b []byte, num protowire.Number, kvs []attribute.KeyValue) []byte 
 	return b
 }
 
-func resourceBody(b []byte, res *resource.Resource) []byte {
-	return keyValues(b, 1, res.Attributes())
+// Resource is the entity the telemetry is about: its attributes, and the
+// schema URL they follow ("" for none).
+type Resource struct {
+	Attributes attribute.Set
+	SchemaURL  string
 }
 
-func scopeBody(b []byte, s instrumentation.Scope) []byte {
-	b = stringField(b, 1, s.Name)
-	b = stringField(b, 2, s.Version)
-	return keyValues(b, 3, s.Attributes.ToSlice())
+func resourceMessage(b []byte, res Resource) []byte {
+	return message(b, 1, func(b []byte) []byte { return keyValues(b, 1, res.Attributes.ToSlice()) })
+}
+
+func scopeMessage(b []byte, name, version string) []byte {
+	return message(b, 1, func(b []byte) []byte {
+		b = stringField(b, 1, name)
+		return stringField(b, 2, version)
+	})
 }
 
 // Span flags (trace/v1 SpanFlags): the W3C trace flags in the low byte,
@@ -170,271 +177,169 @@ func statusCode(c codes.Code) uint64 {
 	}
 }
 
-// TracesRequest is an ExportTraceServiceRequest holding spans, grouped by
-// resource and instrumentation scope as they come.
-func TracesRequest(spans []sdktrace.ReadOnlySpan) []byte {
-	// Resources are told apart by what they hold, not where they are.
-	type resKey = attribute.Distinct
-	type scopeKey struct {
-		res   resKey
-		scope instrumentation.Scope
-	}
-	var resources []*resource.Resource
-	scopes := map[resKey][]instrumentation.Scope{}
-	byScope := map[scopeKey][]sdktrace.ReadOnlySpan{}
-	for _, s := range spans {
+// TracesRequest is an ExportTraceServiceRequest holding spans, of res,
+// grouped by instrumentation scope in the order the scopes first come.
+func TracesRequest(res Resource, ss []*spans.Data) []byte {
+	var scopes []spans.Scope
+	byScope := map[spans.Scope][]*spans.Data{}
+	for _, s := range ss {
 		if s == nil {
 			continue
 		}
-		res, sc := s.Resource(), s.InstrumentationScope()
-		rk := res.Equivalent()
-		if _, ok := scopes[rk]; !ok {
-			resources = append(resources, res)
-			scopes[rk] = nil
+		if _, ok := byScope[s.Scope]; !ok {
+			scopes = append(scopes, s.Scope)
 		}
-		k := scopeKey{rk, sc}
-		if _, ok := byScope[k]; !ok {
-			scopes[rk] = append(scopes[rk], sc)
+		byScope[s.Scope] = append(byScope[s.Scope], s)
+	}
+	if len(scopes) == 0 {
+		return nil
+	}
+	return message(nil, 1, func(b []byte) []byte { // ResourceSpans
+		b = resourceMessage(b, res)
+		for _, sc := range scopes {
+			b = message(b, 2, func(b []byte) []byte { // ScopeSpans
+				b = scopeMessage(b, sc.Name, sc.Version)
+				for _, s := range byScope[sc] {
+					b = message(b, 2, func(b []byte) []byte { return spanBody(b, s) })
+				}
+				return stringField(b, 3, sc.SchemaURL)
+			})
 		}
-		byScope[k] = append(byScope[k], s)
-	}
-	var b []byte
-	for _, res := range resources {
-		rk := res.Equivalent()
-		b = message(b, 1, func(b []byte) []byte { // ResourceSpans
-			b = message(b, 1, func(b []byte) []byte { return resourceBody(b, res) })
-			for _, sc := range scopes[rk] {
-				b = message(b, 2, func(b []byte) []byte { // ScopeSpans
-					b = message(b, 1, func(b []byte) []byte { return scopeBody(b, sc) })
-					for _, s := range byScope[scopeKey{rk, sc}] {
-						b = message(b, 2, func(b []byte) []byte { return spanBody(b, s) })
-					}
-					return stringField(b, 3, sc.SchemaURL)
-				})
-			}
-			return stringField(b, 3, res.SchemaURL())
-		})
-	}
-	return b
+		return stringField(b, 3, res.SchemaURL)
+	})
 }
 
-func spanBody(b []byte, s sdktrace.ReadOnlySpan) []byte {
-	sc := s.SpanContext()
+func spanBody(b []byte, s *spans.Data) []byte {
+	sc := s.SpanContext
 	tid, sid := sc.TraceID(), sc.SpanID()
 	b = bytesField(b, 1, tid[:])
 	b = bytesField(b, 2, sid[:])
 	b = stringField(b, 3, sc.TraceState().String())
-	parent := s.Parent()
-	if psid := parent.SpanID(); psid.IsValid() {
+	if psid := s.Parent.SpanID(); psid.IsValid() {
 		b = bytesField(b, 4, psid[:])
 	}
-	b = stringField(b, 5, s.Name())
-	b = varintField(b, 6, uint64(s.SpanKind()))
-	b = fixed64Field(b, 7, unixNano(s.StartTime()))
-	b = fixed64Field(b, 8, unixNano(s.EndTime()))
-	b = keyValues(b, 9, s.Attributes())
-	b = varintField(b, 10, clamp32(s.DroppedAttributes()))
-	for _, e := range s.Events() {
+	b = stringField(b, 5, s.Name)
+	b = varintField(b, 6, uint64(s.Kind))
+	b = fixed64Field(b, 7, unixNano(s.Start))
+	b = fixed64Field(b, 8, unixNano(s.End))
+	b = keyValues(b, 9, s.Attributes)
+	b = varintField(b, 10, clamp32(s.DroppedAttributes))
+	for _, e := range s.Events {
 		b = message(b, 11, func(b []byte) []byte {
 			b = fixed64Field(b, 1, unixNano(e.Time))
 			b = stringField(b, 2, e.Name)
 			b = keyValues(b, 3, e.Attributes)
-			return varintField(b, 4, clamp32(e.DroppedAttributeCount))
+			return varintField(b, 4, clamp32(e.DroppedAttributes))
 		})
 	}
-	b = varintField(b, 12, clamp32(s.DroppedEvents()))
-	for _, l := range s.Links() {
+	b = varintField(b, 12, clamp32(s.DroppedEvents))
+	for _, l := range s.Links {
 		b = message(b, 13, func(b []byte) []byte {
 			tid, sid := l.SpanContext.TraceID(), l.SpanContext.SpanID()
 			b = bytesField(b, 1, tid[:])
 			b = bytesField(b, 2, sid[:])
 			b = stringField(b, 3, l.SpanContext.TraceState().String())
 			b = keyValues(b, 4, l.Attributes)
-			b = varintField(b, 5, clamp32(l.DroppedAttributeCount))
+			b = varintField(b, 5, clamp32(l.DroppedAttributes))
 			return fixed32Field(b, 6, spanFlags(l.SpanContext.TraceFlags(), l.SpanContext))
 		})
 	}
-	b = varintField(b, 14, clamp32(s.DroppedLinks()))
-	st := s.Status()
+	b = varintField(b, 14, clamp32(s.DroppedLinks))
 	b = message(b, 15, func(b []byte) []byte {
-		b = stringField(b, 2, st.Description)
-		return varintField(b, 3, statusCode(st.Code))
+		b = stringField(b, 2, s.Status.Description)
+		return varintField(b, 3, statusCode(s.Status.Code))
 	})
-	return fixed32Field(b, 16, spanFlags(sc.TraceFlags(), parent))
+	return fixed32Field(b, 16, spanFlags(sc.TraceFlags(), s.Parent))
 }
 
 // temporality is metrics/v1 AggregationTemporality, whose numbers are not
-// metricdata's.
-func temporality(t metricdata.Temporality) uint64 {
+// package metrics'.
+func temporality(t metrics.Temporality) uint64 {
 	switch t {
-	case metricdata.DeltaTemporality:
+	case metrics.Delta:
 		return 1
-	case metricdata.CumulativeTemporality:
+	case metrics.Cumulative:
 		return 2
 	default:
 		return 0
 	}
 }
 
-// MetricsRequest is an ExportMetricsServiceRequest holding rm, and the
-// metrics it left out: one of an aggregation it does not know, or a sum or
-// histogram of no temporality, which a collector could not read.
-func MetricsRequest(rm *metricdata.ResourceMetrics) ([]byte, []string) {
-	var left []string
+// MetricsRequest is an ExportMetricsServiceRequest holding c, of res.
+func MetricsRequest(res Resource, c metrics.Collection) []byte {
 	return message(nil, 1, func(b []byte) []byte { // ResourceMetrics
-		if rm.Resource != nil {
-			b = message(b, 1, func(b []byte) []byte { return resourceBody(b, rm.Resource) })
-		}
-		for _, sm := range rm.ScopeMetrics {
-			b = message(b, 2, func(b []byte) []byte { // ScopeMetrics
-				b = message(b, 1, func(b []byte) []byte { return scopeBody(b, sm.Scope) })
-				for _, m := range sm.Metrics {
-					body := metricData(m.Data)
-					if body == nil {
-						left = append(left, m.Name)
-						continue
-					}
-					b = message(b, 2, func(b []byte) []byte {
-						b = stringField(b, 1, m.Name)
-						b = stringField(b, 2, m.Description)
-						b = stringField(b, 3, m.Unit)
-						return append(b, body...)
-					})
-				}
-				return stringField(b, 3, sm.Scope.SchemaURL)
-			})
-		}
-		if rm.Resource != nil {
-			b = stringField(b, 3, rm.Resource.SchemaURL())
-		}
-		return b
-	}), left
-}
-
-// metricData is a Metric's data field (its oneof), nil for an aggregation
-// it does not know or a temporality it cannot write.
-func metricData(d metricdata.Aggregation) []byte {
-	switch d := d.(type) {
-	case metricdata.Summary:
-		return message(nil, 11, func(b []byte) []byte { return summaryBody(b, d) })
-	case metricdata.Gauge[int64]:
-		return message(nil, 5, func(b []byte) []byte { return numberPoints(b, d.DataPoints) })
-	case metricdata.Gauge[float64]:
-		return message(nil, 5, func(b []byte) []byte { return numberPoints(b, d.DataPoints) })
-	case metricdata.Sum[int64]:
-		return temporal(7, d.Temporality, func(b []byte) []byte { return sumBody(b, d) })
-	case metricdata.Sum[float64]:
-		return temporal(7, d.Temporality, func(b []byte) []byte { return sumBody(b, d) })
-	case metricdata.Histogram[int64]:
-		return temporal(9, d.Temporality, func(b []byte) []byte { return histogramBody(b, d) })
-	case metricdata.Histogram[float64]:
-		return temporal(9, d.Temporality, func(b []byte) []byte { return histogramBody(b, d) })
-	case metricdata.ExponentialHistogram[int64]:
-		return temporal(10, d.Temporality, func(b []byte) []byte { return expHistogramBody(b, d) })
-	case metricdata.ExponentialHistogram[float64]:
-		return temporal(10, d.Temporality, func(b []byte) []byte { return expHistogramBody(b, d) })
-	default:
-		return nil
-	}
-}
-
-// temporal is field num holding body, an aggregation of temporality t:
-// nil when t has no number in OTLP, which a collector could not read.
-func temporal(num protowire.Number, t metricdata.Temporality, body func([]byte) []byte) []byte {
-	if temporality(t) == 0 {
-		return nil
-	}
-	return message(nil, num, body)
-}
-
-func summaryBody(b []byte, s metricdata.Summary) []byte {
-	for _, p := range s.DataPoints {
-		b = message(b, 1, func(b []byte) []byte {
-			b = fixed64Field(b, 2, unixNano(p.StartTime))
-			b = fixed64Field(b, 3, unixNano(p.Time))
-			b = fixed64Field(b, 4, p.Count)
-			b = fixed64Field(b, 5, math.Float64bits(p.Sum))
-			for _, q := range p.QuantileValues {
-				b = message(b, 6, func(b []byte) []byte {
-					b = fixed64Field(b, 1, math.Float64bits(q.Quantile))
-					return fixed64Field(b, 2, math.Float64bits(q.Value))
+		b = resourceMessage(b, res)
+		b = message(b, 2, func(b []byte) []byte { // ScopeMetrics
+			b = scopeMessage(b, c.Scope.Name, c.Scope.Version)
+			for _, m := range c.Metrics {
+				b = message(b, 2, func(b []byte) []byte {
+					b = stringField(b, 1, m.Name)
+					b = stringField(b, 2, m.Description)
+					b = stringField(b, 3, m.Unit)
+					return metricData(b, m)
 				})
 			}
-			return keyValues(b, 7, p.Attributes.ToSlice())
+			return stringField(b, 3, c.Scope.SchemaURL)
+		})
+		return stringField(b, 3, res.SchemaURL)
+	})
+}
+
+// metricData appends a Metric's data field (its oneof).
+func metricData(b []byte, m metrics.Metric) []byte {
+	switch {
+	case m.Kind == metrics.KindObservableGauge:
+		return message(b, 5, func(b []byte) []byte { return numberPoints(b, m.Points) }) // Gauge
+	case len(m.ExpHistograms) > 0:
+		return message(b, 10, func(b []byte) []byte { return expHistogramBody(b, m) })
+	case m.Kind == metrics.KindHistogram:
+		return message(b, 9, func(b []byte) []byte { return histogramBody(b, m) })
+	default: // a counter, observed or not: a monotonic Sum
+		return message(b, 7, func(b []byte) []byte {
+			b = numberPoints(b, m.Points)
+			b = varintField(b, 2, temporality(m.Temporality))
+			b = protowire.AppendTag(b, 3, protowire.VarintType)
+			return protowire.AppendVarint(b, 1)
 		})
 	}
-	return b
 }
 
-func sumBody[N int64 | float64](b []byte, s metricdata.Sum[N]) []byte {
-	b = numberPoints(b, s.DataPoints)
-	b = varintField(b, 2, temporality(s.Temporality))
-	if s.IsMonotonic {
-		b = protowire.AppendTag(b, 3, protowire.VarintType)
-		b = protowire.AppendVarint(b, 1)
-	}
-	return b
-}
-
-// number is n as a oneof member of a NumberDataPoint or an Exemplar:
-// as_double (field double) or as_int (field integer), both 64-bit fixed.
-func number[N int64 | float64](b []byte, double, integer protowire.Number, n N) []byte {
-	switch v := any(n).(type) {
-	case int64:
-		return fixed64Always(b, integer, uint64(v)) //nolint:gosec // sfixed64
-	case float64:
-		return fixed64Always(b, double, math.Float64bits(v))
-	}
-	return b
-}
-
-func numberPoints[N int64 | float64](b []byte, points []metricdata.DataPoint[N]) []byte {
+func numberPoints(b []byte, points []metrics.Point) []byte {
 	for _, p := range points {
 		b = message(b, 1, func(b []byte) []byte {
-			b = fixed64Field(b, 2, unixNano(p.StartTime))
+			b = fixed64Field(b, 2, unixNano(p.Start))
 			b = fixed64Field(b, 3, unixNano(p.Time))
-			b = number(b, 4, 6, p.Value)
-			b = exemplars(b, 5, p.Exemplars)
+			b = fixed64Always(b, 6, uint64(p.Value)) //nolint:gosec // as_int, an sfixed64
 			return keyValues(b, 7, p.Attributes.ToSlice())
 		})
 	}
 	return b
 }
 
-func exemplars[N int64 | float64](b []byte, num protowire.Number, es []metricdata.Exemplar[N]) []byte {
+func exemplars(b []byte, num protowire.Number, es []metrics.Exemplar) []byte {
 	for _, e := range es {
 		b = message(b, num, func(b []byte) []byte {
 			b = fixed64Field(b, 2, unixNano(e.Time))
-			b = number(b, 3, 6, e.Value)
-			if len(e.SpanID) > 0 {
-				b = bytesField(b, 4, e.SpanID)
+			b = fixed64Always(b, 3, math.Float64bits(e.Value)) // as_double
+			if e.SpanID.IsValid() {
+				b = bytesField(b, 4, e.SpanID[:])
 			}
-			if len(e.TraceID) > 0 {
-				b = bytesField(b, 5, e.TraceID)
+			if e.TraceID.IsValid() {
+				b = bytesField(b, 5, e.TraceID[:])
 			}
-			return keyValues(b, 7, e.FilteredAttributes)
+			return b
 		})
 	}
 	return b
 }
 
-func float(n any) float64 {
-	switch v := n.(type) {
-	case int64:
-		return float64(v)
-	case float64:
-		return v
-	}
-	return 0
-}
-
-func histogramBody[N int64 | float64](b []byte, h metricdata.Histogram[N]) []byte {
-	for _, p := range h.DataPoints {
+func histogramBody(b []byte, m metrics.Metric) []byte {
+	for _, p := range m.Histograms {
 		b = message(b, 1, func(b []byte) []byte {
-			b = fixed64Field(b, 2, unixNano(p.StartTime))
+			b = fixed64Field(b, 2, unixNano(p.Start))
 			b = fixed64Field(b, 3, unixNano(p.Time))
 			b = fixed64Field(b, 4, p.Count)
-			b = fixed64Always(b, 5, math.Float64bits(float(p.Sum)))
+			b = fixed64Always(b, 5, math.Float64bits(p.Sum))
 			if len(p.BucketCounts) > 0 {
 				b = protowire.AppendTag(b, 6, protowire.BytesType)
 				b = protowire.AppendVarint(b, uint64(8*len(p.BucketCounts)))
@@ -451,19 +356,17 @@ func histogramBody[N int64 | float64](b []byte, h metricdata.Histogram[N]) []byt
 			}
 			b = exemplars(b, 8, p.Exemplars)
 			b = keyValues(b, 9, p.Attributes.ToSlice())
-			if v, ok := p.Min.Value(); ok {
-				b = fixed64Always(b, 11, math.Float64bits(float(v)))
-			}
-			if v, ok := p.Max.Value(); ok {
-				b = fixed64Always(b, 12, math.Float64bits(float(v)))
+			if p.Count > 0 {
+				b = fixed64Always(b, 11, math.Float64bits(p.Min))
+				b = fixed64Always(b, 12, math.Float64bits(p.Max))
 			}
 			return b
 		})
 	}
-	return varintField(b, 2, temporality(h.Temporality))
+	return varintField(b, 2, temporality(m.Temporality))
 }
 
-func expBuckets(b []byte, num protowire.Number, eb metricdata.ExponentialBucket) []byte {
+func expBuckets(b []byte, num protowire.Number, eb metrics.ExpBuckets) []byte {
 	return message(b, num, func(b []byte) []byte {
 		if eb.Offset != 0 {
 			b = protowire.AppendTag(b, 1, protowire.VarintType)
@@ -480,32 +383,30 @@ func expBuckets(b []byte, num protowire.Number, eb metricdata.ExponentialBucket)
 	})
 }
 
-func expHistogramBody[N int64 | float64](b []byte, h metricdata.ExponentialHistogram[N]) []byte {
-	for _, p := range h.DataPoints {
+func expHistogramBody(b []byte, m metrics.Metric) []byte {
+	for _, p := range m.ExpHistograms {
 		b = message(b, 1, func(b []byte) []byte {
 			b = keyValues(b, 1, p.Attributes.ToSlice())
-			b = fixed64Field(b, 2, unixNano(p.StartTime))
+			b = fixed64Field(b, 2, unixNano(p.Start))
 			b = fixed64Field(b, 3, unixNano(p.Time))
 			b = fixed64Field(b, 4, p.Count)
-			b = fixed64Always(b, 5, math.Float64bits(float(p.Sum)))
+			b = fixed64Always(b, 5, math.Float64bits(p.Sum))
 			if p.Scale != 0 {
 				b = protowire.AppendTag(b, 6, protowire.VarintType)
 				b = protowire.AppendVarint(b, protowire.EncodeZigZag(int64(p.Scale)))
 			}
 			b = fixed64Field(b, 7, p.ZeroCount)
-			b = expBuckets(b, 8, p.PositiveBucket)
-			b = expBuckets(b, 9, p.NegativeBucket)
+			b = expBuckets(b, 8, p.Positive)
+			b = expBuckets(b, 9, p.Negative)
 			b = exemplars(b, 11, p.Exemplars)
-			if v, ok := p.Min.Value(); ok {
-				b = fixed64Always(b, 12, math.Float64bits(float(v)))
+			if p.Count > 0 {
+				b = fixed64Always(b, 12, math.Float64bits(p.Min))
+				b = fixed64Always(b, 13, math.Float64bits(p.Max))
 			}
-			if v, ok := p.Max.Value(); ok {
-				b = fixed64Always(b, 13, math.Float64bits(float(v)))
-			}
-			return fixed64Field(b, 14, math.Float64bits(p.ZeroThreshold))
+			return b
 		})
 	}
-	return varintField(b, 2, temporality(h.Temporality))
+	return varintField(b, 2, temporality(m.Temporality))
 }
 
 // eachField calls f with each field of the message b in turn, its number,

@@ -14,14 +14,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -30,6 +25,9 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/spans"
 )
 
 // userAgent names the sender to the collector.
@@ -48,9 +46,10 @@ var errShutdown = errors.New("OTLP exporter is shut down")
 
 // exporter sends one signal's requests.
 type exporter struct {
-	sig    Signal
-	cfg    *Config
-	sender sender
+	sig     Signal
+	cfg     *Config
+	sender  sender
+	onError func(error) // a collector's partial success
 
 	// stop ends the exports under way when the exporter shuts down.
 	stopped context.Context
@@ -75,8 +74,11 @@ type retryable struct {
 func (r *retryable) Error() string { return r.err.Error() }
 func (r *retryable) Unwrap() error { return r.err }
 
-func newExporter(sig Signal, cfg *Config) (*exporter, error) {
-	e := &exporter{sig: sig, cfg: cfg}
+func newExporter(sig Signal, cfg *Config, onError func(error)) (*exporter, error) {
+	if onError == nil {
+		onError = func(error) {}
+	}
+	e := &exporter{sig: sig, cfg: cfg, onError: onError}
 	e.stopped, e.stop = context.WithCancel(context.Background())
 	if cfg.Protocol == "grpc" {
 		s, err := newGRPCSender(cfg, sig.method)
@@ -109,7 +111,7 @@ func (e *exporter) export(ctx context.Context, body []byte) error {
 		resp, err := e.sender.send(ctx, body)
 		if err == nil {
 			if n, msg := partialSuccess(resp); n > 0 || msg != "" {
-				otel.Handle(fmt.Errorf("OTLP collector rejected %d %s: %s", n, e.sig.noun, msg))
+				e.onError(fmt.Errorf("OTLP collector rejected %d %s: %s", n, e.sig.noun, msg))
 			}
 			return nil
 		}
@@ -161,84 +163,77 @@ func (e *exporter) shutdown(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// TraceExporter sends spans over OTLP. It is an sdktrace.SpanExporter.
-type TraceExporter struct{ e *exporter }
+// TraceExporter sends spans over OTLP. It is a spans.Exporter.
+type TraceExporter struct {
+	e   *exporter
+	res Resource
+}
 
-// NewTraceExporter makes an exporter of spans to where cfg says.
-func NewTraceExporter(cfg *Config) (*TraceExporter, error) {
-	e, err := newExporter(Traces, cfg)
+// NewTraceExporter makes an exporter of res's spans to where cfg says; a
+// collector's report of spans it rejected goes to onError (nil: dropped).
+func NewTraceExporter(cfg *Config, res Resource, onError func(error)) (*TraceExporter, error) {
+	e, err := newExporter(Traces, cfg, onError)
 	if err != nil {
 		return nil, err
 	}
-	return &TraceExporter{e: e}, nil
+	return &TraceExporter{e: e, res: res}, nil
 }
 
-// ExportSpans sends spans in one request.
-func (t *TraceExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if len(spans) == 0 {
+// ExportSpans sends spans in one request; nothing when there is none.
+func (t *TraceExporter) ExportSpans(ctx context.Context, ss []*spans.Data) error {
+	body := TracesRequest(t.res, ss)
+	if body == nil {
 		return nil
 	}
-	return t.e.export(ctx, TracesRequest(spans))
+	return t.e.export(ctx, body)
 }
 
 // Shutdown stops the exporter: later exports fail.
 func (t *TraceExporter) Shutdown(ctx context.Context) error { return t.e.shutdown(ctx) }
 
-// MetricExporter sends metrics over OTLP. It is an sdkmetric.Exporter.
-type MetricExporter struct{ e *exporter }
+// MetricExporter sends metrics over OTLP. It is a metrics.Exporter.
+type MetricExporter struct {
+	e   *exporter
+	res Resource
+}
 
-// NewMetricExporter makes an exporter of metrics to where cfg says.
-func NewMetricExporter(cfg *Config) (*MetricExporter, error) {
-	e, err := newExporter(Metrics, cfg)
+// NewMetricExporter makes an exporter of res's metrics to where cfg says;
+// a collector's report of points it rejected goes to onError (nil:
+// dropped).
+func NewMetricExporter(cfg *Config, res Resource, onError func(error)) (*MetricExporter, error) {
+	e, err := newExporter(Metrics, cfg, onError)
 	if err != nil {
 		return nil, err
 	}
-	return &MetricExporter{e: e}, nil
+	return &MetricExporter{e: e, res: res}, nil
 }
 
-// Temporality is the configured preference's for an instrument of kind k:
-// "delta" makes counters and histograms delta, synchronous or not;
-// "lowmemory" only the synchronous ones; "cumulative" none.
-func (m *MetricExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
-	switch m.e.cfg.Temporality {
-	case "delta":
-		switch k {
-		case sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindObservableCounter, sdkmetric.InstrumentKindHistogram:
-			return metricdata.DeltaTemporality
-		}
-	case "lowmemory":
-		switch k {
-		case sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindHistogram:
-			return metricdata.DeltaTemporality
-		}
+// Reader is how the configuration wants the metrics aggregated: the
+// temporality preference's ("delta" makes counters and histograms delta,
+// observed or not; "lowmemory" only those measured as they happen;
+// "cumulative" none), and histograms base-2 exponential when asked.
+func (m *MetricExporter) Reader() metrics.ReaderConfig {
+	pref := m.e.cfg.Temporality
+	return metrics.ReaderConfig{
+		Temporality: func(k metrics.Kind) metrics.Temporality {
+			switch {
+			case pref == "delta" && k != metrics.KindObservableGauge,
+				pref == "lowmemory" && (k == metrics.KindCounter || k == metrics.KindHistogram):
+				return metrics.Delta
+			}
+			return metrics.Cumulative
+		},
+		Exponential: m.e.cfg.Exponential,
 	}
-	return metricdata.CumulativeTemporality
 }
 
-// Aggregation is the SDK's default for k, histograms aside when the
-// configuration asks for base-2 exponential ones.
-func (m *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
-	if m.e.cfg.Exponential && k == sdkmetric.InstrumentKindHistogram {
-		return sdkmetric.AggregationBase2ExponentialHistogram{MaxSize: 160, MaxScale: 20}
-	}
-	return sdkmetric.DefaultAggregationSelector(k)
-}
-
-// Export sends rm in one request; nothing when it holds no metric. A
-// metric the request cannot carry is left out and reported to otel.Handle.
-func (m *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
-	if rm == nil || len(rm.ScopeMetrics) == 0 {
+// Export sends c in one request; nothing when it holds no metric.
+func (m *MetricExporter) Export(ctx context.Context, c metrics.Collection) error {
+	if len(c.Metrics) == 0 {
 		return nil
 	}
-	body, left := MetricsRequest(rm)
-	if len(left) > 0 {
-		otel.Handle(fmt.Errorf("OTLP metrics left out, of an aggregation or temporality the exporter cannot write: %s", strings.Join(left, ", ")))
-	}
-	return m.e.export(ctx, body)
+	return m.e.export(ctx, MetricsRequest(m.res, c))
 }
-
-// ForceFlush has nothing to do: Export holds nothing back.
-func (m *MetricExporter) ForceFlush(ctx context.Context) error { return ctx.Err() }
 
 // Shutdown stops the exporter: later exports fail.
 func (m *MetricExporter) Shutdown(ctx context.Context) error { return m.e.shutdown(ctx) }

@@ -93,7 +93,7 @@ func (f *flaky) close() error { return nil }
 // the machine's speed: a first try that outlasts the time ends the same.
 func TestTheLastAnswerIsTheError(t *testing.T) {
 	t.Parallel()
-	e, err := newExporter(Traces, &Config{Protocol: "http/protobuf", Timeout: 50 * time.Millisecond})
+	e, err := newExporter(Traces, &Config{Protocol: "http/protobuf", Timeout: 50 * time.Millisecond}, func(err error) { t.Errorf("reported: %v", err) })
 	if err != nil {
 		t.Fatal(err)
 	}

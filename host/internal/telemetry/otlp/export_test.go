@@ -17,12 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/attribute"
+	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricpb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
@@ -31,22 +32,48 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/testing/protocmp"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/metrics"
 	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otlp"
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/spans"
 	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // someSpans are two ended spans.
-func someSpans(t *testing.T) []sdktrace.ReadOnlySpan {
+func someSpans(t *testing.T) []*spans.Data {
 	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	rec := &spans.Recorder{}
+	tp := recording(rec)
 	for _, name := range []string{"one", "two"} {
 		_, s := tp.Tracer("t").Start(context.Background(), name)
 		s.End()
 	}
 	return rec.Ended()
+}
+
+// reports keeps what an exporter reports to its onError.
+type reports struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (r *reports) add(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, err.Error())
+}
+
+func (r *reports) get() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.errs...)
+}
+
+// unexpected is an onError for exporters that should report nothing.
+func unexpected(t *testing.T) func(error) {
+	return func(err error) { t.Errorf("reported: %v", err) }
 }
 
 func spanNames(req *coltracepb.ExportTraceServiceRequest) []string {
@@ -61,15 +88,15 @@ func spanNames(req *coltracepb.ExportTraceServiceRequest) []string {
 	return names
 }
 
-// traceExporter is an exporter of spans configured by vars alone; it
-// shuts down with the test.
-func traceExporter(t *testing.T, vars map[string]string) *otlp.TraceExporter {
+// traceExporter is an exporter of svc's spans configured by vars alone,
+// reporting to onError; it shuts down with the test.
+func traceExporter(t *testing.T, vars map[string]string, onError func(error)) *otlp.TraceExporter {
 	t.Helper()
 	cfg, err := otlp.ConfigFromEnv(otlp.Traces, env(vars))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, err := otlp.NewTraceExporter(cfg)
+	exp, err := otlp.NewTraceExporter(cfg, svc, onError)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +109,9 @@ func traceExporter(t *testing.T, vars map[string]string) *otlp.TraceExporter {
 // ended within the patience: the exporters that fail here have an hour's
 // timeout, so one tried again and again would not end.
 func exporting(t *testing.T, exp *otlp.TraceExporter, stuck string) func() error {
-	spans := someSpans(t)
+	ss := someSpans(t)
 	done := make(chan error, 1)
-	go func() { done <- exp.ExportSpans(context.Background(), spans) }()
+	go func() { done <- exp.ExportSpans(context.Background(), ss) }()
 	return func() error {
 		t.Helper()
 		select {
@@ -97,35 +124,34 @@ func exporting(t *testing.T, exp *otlp.TraceExporter, stuck string) func() error
 	}
 }
 
-// grpcCollector serves svc over gRPC on 127.0.0.1 until the test ends and
-// returns its endpoint, http://host:port.
-func grpcCollector(t *testing.T, svc coltracepb.TraceServiceServer) string {
+// grpcServer serves what register registers over gRPC on 127.0.0.1 until
+// the test ends and returns its endpoint, http://host:port.
+func grpcServer(t *testing.T, register func(*grpc.Server)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	coltracepb.RegisterTraceServiceServer(srv, svc)
+	register(srv)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
 	return "http://" + ln.Addr().String()
 }
 
+// grpcCollector serves the trace service s over gRPC; see grpcServer.
+func grpcCollector(t *testing.T, s coltracepb.TraceServiceServer) string {
+	t.Helper()
+	return grpcServer(t, func(srv *grpc.Server) { coltracepb.RegisterTraceServiceServer(srv, s) })
+}
+
 // TestHTTPExport: a collector that is unavailable at first gets the
 // request again after the Retry-After it asked for, gzipped, with the
-// configured headers; the spans it says it rejected are reported.
-// Not parallel: it sets the global error handler.
+// configured headers and the exporter's resource; the spans it says it
+// rejected are reported to the exporter's onError.
 func TestHTTPExport(t *testing.T) {
-	var handled []error
-	var hmu sync.Mutex
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		hmu.Lock()
-		defer hmu.Unlock()
-		handled = append(handled, err)
-	}))
-	t.Cleanup(func() { otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {})) })
-
+	t.Parallel()
+	rep := &reports{}
 	var calls atomic.Int32
 	var got coltracepb.ExportTraceServiceRequest
 	var gotHeader http.Header
@@ -160,7 +186,7 @@ func TestHTTPExport(t *testing.T) {
 	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_HEADERS": "api-key=k1",
 		"OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
-	})
+	}, rep.add)
 	if err := exp.ExportSpans(context.Background(), someSpans(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +202,13 @@ func TestHTTPExport(t *testing.T) {
 	if gotHeader.Get("Api-Key") != "k1" || gotHeader.Get("Content-Type") != "application/x-protobuf" || gotHeader.Get("Content-Encoding") != "gzip" {
 		t.Errorf("headers received: %v", gotHeader)
 	}
-	hmu.Lock()
-	if len(handled) != 1 || !strings.Contains(handled[0].Error(), "rejected 1 spans: too old") {
-		t.Errorf("reported: %v", handled)
+	wantRes := &resourcepb.Resource{Attributes: []*commonpb.KeyValue{kv("service.name", str("svc"))}}
+	if rs := got.GetResourceSpans(); len(rs) != 1 || !proto.Equal(rs[0].GetResource(), wantRes) {
+		t.Errorf("resources received: %v", rs)
 	}
-	hmu.Unlock()
+	if r := rep.get(); len(r) != 1 || !strings.Contains(r[0], "rejected 1 spans: too old") {
+		t.Errorf("reported: %q", r)
+	}
 
 	if err := exp.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -201,7 +229,7 @@ func TestHTTPExportFails(t *testing.T) {
 		_, _ = w.Write(out)
 	}))
 	t.Cleanup(ts.Close)
-	exp := traceExporter(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000"})
+	exp := traceExporter(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000"}, unexpected(t))
 	want := "answered 400 Bad Request: bad data"
 	if err := exp.ExportSpans(context.Background(), someSpans(t)); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
@@ -223,7 +251,7 @@ func TestRefusedClientCertificateNotTriedAgain(t *testing.T) {
 	}
 	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": ts.URL, "OTEL_EXPORTER_OTLP_CERTIFICATE": ca, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-	})
+	}, unexpected(t))
 	err := exporting(t, exp, "a refused client certificate is tried again and again")()
 	if err == nil || !strings.Contains(err.Error(), "tls") {
 		t.Errorf("err = %v, want the handshake's", err)
@@ -282,7 +310,7 @@ func TestGRPCExport(t *testing.T) {
 	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": grpcCollector(t, c),
 		"OTEL_EXPORTER_OTLP_HEADERS": "api-key=k2", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
-	})
+	}, unexpected(t))
 	if err := exp.ExportSpans(context.Background(), someSpans(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -306,37 +334,169 @@ func TestGRPCExport(t *testing.T) {
 }
 
 // TestMetricTemporality: what each preference makes of each kind of
-// instrument, as the specification defines them.
+// instrument, as the specification defines them, in the reader the
+// exporter asks the registry for; and an export after Shutdown fails.
 func TestMetricTemporality(t *testing.T) {
 	t.Parallel()
-	d, c := metricdata.DeltaTemporality, metricdata.CumulativeTemporality
-	kinds := []sdkmetric.InstrumentKind{
-		sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindObservableCounter, sdkmetric.InstrumentKindHistogram,
-		sdkmetric.InstrumentKindUpDownCounter, sdkmetric.InstrumentKindObservableUpDownCounter, sdkmetric.InstrumentKindGauge,
-	}
-	for pref, want := range map[string][]metricdata.Temporality{
-		"cumulative": {c, c, c, c, c, c},
-		"delta":      {d, d, d, c, c, c},
-		"lowmemory":  {d, c, d, c, c, c},
+	d, c := metrics.Delta, metrics.Cumulative
+	kinds := []metrics.Kind{metrics.KindCounter, metrics.KindObservableCounter, metrics.KindHistogram, metrics.KindObservableGauge}
+	for pref, want := range map[string][]metrics.Temporality{
+		"cumulative": {c, c, c, c},
+		"delta":      {d, d, d, c},
+		"lowmemory":  {d, c, d, c},
 	} {
 		cfg, err := otlp.ConfigFromEnv(otlp.Metrics, env(map[string]string{"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE": pref}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		exp, err := otlp.NewMetricExporter(cfg)
+		exp, err := otlp.NewMetricExporter(cfg, svc, unexpected(t))
 		if err != nil {
 			t.Fatal(err)
 		}
+		reader := exp.Reader()
+		if reader.Temporality == nil || reader.Exponential {
+			t.Fatalf("%s: reader %+v, want a temporality and explicit histograms", pref, reader)
+		}
 		for i, k := range kinds {
-			if got := exp.Temporality(k); got != want[i] {
-				t.Errorf("%s: %v is %v, want %v", pref, k, got, want[i])
+			if got := reader.Temporality(k); got != want[i] {
+				t.Errorf("%s: kind %v is %v, want %v", pref, k, got, want[i])
 			}
 		}
 		if err := exp.Shutdown(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if err := exp.Export(context.Background(), &metricdata.ResourceMetrics{ScopeMetrics: []metricdata.ScopeMetrics{{}}}); err == nil {
+		one := metrics.Collection{Metrics: []metrics.Metric{{Name: "m", Kind: metrics.KindCounter, Temporality: c, Points: []metrics.Point{{Value: 1}}}}}
+		if err := exp.Export(context.Background(), one); err == nil || !strings.Contains(err.Error(), "shut down") {
 			t.Errorf("%s: an export after Shutdown: %v", pref, err)
+		}
+	}
+	cfg, err := otlp.ConfigFromEnv(otlp.Metrics, env(map[string]string{"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "base2_exponential_bucket_histogram"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := otlp.NewMetricExporter(cfg, svc, unexpected(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
+	if !exp.Reader().Exponential {
+		t.Error("base2_exponential_bucket_histogram: the reader's histograms are not exponential")
+	}
+}
+
+// metricsCollector is a gRPC metrics service that keeps what it is sent
+// and reports two points rejected.
+type metricsCollector struct {
+	colmetricpb.UnimplementedMetricsServiceServer
+	mu    sync.Mutex
+	calls int
+	req   *colmetricpb.ExportMetricsServiceRequest
+}
+
+func (c *metricsCollector) Export(_ context.Context, req *colmetricpb.ExportMetricsServiceRequest) (*colmetricpb.ExportMetricsServiceResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	c.req = req
+	return &colmetricpb.ExportMetricsServiceResponse{PartialSuccess: &colmetricpb.ExportMetricsPartialSuccess{RejectedDataPoints: 2, ErrorMessage: "too many"}}, nil
+}
+
+// TestMetricExport: over either protocol, a registry made with the
+// exporter's reader (delta, exponential histograms) is exported to the
+// metrics service with the exporter's resource, and the points the
+// collector rejected are reported; a collection of no metric sends
+// nothing.
+func TestMetricExport(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var httpCalls int
+	var httpReq colmetricpb.ExportMetricsServiceRequest
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		httpCalls++
+		if err == nil {
+			err = proto.Unmarshal(body, &httpReq)
+		}
+		if err != nil || r.URL.Path != "/v1/metrics" || r.Header.Get("Content-Type") != "application/x-protobuf" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		out, _ := proto.Marshal(&colmetricpb.ExportMetricsServiceResponse{PartialSuccess: &colmetricpb.ExportMetricsPartialSuccess{RejectedDataPoints: 2, ErrorMessage: "too many"}})
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write(out)
+	}))
+	t.Cleanup(ts.Close)
+	gc := &metricsCollector{}
+	grpcEndpoint := grpcServer(t, func(srv *grpc.Server) { colmetricpb.RegisterMetricsServiceServer(srv, gc) })
+
+	for protocol, c := range map[string]struct {
+		endpoint string
+		received func() (int, *colmetricpb.ExportMetricsServiceRequest)
+	}{
+		"http/protobuf": {ts.URL, func() (int, *colmetricpb.ExportMetricsServiceRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			return httpCalls, &httpReq
+		}},
+		"grpc": {grpcEndpoint, func() (int, *colmetricpb.ExportMetricsServiceRequest) {
+			gc.mu.Lock()
+			defer gc.mu.Unlock()
+			return gc.calls, gc.req
+		}},
+	} {
+		cfg, err := otlp.ConfigFromEnv(otlp.Metrics, env(map[string]string{
+			"OTEL_EXPORTER_OTLP_PROTOCOL": protocol, "OTEL_EXPORTER_OTLP_ENDPOINT": c.endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "60000",
+			"OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE":        "delta",
+			"OTEL_EXPORTER_OTLP_METRICS_DEFAULT_HISTOGRAM_AGGREGATION": "base2_exponential_bucket_histogram",
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := &reports{}
+		exp, err := otlp.NewMetricExporter(cfg, svc, rep.add)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := metrics.NewRegistry(metrics.Scope{Name: "host"}, metrics.AlwaysOff, exp.Reader())
+		reg.Counter("calls", "{call}", "").Add(2, attribute.String("tool", "t"))
+		reg.Histogram("duration", "s", "", []float64{1}).Record(context.Background(), 4)
+		if err := exp.Export(context.Background(), metrics.Collection{Scope: metrics.Scope{Name: "empty"}}); err != nil {
+			t.Errorf("%s: an empty collection: %v", protocol, err)
+		}
+		if err := exp.Export(context.Background(), reg.Collect(0)); err != nil {
+			t.Fatalf("%s: %v", protocol, err)
+		}
+		calls, req := c.received()
+		if calls != 1 {
+			t.Errorf("%s: %d requests, want 1 (none for the empty collection)", protocol, calls)
+		}
+		rm := req.GetResourceMetrics()
+		wantRes := &resourcepb.Resource{Attributes: []*commonpb.KeyValue{kv("service.name", str("svc"))}}
+		if len(rm) != 1 || len(rm[0].GetScopeMetrics()) != 1 {
+			t.Fatalf("%s: want one resource and one scope: %v", protocol, rm)
+		}
+		if diff := cmp.Diff(wantRes, rm[0].GetResource(), protocmp.Transform()); diff != "" {
+			t.Errorf("%s: resource (-want +got):\n%s", protocol, diff)
+		}
+		sm := rm[0].GetScopeMetrics()[0]
+		ms := sm.GetMetrics()
+		delta := metricpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
+		if sm.GetScope().GetName() != "host" || len(ms) != 2 || ms[0].GetName() != "calls" || ms[1].GetName() != "duration" {
+			t.Fatalf("%s: scope %v, metrics %v", protocol, sm.GetScope(), ms)
+		}
+		if s := ms[0].GetSum(); s.GetAggregationTemporality() != delta || len(s.GetDataPoints()) != 1 || s.GetDataPoints()[0].GetAsInt() != 2 {
+			t.Errorf("%s: calls %v, want a delta sum of 2", protocol, ms[0])
+		}
+		if h := ms[1].GetExponentialHistogram(); h.GetAggregationTemporality() != delta || len(h.GetDataPoints()) != 1 || h.GetDataPoints()[0].GetCount() != 1 {
+			t.Errorf("%s: duration %v, want a delta exponential histogram of one", protocol, ms[1])
+		}
+		if r := rep.get(); len(r) != 1 || !strings.Contains(r[0], "rejected 2 metric data points: too many") {
+			t.Errorf("%s: reported %q", protocol, r)
+		}
+		if err := exp.Shutdown(context.Background()); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -362,7 +522,7 @@ func TestShutdownEndsAnExport(t *testing.T) {
 	for protocol, endpoint := range map[string]string{"http/protobuf": ts.URL, "grpc": grpcEndpoint} {
 		exp := traceExporter(t, map[string]string{
 			"OTEL_EXPORTER_OTLP_PROTOCOL": protocol, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-		})
+		}, unexpected(t))
 		wait := exporting(t, exp, protocol+": the export goes on after Shutdown")
 		<-arrived // the request is with the collector
 		if err := exp.Shutdown(context.Background()); err != nil {
@@ -399,7 +559,7 @@ func TestWhatIsNotTriedAgain(t *testing.T) {
 	t.Cleanup(ts.Close)
 	exp := traceExporter(t, map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(ts.URL, "http://", "https://", 1), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-	})
+	}, unexpected(t))
 	if err := exporting(t, exp, "a TLS handshake that cannot succeed is tried again and again")(); err == nil {
 		t.Error("an export over TLS to a plain HTTP server succeeded")
 	}
@@ -411,7 +571,7 @@ func TestWhatIsNotTriedAgain(t *testing.T) {
 		ex := &exhausted{delay: c.delay}
 		exp := traceExporter(t, map[string]string{
 			"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": grpcCollector(t, ex), "OTEL_EXPORTER_OTLP_TIMEOUT": "3600000",
-		})
+		}, unexpected(t))
 		err := exp.ExportSpans(context.Background(), someSpans(t))
 		if (err == nil) != c.delay {
 			t.Errorf("%s: err = %v", name, err)

@@ -1,0 +1,121 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is what OTEL_METRIC_EXPORT_INTERVAL, OTEL_METRIC_EXPORT_TIMEOUT and
+// OTEL_METRICS_EXEMPLAR_FILTER say.
+type Config struct {
+	Interval, Timeout time.Duration // 60 s and 30 s by default
+	Exemplars         ExemplarFilter
+}
+
+// ConfigFromEnv reads the variables through getenv; a value it cannot use
+// is an error naming the variable.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{Interval: time.Minute, Timeout: 30 * time.Second}
+	for _, v := range []struct {
+		dst  *time.Duration
+		name string
+	}{{&c.Interval, "OTEL_METRIC_EXPORT_INTERVAL"}, {&c.Timeout, "OTEL_METRIC_EXPORT_TIMEOUT"}} {
+		s := strings.TrimSpace(getenv(v.name))
+		if s == "" {
+			continue
+		}
+		ms, err := strconv.Atoi(s)
+		if err != nil || ms <= 0 {
+			return Config{}, fmt.Errorf("%s=%q: want milliseconds, a whole number above 0", v.name, s)
+		}
+		*v.dst = time.Duration(ms) * time.Millisecond
+	}
+	switch s := strings.TrimSpace(getenv("OTEL_METRICS_EXEMPLAR_FILTER")); s {
+	case "", "trace_based":
+	case "always_on":
+		c.Exemplars = AlwaysOn
+	case "always_off":
+		c.Exemplars = AlwaysOff
+	default:
+		return Config{}, fmt.Errorf("OTEL_METRICS_EXEMPLAR_FILTER=%q: use trace_based, always_on or always_off", s)
+	}
+	return c, nil
+}
+
+// An Exporter sends collections somewhere (package otlp's, over OTLP).
+type Exporter interface {
+	Export(ctx context.Context, c Collection) error
+	Shutdown(ctx context.Context) error
+}
+
+// Periodic collects one reader's metrics every interval and exports them
+// from a goroutine of its own, each export bounded by timeout.
+type Periodic struct {
+	reg      *Registry
+	reader   int
+	exp      Exporter
+	interval time.Duration
+	timeout  time.Duration
+	onError  func(error)
+
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// NewPeriodic starts exporting reg's metrics for reader to exp; an
+// export's error goes to onError.
+func NewPeriodic(reg *Registry, reader int, exp Exporter, cfg Config, onError func(error)) *Periodic {
+	p := &Periodic{reg: reg, reader: reader, exp: exp, interval: cfg.Interval, timeout: cfg.Timeout, onError: onError,
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+func (p *Periodic) run() {
+	defer close(p.done)
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.export(context.Background())
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+func (p *Periodic) export(ctx context.Context) {
+	c := p.reg.Collect(p.reader)
+	if len(c.Metrics) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	if err := p.exp.Export(ctx, c); err != nil {
+		p.onError(err)
+	}
+}
+
+// Shutdown stops the exports, exports a last collection and shuts the
+// exporter down; ctx bounds it all.
+func (p *Periodic) Shutdown(ctx context.Context) error {
+	first := false
+	p.once.Do(func() { first = true })
+	if !first {
+		return nil
+	}
+	close(p.stop)
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return p.exp.Shutdown(ctx) // ends the export under way
+	}
+	p.export(ctx)
+	return p.exp.Shutdown(ctx)
+}
