@@ -5,10 +5,11 @@ package telemetry
 // cost the build and the start more than the few hundred lines below.
 //
 // On each scrape promHandler collects the registry's metrics for its reader
-// and writes them in the text exposition format 0.0.4, with
-// the process's own figures (process.go), as the exporter (v0.69) and
-// client_golang's Go and process collectors (v1.24) wrote them, byte for
-// byte (prometheus_test.go holds what they wrote):
+// and writes them in the text exposition format 0.0.4, with the process's
+// own figures (process.go), as the exporter (v0.69) and client_golang's Go
+// and process collectors (v1.24) wrote them, byte for byte
+// (prometheus_test.go holds what they wrote, its lines kept for the kinds
+// of instruments the registry has):
 //
 //   - names: the OTel name with every run of characters other than
 //     [a-zA-Z0-9:] made one _, the unit's suffix (s gives _seconds, By

@@ -14,7 +14,7 @@ import (
 // (ServiceName), service.version, telemetry.sdk.{name,language,version},
 // then OTEL_RESOURCE_ATTRIBUTES (key=value pairs, comma-separated, values
 // percent-encoded), which win, and OTEL_SERVICE_NAME, which wins over all.
-// A pair it cannot read is an error naming the variable.
+// A pair without a key and = is an error naming the variable.
 func resourceFromEnv(getenv func(string) string, version string) (otlp.Resource, error) {
 	attrs := []attribute.KeyValue{
 		attribute.String("service.name", ServiceName),
@@ -30,11 +30,11 @@ func resourceFromEnv(getenv func(string) string, version string) (otlp.Resource,
 			if !ok || k == "" {
 				return otlp.Resource{}, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %q is not key=value", strings.TrimSpace(pair))
 			}
-			value, err := url.PathUnescape(strings.TrimSpace(v))
-			if err != nil {
-				return otlp.Resource{}, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: the value of %s: %w", k, err)
+			v = strings.TrimSpace(v)
+			if decoded, err := url.PathUnescape(v); err == nil {
+				v = decoded // a value that is not percent-encoded is kept as written, as the SDK does
 			}
-			attrs = append(attrs, attribute.String(k, value))
+			attrs = append(attrs, attribute.String(k, v))
 		}
 	}
 	if name := strings.TrimSpace(getenv("OTEL_SERVICE_NAME")); name != "" {

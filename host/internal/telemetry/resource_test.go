@@ -33,14 +33,15 @@ func TestResource(t *testing.T) {
 	want["service.version"] = "canary"
 	want["deployment.environment"] = "a b,c"
 	want["service.name"] = "mine"
+	want["raw"] = "100%"
 	got := get(map[string]string{
-		"OTEL_RESOURCE_ATTRIBUTES": " service.version=canary, deployment.environment=a%20b%2Cc,service.name=theirs",
+		"OTEL_RESOURCE_ATTRIBUTES": " service.version=canary, deployment.environment=a%20b%2Cc,service.name=theirs,raw=100%",
 		"OTEL_SERVICE_NAME":        "mine",
 	})
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("resource from the variables (-want +got):\n%s", diff)
 	}
-	for _, bad := range []string{"novalue", "=x", "k=%zz"} {
+	for _, bad := range []string{"novalue", "=x"} {
 		_, err := resourceFromEnv(func(k string) string {
 			if k == "OTEL_RESOURCE_ATTRIBUTES" {
 				return bad

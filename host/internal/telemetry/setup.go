@@ -102,7 +102,7 @@ func Setup(ctx context.Context, opts Options) (*Telemetry, error) {
 	}
 	var metricsCfg metrics.Config
 	if t.MetricsOTLP || opts.Prometheus {
-		if metricsCfg, err = metrics.ConfigFromEnv(getenv); err != nil {
+		if metricsCfg, err = metrics.ConfigFromEnv(getenv, t.MetricsOTLP); err != nil {
 			return nil, err
 		}
 	}

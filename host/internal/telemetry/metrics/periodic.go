@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,16 +17,17 @@ type Config struct {
 	Exemplars         ExemplarFilter
 }
 
-// ConfigFromEnv reads the variables through getenv; a value it cannot use
-// is an error naming the variable.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
+// ConfigFromEnv reads the variables through getenv, the interval and
+// timeout only for periodic exports; a value it cannot use is an error
+// naming the variable.
+func ConfigFromEnv(getenv func(string) string, periodic bool) (Config, error) {
 	c := Config{Interval: time.Minute, Timeout: 30 * time.Second}
 	for _, v := range []struct {
 		dst  *time.Duration
 		name string
 	}{{&c.Interval, "OTEL_METRIC_EXPORT_INTERVAL"}, {&c.Timeout, "OTEL_METRIC_EXPORT_TIMEOUT"}} {
 		s := strings.TrimSpace(getenv(v.name))
-		if s == "" {
+		if s == "" || !periodic {
 			continue
 		}
 		ms, err := strconv.Atoi(s)
@@ -34,7 +36,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		*v.dst = time.Duration(ms) * time.Millisecond
 	}
-	switch s := strings.TrimSpace(getenv("OTEL_METRICS_EXEMPLAR_FILTER")); s {
+	switch s := strings.ToLower(strings.TrimSpace(getenv("OTEL_METRICS_EXEMPLAR_FILTER"))); s {
 	case "", "trace_based":
 	case "always_on":
 		c.Exemplars = AlwaysOn
@@ -62,16 +64,18 @@ type Periodic struct {
 	timeout  time.Duration
 	onError  func(error)
 
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	running context.Context // ended by Shutdown, with the export under way
+	stop    context.CancelFunc
+	done    chan struct{}
+	once    sync.Once
 }
 
 // NewPeriodic starts exporting reg's metrics for reader to exp; an
 // export's error goes to onError.
 func NewPeriodic(reg *Registry, reader int, exp Exporter, cfg Config, onError func(error)) *Periodic {
 	p := &Periodic{reg: reg, reader: reader, exp: exp, interval: cfg.Interval, timeout: cfg.Timeout, onError: onError,
-		stop: make(chan struct{}), done: make(chan struct{})}
+		done: make(chan struct{})}
+	p.running, p.stop = context.WithCancel(context.Background())
 	go p.run()
 	return p
 }
@@ -83,39 +87,40 @@ func (p *Periodic) run() {
 	for {
 		select {
 		case <-t.C:
-			p.export(context.Background())
-		case <-p.stop:
+			// An export Shutdown cancels is no error to report.
+			if err := p.export(p.running); err != nil && p.running.Err() == nil {
+				p.onError(err)
+			}
+		case <-p.running.Done():
 			return
 		}
 	}
 }
 
-func (p *Periodic) export(ctx context.Context) {
+func (p *Periodic) export(ctx context.Context) error {
 	c := p.reg.Collect(p.reader)
 	if len(c.Metrics) == 0 {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	if err := p.exp.Export(ctx, c); err != nil {
-		p.onError(err)
-	}
+	return p.exp.Export(ctx, c)
 }
 
-// Shutdown stops the exports, exports a last collection and shuts the
-// exporter down; ctx bounds it all.
+// Shutdown ends the periodic exports (one under way included), exports a
+// last collection and shuts the exporter down; ctx bounds it all. The
+// error is the last export's or the exporter's.
 func (p *Periodic) Shutdown(ctx context.Context) error {
 	first := false
 	p.once.Do(func() { first = true })
 	if !first {
 		return nil
 	}
-	close(p.stop)
+	p.stop()
 	select {
 	case <-p.done:
 	case <-ctx.Done():
-		return p.exp.Shutdown(ctx) // ends the export under way
+		return p.exp.Shutdown(ctx)
 	}
-	p.export(ctx)
-	return p.exp.Shutdown(ctx)
+	return errors.Join(p.export(ctx), p.exp.Shutdown(ctx))
 }

@@ -84,8 +84,8 @@ type stream struct {
 
 	mu        sync.Mutex
 	series    map[attribute.Distinct]*series
-	observed  map[attribute.Distinct]int64     // a delta observed counter's last values
-	firstSeen map[attribute.Distinct]time.Time // an observed series' start
+	observed  map[attribute.Distinct]int64     // an observed series' value at the last collection
+	firstSeen map[attribute.Distinct]time.Time // and its start
 }
 
 // series is one set of attributes' aggregate.
@@ -343,24 +343,30 @@ func (s *stream) collect(in *instrument, observed map[attribute.Distinct]Point, 
 			})
 		}
 	case KindObservableGauge, KindObservableCounter:
+		// A cumulative series starts when first observed (from the
+		// collection before) and stays there while it is observed: a start
+		// that moves reads as a reset. A series not observed in a
+		// collection is forgotten, so one that comes back starts afresh (a
+		// delta counter from zero, as the SDK has it), and the maps hold
+		// only what the callbacks observe now.
+		firstSeen := make(map[attribute.Distinct]time.Time, len(observed))
+		values := make(map[attribute.Distinct]int64, len(observed))
 		for k, p := range observed {
-			// A cumulative series starts when first observed (from the
-			// collection before) and stays there: a start that moves reads
-			// as a reset.
 			first, ok := s.firstSeen[k]
 			if !ok {
 				first = last
-				s.firstSeen[k] = first
 			}
+			firstSeen[k], values[k] = first, p.Value
 			p.Start, p.Time = first, now
 			if s.temporality == Delta {
 				p.Start = last
 				if in.kind == KindObservableCounter {
-					p.Value, s.observed[k] = p.Value-s.observed[k], p.Value
+					p.Value -= s.observed[k]
 				}
 			}
 			m.Points = append(m.Points, p)
 		}
+		s.firstSeen, s.observed = firstSeen, values
 	}
 	if s.temporality == Delta {
 		clear(s.series)

@@ -99,7 +99,9 @@ func TestObserved(t *testing.T) {
 	n := int64(1)
 	stop := reg.Observe(func(o *metrics.Observer) {
 		o.Observe(up, 1, attribute.String("plugin", "p"))
-		o.Observe(restarts, n, attribute.String("plugin", "p"))
+		if n >= 0 {
+			o.Observe(restarts, n, attribute.String("plugin", "p"))
+		}
 	})
 	reg.Collect(0)
 	reg.Collect(1)
@@ -112,7 +114,7 @@ func TestObserved(t *testing.T) {
 	// starts at the collection before.
 	before := cum["restarts"].Points[0]
 	again := byName(reg.Collect(0))["restarts"].Points[0]
-	if !again.Start.Equal(before.Start) || !again.Time.After(before.Start) {
+	if !again.Start.Equal(before.Start) || again.Time.Before(before.Time) {
 		t.Errorf("a cumulative observed counter's start moved from %v to %v", before.Start, again.Start)
 	}
 	if d := del["restarts"].Points[0]; !d.Start.After(before.Start) && !d.Start.Equal(before.Start) {
@@ -120,6 +122,14 @@ func TestObserved(t *testing.T) {
 	}
 	if del["up"].Temporality != 0 || del["up"].Kind != metrics.KindObservableGauge {
 		t.Errorf("a gauge of temporality %v, kind %v", del["up"].Temporality, del["up"].Kind)
+	}
+	// A series left out of a collection is forgotten: when it comes back,
+	// a delta counter counts from zero, not from its old value.
+	n = -1 // not observed
+	reg.Collect(1)
+	n = 2
+	if got := points(byName(reg.Collect(1))["restarts"]); got != "plugin=p:2" {
+		t.Errorf("a delta observed counter back at 2 after an absence reports %s, want plugin=p:2", got)
 	}
 	stop()
 	if c := reg.Collect(0); len(c.Metrics) != 0 {
@@ -233,12 +243,16 @@ func TestNilRegistry(t *testing.T) {
 
 func TestConfigFromEnv(t *testing.T) {
 	t.Parallel()
-	c, err := metrics.ConfigFromEnv(env(map[string]string{"OTEL_METRIC_EXPORT_INTERVAL": "1500", "OTEL_METRICS_EXEMPLAR_FILTER": "always_on"}))
+	c, err := metrics.ConfigFromEnv(env(map[string]string{"OTEL_METRIC_EXPORT_INTERVAL": "1500", "OTEL_METRICS_EXEMPLAR_FILTER": "ALWAYS_ON"}), true)
 	if err != nil || c.Interval != 1500*time.Millisecond || c.Timeout != 30*time.Second || c.Exemplars != metrics.AlwaysOn {
 		t.Errorf("%+v %v", c, err)
 	}
+	// Without periodic exports (Prometheus alone) the interval is not read.
+	if c, err := metrics.ConfigFromEnv(env(map[string]string{"OTEL_METRIC_EXPORT_INTERVAL": "1m"}), false); err != nil || c.Interval != time.Minute {
+		t.Errorf("without periodic exports: %+v %v", c, err)
+	}
 	for k, v := range map[string]string{"OTEL_METRIC_EXPORT_INTERVAL": "1m", "OTEL_METRIC_EXPORT_TIMEOUT": "-1", "OTEL_METRICS_EXEMPLAR_FILTER": "sometimes"} {
-		if _, err := metrics.ConfigFromEnv(env(map[string]string{k: v})); err == nil || !strings.Contains(err.Error(), k) {
+		if _, err := metrics.ConfigFromEnv(env(map[string]string{k: v}), true); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%s: %v", k, v, err)
 		}
 	}
@@ -287,5 +301,69 @@ func TestPeriodic(t *testing.T) {
 	defer exp.mu.Unlock()
 	if got := points(byName(exp.last)["calls"]); got != ":2" || !exp.shut {
 		t.Errorf("the last export held calls %q (want :2); exporter shut down: %v", got, exp.shut)
+	}
+}
+
+// hungExporter's exports wait for their context to end.
+type hungExporter struct {
+	mu       sync.Mutex
+	started  chan struct{}
+	finished []error // each export's end
+	shut     bool
+}
+
+func (e *hungExporter) Export(ctx context.Context, c metrics.Collection) error {
+	e.mu.Lock()
+	first := len(e.finished) == 0 && e.started != nil
+	e.mu.Unlock()
+	if first {
+		close(e.started)
+		e.mu.Lock()
+		e.started = nil
+		e.mu.Unlock()
+		<-ctx.Done()
+		e.mu.Lock()
+		e.finished = append(e.finished, ctx.Err())
+		e.mu.Unlock()
+		return ctx.Err()
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.finished = append(e.finished, nil)
+	return nil
+}
+
+func (e *hungExporter) Shutdown(context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.shut = true
+	return nil
+}
+
+// TestShutdownDuringAnExport: Shutdown cancels a periodic export that
+// hangs, still sends the last collection, and reports no error for the
+// export it cancelled.
+func TestShutdownDuringAnExport(t *testing.T) {
+	t.Parallel()
+	reg := metrics.NewRegistry(metrics.Scope{}, metrics.AlwaysOff, metrics.ReaderConfig{})
+	reg.Counter("calls", "", "").Add(1)
+	started := make(chan struct{})
+	exp := &hungExporter{started: started}
+	var mu sync.Mutex
+	var errs []error
+	p := metrics.NewPeriodic(reg, 0, exp, metrics.Config{Interval: time.Millisecond, Timeout: time.Hour}, func(err error) { mu.Lock(); errs = append(errs, err); mu.Unlock() })
+	<-started
+	if err := p.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	exp.mu.Lock()
+	defer exp.mu.Unlock()
+	if len(exp.finished) != 2 || exp.finished[0] == nil || exp.finished[1] != nil || !exp.shut {
+		t.Errorf("exports ended with %v (want the hung one cancelled, then the last one sent), shut down %v", exp.finished, exp.shut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) != 0 {
+		t.Errorf("errors reported: %v", errs)
 	}
 }

@@ -20,7 +20,7 @@ type Config struct {
 // Limits bound what one span keeps. A negative value is no limit.
 type Limits struct {
 	Attributes          int // attributes of a span
-	AttributeValueBytes int // a string value's length, in bytes (cut at a rune's start)
+	AttributeValueChars int // a string value's length, in characters (runes)
 	Events, Links       int
 	EventAttributes     int
 	LinkAttributes      int
@@ -39,7 +39,7 @@ type BatchConfig struct {
 func DefaultConfig() Config {
 	return Config{
 		Sampler: Sampler{parentBased: true, ratio: 1},
-		Limits:  Limits{Attributes: 128, AttributeValueBytes: -1, Events: 128, Links: 128, EventAttributes: 128, LinkAttributes: 128},
+		Limits:  Limits{Attributes: 128, AttributeValueChars: -1, Events: 128, Links: 128, EventAttributes: 128, LinkAttributes: 128},
 		Batch:   BatchConfig{ScheduleDelay: 5 * time.Second, ExportTimeout: 30 * time.Second, MaxQueueSize: 2048, MaxBatchSize: 512},
 	}
 }
@@ -56,10 +56,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	ints := []struct {
 		dst   *int
 		names []string // the first set wins
-		limit bool     // a limit: 0 allows none, -1 any number
+		limit bool     // a limit: 0 allows none, a negative number any
 	}{
 		{&c.Limits.Attributes, []string{"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "OTEL_ATTRIBUTE_COUNT_LIMIT"}, true},
-		{&c.Limits.AttributeValueBytes, []string{"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"}, true},
+		{&c.Limits.AttributeValueChars, []string{"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"}, true},
 		{&c.Limits.Events, []string{"OTEL_SPAN_EVENT_COUNT_LIMIT"}, true},
 		{&c.Limits.Links, []string{"OTEL_SPAN_LINK_COUNT_LIMIT"}, true},
 		{&c.Limits.EventAttributes, []string{"OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT"}, true},
@@ -75,8 +75,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			}
 			n, err := strconv.Atoi(s)
 			switch {
-			case v.limit && (err != nil || n < -1):
-				return Config{}, fmt.Errorf("%s=%q: want a whole number, 0 or above (-1: no limit)", name, s)
+			case v.limit && err != nil:
+				return Config{}, fmt.Errorf("%s=%q: want a whole number (negative: no limit)", name, s)
 			case !v.limit && (err != nil || n <= 0):
 				return Config{}, fmt.Errorf("%s=%q: want a whole number above 0", name, s)
 			}
@@ -150,7 +150,7 @@ func samplerFromEnv(getenv func(string) string) (Sampler, error) {
 			return 1, nil
 		}
 		r, err := strconv.ParseFloat(arg, 64)
-		if err != nil || r < 0 || r > 1 {
+		if err != nil || !(r >= 0 && r <= 1) { // NaN too
 			return 0, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG=%q: want a ratio from 0 to 1", arg)
 		}
 		return r, nil

@@ -22,10 +22,12 @@
 //     below ratio×2⁶³.
 //   - Limits (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT or OTEL_ATTRIBUTE_COUNT_LIMIT,
 //     128 by default; OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT or
-//     OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, none by default; OTEL_SPAN_EVENT_COUNT_LIMIT,
-//     OTEL_SPAN_LINK_COUNT_LIMIT and OTEL_{EVENT,LINK}_ATTRIBUTE_COUNT_LIMIT,
-//     128) bound what a span keeps; what they leave out is counted as
-//     dropped. A key set twice keeps its last value.
+//     OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, in characters, none by default;
+//     OTEL_SPAN_EVENT_COUNT_LIMIT, OTEL_SPAN_LINK_COUNT_LIMIT and
+//     OTEL_{EVENT,LINK}_ATTRIBUTE_COUNT_LIMIT, 128; a negative limit is
+//     none) bound what a span keeps; what they leave out is counted as
+//     dropped: attributes beyond the limit, the oldest events and links.
+//     A key set twice keeps its last value.
 //   - A Batcher queues ended spans (OTEL_BSP_MAX_QUEUE_SIZE, 2048) and
 //     exports them in batches of up to OTEL_BSP_MAX_EXPORT_BATCH_SIZE (512)
 //     at least every OTEL_BSP_SCHEDULE_DELAY (5000 ms), each export bounded

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -134,7 +134,7 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 		kind = trace.SpanKindInternal
 	}
 	s := &span{p: t.p, d: Data{SpanContext: sc, Parent: parent, Name: name, Kind: kind, Start: start, Scope: t.scope}}
-	s.d.Attributes, s.d.DroppedAttributes = addAttributes(nil, cfg.Attributes(), t.p.limits.Attributes, t.p.limits.AttributeValueBytes)
+	s.d.Attributes, s.d.DroppedAttributes = addAttributes(nil, cfg.Attributes(), t.p.limits.Attributes, t.p.limits.AttributeValueChars)
 	for _, l := range cfg.Links() {
 		s.addLink(l)
 	}
@@ -193,7 +193,7 @@ func (s *span) SetAttributes(kv ...attribute.KeyValue) {
 		return
 	}
 	var dropped int
-	s.d.Attributes, dropped = addAttributes(s.d.Attributes, kv, s.p.limits.Attributes, s.p.limits.AttributeValueBytes)
+	s.d.Attributes, dropped = addAttributes(s.d.Attributes, kv, s.p.limits.Attributes, s.p.limits.AttributeValueChars)
 	s.d.DroppedAttributes += dropped
 }
 
@@ -248,13 +248,11 @@ func (s *span) addEvent(name string, at time.Time, attrs []attribute.KeyValue) {
 		return
 	}
 	l := s.p.limits
-	if l.Events >= 0 && len(s.d.Events) >= l.Events {
-		s.d.DroppedEvents++
-		return
-	}
 	e := Event{Name: name, Time: at}
-	e.Attributes, e.DroppedAttributes = addAttributes(nil, attrs, l.EventAttributes, l.AttributeValueBytes)
-	s.d.Events = append(s.d.Events, e)
+	e.Attributes, e.DroppedAttributes = addAttributes(nil, attrs, l.EventAttributes, l.AttributeValueChars)
+	var dropped int
+	s.d.Events, dropped = keepNewest(append(s.d.Events, e), l.Events)
+	s.d.DroppedEvents += dropped
 }
 
 func (s *span) AddLink(l trace.Link) {
@@ -272,13 +270,22 @@ func (s *span) addLink(l trace.Link) {
 		return
 	}
 	lim := s.p.limits
-	if lim.Links >= 0 && len(s.d.Links) >= lim.Links {
-		s.d.DroppedLinks++
-		return
-	}
 	k := Link{SpanContext: l.SpanContext}
-	k.Attributes, k.DroppedAttributes = addAttributes(nil, l.Attributes, lim.LinkAttributes, lim.AttributeValueBytes)
-	s.d.Links = append(s.d.Links, k)
+	k.Attributes, k.DroppedAttributes = addAttributes(nil, l.Attributes, lim.LinkAttributes, lim.AttributeValueChars)
+	var dropped int
+	s.d.Links, dropped = keepNewest(append(s.d.Links, k), lim.Links)
+	s.d.DroppedLinks += dropped
+}
+
+// keepNewest drops the oldest of xs beyond limit (none when it is
+// negative), as the SDK keeps a span's newest events and links, and says
+// how many it dropped.
+func keepNewest[T any](xs []T, limit int) ([]T, int) {
+	if limit < 0 || len(xs) <= limit {
+		return xs, 0
+	}
+	n := len(xs) - limit
+	return slices.Delete(xs, 0, n), n
 }
 
 // End ends the span and hands it to the processor, once.
@@ -302,9 +309,9 @@ func (s *span) End(opts ...trace.SpanEndOption) {
 
 // addAttributes adds kvs to attrs: a key already there takes the new
 // value, a new key beyond limit (when limit is not negative) is dropped
-// and counted, an invalid one too; string values are cut to maxBytes
-// (when not negative).
-func addAttributes(attrs, kvs []attribute.KeyValue, limit, maxBytes int) ([]attribute.KeyValue, int) {
+// and counted, an invalid one too; string values are cut to maxChars
+// characters (when not negative).
+func addAttributes(attrs, kvs []attribute.KeyValue, limit, maxChars int) ([]attribute.KeyValue, int) {
 	dropped := 0
 next:
 	for _, kv := range kvs {
@@ -312,7 +319,7 @@ next:
 			dropped++
 			continue
 		}
-		kv = truncate(kv, maxBytes)
+		kv = truncate(kv, maxChars)
 		for i := range attrs {
 			if attrs[i].Key == kv.Key {
 				attrs[i] = kv
@@ -328,21 +335,24 @@ next:
 	return attrs, dropped
 }
 
-// truncate cuts kv's string values to at most maxBytes bytes, at the start
-// of a rune.
-func truncate(kv attribute.KeyValue, maxBytes int) attribute.KeyValue {
-	if maxBytes < 0 {
+// truncate cuts kv's string values to at most maxChars characters (runes,
+// as the specification counts them).
+func truncate(kv attribute.KeyValue, maxChars int) attribute.KeyValue {
+	if maxChars < 0 {
 		return kv
 	}
 	cut := func(s string) string {
-		if len(s) <= maxBytes {
+		if len(s) <= maxChars { // no more bytes than the limit: no more runes
 			return s
 		}
-		n := maxBytes
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
+		n := 0
+		for i := range s {
+			if n == maxChars {
+				return s[:i]
+			}
+			n++
 		}
-		return s[:n]
+		return s
 	}
 	switch kv.Value.Type() {
 	case attribute.STRING:

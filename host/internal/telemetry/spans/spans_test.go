@@ -147,7 +147,7 @@ func TestConfigErrors(t *testing.T) {
 		"OTEL_TRACES_SAMPLER_ARG":         "2",
 		"OTEL_BSP_MAX_QUEUE_SIZE":         "0",
 		"OTEL_BSP_SCHEDULE_DELAY":         "5s",
-		"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "-2",
+		"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "many",
 	} {
 		vars := map[string]string{k: v}
 		if k == "OTEL_TRACES_SAMPLER_ARG" {
@@ -156,6 +156,12 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := spans.ConfigFromEnv(env(vars)); err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("%s=%s: err %v, want one naming the variable", k, v, err)
 		}
+	}
+	if _, err := spans.ConfigFromEnv(env(map[string]string{"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "NaN"})); err == nil {
+		t.Error("a ratio of NaN taken")
+	}
+	if cfg, err := spans.ConfigFromEnv(env(map[string]string{"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "-5"})); err != nil || cfg.Limits.Attributes >= 0 {
+		t.Errorf("a negative limit: %+v %v; want no limit", cfg.Limits, err)
 	}
 	cfg, err := spans.ConfigFromEnv(env(map[string]string{"OTEL_BSP_SCHEDULE_DELAY": "250", "OTEL_BSP_MAX_QUEUE_SIZE": "10", "OTEL_ATTRIBUTE_COUNT_LIMIT": "3"}))
 	if err != nil {
@@ -189,11 +195,11 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("%d spans, want 1 (End twice hands it on once)", len(got))
 	}
 	d := got[0]
-	want := []attribute.KeyValue{attribute.String("a", "2"), attribute.String("b", "hél")}
+	want := []attribute.KeyValue{attribute.String("a", "2"), attribute.String("b", "héll")} // four characters, five bytes
 	if len(d.Attributes) != 2 || d.Attributes[0] != want[0] || d.Attributes[1] != want[1] || d.DroppedAttributes != 1 {
 		t.Errorf("attributes %v (%d dropped), want %v (1 dropped)", d.Attributes, d.DroppedAttributes, want)
 	}
-	if len(d.Events) != 1 || d.DroppedEvents != 1 || d.Status != (spans.Status{Code: codes.Error, Description: "failed"}) {
+	if len(d.Events) != 1 || d.Events[0].Name != "two" || d.DroppedEvents != 1 || d.Status != (spans.Status{Code: codes.Error, Description: "failed"}) {
 		t.Errorf("events %v (%d dropped), status %v", d.Events, d.DroppedEvents, d.Status)
 	}
 }
