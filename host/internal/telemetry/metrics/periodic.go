@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otelenv"
 )
 
 // Config is what OTEL_METRIC_EXPORT_INTERVAL, OTEL_METRIC_EXPORT_TIMEOUT and
@@ -22,19 +23,13 @@ type Config struct {
 // naming the variable.
 func ConfigFromEnv(getenv func(string) string, periodic bool) (Config, error) {
 	c := Config{Interval: time.Minute, Timeout: 30 * time.Second}
-	for _, v := range []struct {
-		dst  *time.Duration
-		name string
-	}{{&c.Interval, "OTEL_METRIC_EXPORT_INTERVAL"}, {&c.Timeout, "OTEL_METRIC_EXPORT_TIMEOUT"}} {
-		s := strings.TrimSpace(getenv(v.name))
-		if s == "" || !periodic {
-			continue
+	if periodic {
+		if err := otelenv.Millis(getenv, "OTEL_METRIC_EXPORT_INTERVAL", &c.Interval); err != nil {
+			return Config{}, err
 		}
-		ms, err := strconv.Atoi(s)
-		if err != nil || ms <= 0 {
-			return Config{}, fmt.Errorf("%s=%q: want milliseconds, a whole number above 0", v.name, s)
+		if err := otelenv.Millis(getenv, "OTEL_METRIC_EXPORT_TIMEOUT", &c.Timeout); err != nil {
+			return Config{}, err
 		}
-		*v.dst = time.Duration(ms) * time.Millisecond
 	}
 	switch s := strings.ToLower(strings.TrimSpace(getenv("OTEL_METRICS_EXEMPLAR_FILTER"))); s {
 	case "", "trace_based":

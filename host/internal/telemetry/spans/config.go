@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/ramabana/ramabana-mcp/host/internal/telemetry/otelenv"
 )
 
 // Config is what a Provider and its Batcher are made with.
@@ -86,19 +88,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	// The SDK's rule: a batch is never larger than the queue.
 	c.Batch.MaxBatchSize = min(c.Batch.MaxBatchSize, c.Batch.MaxQueueSize)
-	for _, v := range []struct {
-		dst  *time.Duration
-		name string
-	}{{&c.Batch.ScheduleDelay, "OTEL_BSP_SCHEDULE_DELAY"}, {&c.Batch.ExportTimeout, "OTEL_BSP_EXPORT_TIMEOUT"}} {
-		s := strings.TrimSpace(getenv(v.name))
-		if s == "" {
-			continue
-		}
-		ms, err := strconv.Atoi(s)
-		if err != nil || ms <= 0 {
-			return Config{}, fmt.Errorf("%s=%q: want milliseconds, a whole number above 0", v.name, s)
-		}
-		*v.dst = time.Duration(ms) * time.Millisecond
+	if err := otelenv.Millis(getenv, "OTEL_BSP_SCHEDULE_DELAY", &c.Batch.ScheduleDelay); err != nil {
+		return Config{}, err
+	}
+	if err := otelenv.Millis(getenv, "OTEL_BSP_EXPORT_TIMEOUT", &c.Batch.ExportTimeout); err != nil {
+		return Config{}, err
 	}
 	return c, nil
 }
@@ -125,21 +119,6 @@ func (s Sampler) sample(parent trace.SpanContext, tid trace.TraceID) bool {
 		return false
 	}
 	return binary.BigEndian.Uint64(tid[8:16])>>1 < uint64(s.ratio*(1<<63))
-}
-
-// String names the sampler as the OpenTelemetry SDK describes its own.
-func (s Sampler) String() string {
-	root := fmt.Sprintf("TraceIDRatioBased{%g}", s.ratio)
-	switch {
-	case s.ratio >= 1:
-		root = "AlwaysOnSampler"
-	case s.ratio <= 0:
-		root = "AlwaysOffSampler"
-	}
-	if s.parentBased {
-		return "ParentBased{root:" + root + "}"
-	}
-	return root
 }
 
 func samplerFromEnv(getenv func(string) string) (Sampler, error) {
