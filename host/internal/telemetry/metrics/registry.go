@@ -82,10 +82,15 @@ type stream struct {
 	temporality Temporality
 	exponential bool
 
-	mu        sync.Mutex
-	series    map[attribute.Distinct]*series
-	observed  map[attribute.Distinct]int64     // an observed series' value at the last collection
-	firstSeen map[attribute.Distinct]time.Time // and its start
+	mu       sync.Mutex
+	series   map[attribute.Distinct]*series
+	observed map[attribute.Distinct]observation // an observed instrument's series at the last collection
+}
+
+// observation is what an observed series was at a collection.
+type observation struct {
+	start time.Time
+	value int64
 }
 
 // series is one set of attributes' aggregate.
@@ -110,8 +115,7 @@ func (r *Registry) add(name, unit, description string, kind Kind, bounds []float
 		}
 		in.streams = append(in.streams, &stream{
 			temporality: t, exponential: rc.Exponential && kind == KindHistogram,
-			series: map[attribute.Distinct]*series{}, observed: map[attribute.Distinct]int64{},
-			firstSeen: map[attribute.Distinct]time.Time{},
+			series: map[attribute.Distinct]*series{},
 		})
 	}
 	r.mu.Lock()
@@ -347,26 +351,25 @@ func (s *stream) collect(in *instrument, observed map[attribute.Distinct]Point, 
 		// collection before) and stays there while it is observed: a start
 		// that moves reads as a reset. A series not observed in a
 		// collection is forgotten, so one that comes back starts afresh (a
-		// delta counter from zero, as the SDK has it), and the maps hold
+		// delta counter from zero, as the SDK has it), and the map holds
 		// only what the callbacks observe now.
-		firstSeen := make(map[attribute.Distinct]time.Time, len(observed))
-		values := make(map[attribute.Distinct]int64, len(observed))
+		seen := make(map[attribute.Distinct]observation, len(observed))
 		for k, p := range observed {
-			first, ok := s.firstSeen[k]
+			prev, ok := s.observed[k]
 			if !ok {
-				first = last
+				prev.start = last
 			}
-			firstSeen[k], values[k] = first, p.Value
-			p.Start, p.Time = first, now
+			seen[k] = observation{start: prev.start, value: p.Value}
+			p.Start, p.Time = prev.start, now
 			if s.temporality == Delta {
 				p.Start = last
 				if in.kind == KindObservableCounter {
-					p.Value -= s.observed[k]
+					p.Value -= prev.value
 				}
 			}
 			m.Points = append(m.Points, p)
 		}
-		s.firstSeen, s.observed = firstSeen, values
+		s.observed = seen
 	}
 	if s.temporality == Delta {
 		clear(s.series)
@@ -390,8 +393,25 @@ func takeExemplars(es []Exemplar) []Exemplar {
 // sortPoints orders a metric's points by their attributes, so a
 // collection reads the same whatever the maps' order.
 func sortPoints(m *Metric) {
-	key := func(s attribute.Set) string { return s.Encoded(attribute.DefaultEncoder()) }
-	slices.SortFunc(m.Points, func(a, b Point) int { return strings.Compare(key(a.Attributes), key(b.Attributes)) })
-	slices.SortFunc(m.Histograms, func(a, b HistogramPoint) int { return strings.Compare(key(a.Attributes), key(b.Attributes)) })
-	slices.SortFunc(m.ExpHistograms, func(a, b ExpHistogramPoint) int { return strings.Compare(key(a.Attributes), key(b.Attributes)) })
+	sortByAttributes(m.Points, func(p *Point) *attribute.Set { return &p.Attributes })
+	sortByAttributes(m.Histograms, func(p *HistogramPoint) *attribute.Set { return &p.Attributes })
+	sortByAttributes(m.ExpHistograms, func(p *ExpHistogramPoint) *attribute.Set { return &p.Attributes })
+}
+
+// sortByAttributes sorts points by their attributes' encoding, each
+// encoded once (a Set encodes itself anew at every call).
+func sortByAttributes[P any](points []P, attrs func(*P) *attribute.Set) {
+	type keyed struct {
+		key   string
+		point P
+	}
+	ks := make([]keyed, len(points))
+	enc := attribute.DefaultEncoder()
+	for i := range points {
+		ks[i] = keyed{attrs(&points[i]).Encoded(enc), points[i]}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		points[i] = ks[i].point
+	}
 }

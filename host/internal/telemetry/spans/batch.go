@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,8 +27,7 @@ type Batcher struct {
 
 	mu      sync.RWMutex // held for writing once stopped
 	stopped bool
-	dropped int // spans dropped since the last report; under dropMu
-	dropMu  sync.Mutex
+	dropped atomic.Int64 // spans dropped since the last report
 }
 
 // NewBatcher starts a batcher handing spans to exp; an export's error, and
@@ -54,9 +54,7 @@ func (b *Batcher) OnEnd(d *Data) {
 	select {
 	case b.queue <- d:
 	default:
-		b.dropMu.Lock()
-		b.dropped++
-		b.dropMu.Unlock()
+		b.dropped.Add(1)
 	}
 }
 
@@ -97,11 +95,7 @@ func (b *Batcher) run() {
 // export sends batch, reports an error and the drops, and gives back the
 // emptied batch.
 func (b *Batcher) export(batch []*Data) []*Data {
-	b.dropMu.Lock()
-	dropped := b.dropped
-	b.dropped = 0
-	b.dropMu.Unlock()
-	if dropped > 0 {
+	if dropped := b.dropped.Swap(0); dropped > 0 {
 		b.onError(fmt.Errorf("%d spans dropped: more were waiting for export than OTEL_BSP_MAX_QUEUE_SIZE (%d) allows", dropped, b.cfg.MaxQueueSize))
 	}
 	if len(batch) == 0 {

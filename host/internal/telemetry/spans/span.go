@@ -2,6 +2,7 @@ package spans
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -146,8 +147,8 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 func newTraceID() trace.TraceID {
 	var id trace.TraceID
 	for !id.IsValid() {
-		binary64(id[:8], rand.Uint64())
-		binary64(id[8:], rand.Uint64())
+		binary.LittleEndian.PutUint64(id[:8], rand.Uint64())
+		binary.LittleEndian.PutUint64(id[8:], rand.Uint64())
 	}
 	return id
 }
@@ -155,15 +156,9 @@ func newTraceID() trace.TraceID {
 func newSpanID() trace.SpanID {
 	var id trace.SpanID
 	for !id.IsValid() {
-		binary64(id[:], rand.Uint64())
+		binary.LittleEndian.PutUint64(id[:], rand.Uint64())
 	}
 	return id
-}
-
-func binary64(b []byte, v uint64) {
-	for i := range 8 {
-		b[i] = byte(v >> (8 * i))
-	}
 }
 
 // span is a recording span.
