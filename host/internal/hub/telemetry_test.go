@@ -37,7 +37,7 @@ func TestTelemetry(t *testing.T) {
 	t.Parallel()
 	rec := &spans.Recorder{}
 	reg := metrics.NewRegistry(metrics.Scope{Name: "test"}, metrics.TraceBased, metrics.ReaderConfig{})
-	ins := telemetry.NewInstruments(spansProvider(rec), reg)
+	ins := telemetry.NewInstruments(rec.Provider(), reg)
 	dir := t.TempDir()
 	for _, mode := range []string{"echo", "trace"} {
 		if err := os.Symlink(hub.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+mode)); err != nil {
@@ -190,11 +190,6 @@ func TestTelemetry(t *testing.T) {
 	}
 }
 
-// spansProvider records every span into rec.
-func spansProvider(rec *spans.Recorder) *spans.Provider {
-	return spans.NewProvider(spans.Config{Sampler: spans.AlwaysSample, Limits: spans.DefaultConfig().Limits}, rec)
-}
-
 // findSpan is the one ended span of the name.
 func findSpan(t *testing.T, rec *spans.Recorder, name string) *spans.Data {
 	t.Helper()
@@ -264,7 +259,7 @@ func (m collected) value(name string, attrs map[string]string) int64 {
 // BenchmarkPluginCallTelemetry is BenchmarkPluginCall with telemetry on:
 // every call a span (sampled, ended into a recorder) and its metrics.
 func BenchmarkPluginCallTelemetry(b *testing.B) {
-	ins := telemetry.NewInstruments(spansProvider(&spans.Recorder{}), metrics.NewRegistry(metrics.Scope{Name: "bench"}, metrics.TraceBased, metrics.ReaderConfig{}))
+	ins := telemetry.NewInstruments((&spans.Recorder{}).Provider(), metrics.NewRegistry(metrics.Scope{Name: "bench"}, metrics.TraceBased, metrics.ReaderConfig{}))
 	dir := b.TempDir()
 	if err := os.Symlink(hub.TestPlugin(), filepath.Join(dir, supervise.PluginPrefix+"echo")); err != nil {
 		b.Fatal(err)

@@ -50,11 +50,6 @@ func kv(k string, v *commonpb.AnyValue) *commonpb.KeyValue {
 
 func nanos(t time.Time) uint64 { return uint64(t.UnixNano()) }
 
-// recording is a provider recording every span to rec, as the tests want.
-func recording(rec *spans.Recorder) *spans.Provider {
-	return spans.NewProvider(spans.Config{Sampler: spans.AlwaysSample, Limits: spans.DefaultConfig().Limits}, rec)
-}
-
 // svc is the resource the tests' telemetry is of.
 var svc = otlp.Resource{Attributes: attribute.NewSet(attribute.String("service.name", "svc"))}
 
@@ -65,7 +60,7 @@ var svc = otlp.Resource{Attributes: attribute.NewSet(attribute.String("service.n
 func TestSpansAsTheGeneratedCodeReadsThem(t *testing.T) {
 	t.Parallel()
 	rec := &spans.Recorder{}
-	tp := recording(rec)
+	tp := rec.Provider()
 	tid := trace.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	state, err := trace.ParseTraceState("vendor=v1")
 	if err != nil {

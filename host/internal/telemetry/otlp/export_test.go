@@ -45,7 +45,7 @@ import (
 func someSpans(t *testing.T) []*spans.Data {
 	t.Helper()
 	rec := &spans.Recorder{}
-	tp := recording(rec)
+	tp := rec.Provider()
 	for _, name := range []string{"one", "two"} {
 		_, s := tp.Tracer("t").Start(context.Background(), name)
 		s.End()

@@ -105,8 +105,8 @@ type Sampler struct {
 	ratio       float64 // 1 always, 0 never
 }
 
-// AlwaysSample records every span; tests use it.
-var AlwaysSample = Sampler{ratio: 1}
+// alwaysSample records every span (Recorder.Provider's).
+var alwaysSample = Sampler{ratio: 1}
 
 func (s Sampler) sample(parent trace.SpanContext, tid trace.TraceID) bool {
 	if s.parentBased && parent.IsValid() {

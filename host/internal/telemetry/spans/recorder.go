@@ -19,6 +19,12 @@ func (r *Recorder) OnEnd(d *Data) {
 	r.ended = append(r.ended, d)
 }
 
+// Provider is a provider recording every span to r, whatever its
+// parent's sampled flag, within the default limits.
+func (r *Recorder) Provider() *Provider {
+	return NewProvider(Config{Sampler: alwaysSample, Limits: DefaultConfig().Limits}, r)
+}
+
 // Shutdown does nothing.
 func (r *Recorder) Shutdown(context.Context) error { return nil }
 

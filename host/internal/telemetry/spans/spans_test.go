@@ -290,7 +290,7 @@ func TestBatcherDropsWhenFull(t *testing.T) {
 	var mu sync.Mutex
 	var errs []string
 	b := spans.NewBatcher(exp, cfg, func(err error) { mu.Lock(); errs = append(errs, err.Error()); mu.Unlock() })
-	tr := spans.NewProvider(spans.Config{Sampler: spans.AlwaysSample, Limits: spans.DefaultConfig().Limits}, b).Tracer("s")
+	tr := spans.NewProvider(spans.DefaultConfig(), b).Tracer("s")
 	// The first span is taken into an export that waits; two more fill
 	// the queue; the rest are dropped. Which is which depends on when the
 	// goroutine takes the first, so end spans until one is surely dropped.
