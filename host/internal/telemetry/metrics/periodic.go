@@ -82,6 +82,12 @@ func (p *Periodic) run() {
 	for {
 		select {
 		case <-t.C:
+			// A tick and Shutdown can be ready at once (a tick comes
+			// while an export hangs); select picks either, and a stopped
+			// reader exports no more.
+			if p.running.Err() != nil {
+				return
+			}
 			// An export Shutdown cancels is no error to report.
 			if err := p.export(p.running); err != nil && p.running.Err() == nil {
 				p.onError(err)
