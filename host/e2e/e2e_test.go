@@ -106,6 +106,13 @@ type server struct {
 	progress chan *mcp.ProgressNotificationParams
 }
 
+// logged says whether the server's log holds want, waiting for it: a
+// line logged before an answer on stdout comes through another pipe,
+// which the test reads on its own, maybe after the answer.
+func (s *server) logged(want string) bool {
+	return proctest.Await(func() bool { return strings.Contains(s.stderr.String(), want) })
+}
+
 // baseArgs are every test server's flags, then the test's own (a later
 // flag wins). Plugins get the suite's patience to start, and the first
 // tools/list waits as long for them, so a loaded machine slows the tests
@@ -509,7 +516,7 @@ func TestDroppedPluginsServeAndBadOnesAreSkipped(t *testing.T) {
 		t.Fatalf("echo = %v, %v", res, err)
 	}
 	for _, name := range []string{"nohandshake", "badcookie", "exits"} {
-		if !strings.Contains(s.stderr.String(), `msg="plugin skipped" plugin=`+name) {
+		if !s.logged(`msg="plugin skipped" plugin=` + name) {
 			t.Errorf("no skip line for %s in stderr:\n%s", name, s.stderr)
 		}
 	}
@@ -779,7 +786,7 @@ func TestTamperedInstalledPluginIsRefusedAtLaunch(t *testing.T) {
 	if _, ok := tools(t, s.session)["echo"]; ok {
 		t.Error("a plugin modified after install was served")
 	}
-	if !strings.Contains(s.stderr.String(), "modified after install") {
+	if !s.logged("modified after install") {
 		t.Errorf("no clear refusal in stderr:\n%s", s.stderr)
 	}
 }

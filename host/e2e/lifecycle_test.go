@@ -316,7 +316,7 @@ func TestCallIDInActivityAndLogs(t *testing.T) {
 			t.Fatalf("activity line without a call id: %q", line)
 		}
 		ids[m[1]] = true
-		if !strings.Contains(s.stderr.String(), "call_id="+m[1]) {
+		if !s.logged("call_id=" + m[1]) {
 			t.Errorf("no host log line carries call_id=%s; stderr:\n%s", m[1], s.stderr)
 		}
 	}

@@ -59,7 +59,7 @@ func TestARewrittenToolIsHeldUntilApproved(t *testing.T) {
 	if held := fmt.Sprint(st["held"]); !strings.Contains(held, "echo") || !strings.Contains(held, "description") {
 		t.Errorf("status of rug = %v, want echo held for its description", st)
 	}
-	if !strings.Contains(s.stderr.String(), "MCP server tool held back") {
+	if !s.logged("MCP server tool held back") {
 		t.Errorf("no log line for the held tool; stderr:\n%s", s.stderr)
 	}
 	act, err := call(t, s.session, "activity", map[string]any{})

@@ -77,7 +77,7 @@ func TestSkillsAndStatusResources(t *testing.T) {
 		t.Errorf("unknown skill: %v, want the resource-not-found error", err)
 	}
 	for _, want := range []string{"shadows", "broken"} {
-		if !strings.Contains(s.stderr.String(), want) {
+		if !s.logged(want) {
 			t.Errorf("no log line about %q:\n%s", want, s.stderr)
 		}
 	}

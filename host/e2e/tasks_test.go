@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/ramabana/ramabana-mcp/tasks"
@@ -47,13 +46,12 @@ func TestMisdeclaredToolsAreRefusedByTheHost(t *testing.T) {
 			t.Errorf("misdeclared %s is listed", name)
 		}
 	}
-	log := s.stderr.String()
 	for _, want := range []string{
 		`tool \"moded\": mode \"auto\" is for skill tools only, and the task is completion`,
 		`tool \"user_eval\": as_user_message is for context tools only, and the task is evaluation`,
 	} {
-		if !strings.Contains(log, `msg="tool refused; the plugin's other tools are served" plugin=misdeclared`) || !strings.Contains(log, want) {
-			t.Errorf("no log line refusing with %s; stderr:\n%s", want, log)
+		if !s.logged(`msg="tool refused; the plugin's other tools are served" plugin=misdeclared`) || !s.logged(want) {
+			t.Errorf("no log line refusing with %s; stderr:\n%s", want, s.stderr)
 		}
 	}
 }

@@ -109,7 +109,7 @@ func TestUpstreamServersForAClient(t *testing.T) {
 	cs := s.session
 
 	got := tools(t, cs)
-	if want := "MCP config " + cfg + ": mcpServers.BAD: id must match"; !strings.Contains(s.stderr.String(), want) {
+	if want := "MCP config " + cfg + ": mcpServers.BAD: id must match"; !s.logged(want) {
 		t.Errorf("no start-up message %q for the bad entry; stderr:\n%s", want, s.stderr)
 	}
 	// Not readonly: only the tool that says readOnlyHint is a read tool.

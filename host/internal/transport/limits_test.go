@@ -361,14 +361,16 @@ func TestSessionLimit(t *testing.T) {
 		}
 		_ = resp.Body.Close()
 	}
-	a, err := connect(streamable())
-	if err != nil {
-		t.Fatal(err)
+	// A failed request's slot is released when its handler returns, which
+	// may be a moment after the client has its answer: the two sessions
+	// are made once the slots are free, not at the first try.
+	var a, b *mcp.ClientSession
+	if !proctest.Await(func() bool { a, err = connect(streamable()); return err == nil }) {
+		t.Fatalf("after five failed initializes, no streamable session: %v", err)
 	}
 	defer a.Close()
-	b, err := connect(sse())
-	if err != nil {
-		t.Fatal(err)
+	if !proctest.Await(func() bool { b, err = connect(sse()); return err == nil }) {
+		t.Fatalf("after five failed initializes, no SSE session beside the streamable one: %v", err)
 	}
 	defer b.Close()
 	if c, err := connect(streamable()); err == nil {
