@@ -8,6 +8,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
@@ -128,7 +130,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		RootsListChangedHandler: onRootsChanged,
 	})
 	res.server = s
-	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, own: map[string]bool{},
+	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, listed: map[string]*mcp.Tool{}, own: map[string]bool{},
 		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res}
 	if !opts.Stateless {
 		// The session's own activity feed and changes ledger; a stateless
@@ -246,6 +248,7 @@ type tools struct {
 
 	mu       sync.Mutex
 	exported map[string]*catalog.Entry // the catalog's tools the server has, by name
+	listed   map[string]*mcp.Tool      // each exported tool's MCP form, as tools/list gives it (add)
 	own      map[string]bool           // the session's own tools: mcp_connect and what it added
 	session  *hub.UpstreamSession      // the session's mcp_connect activations; nil before the first
 	invokeAs *mcp.ToolAnnotations      // invoke_tool's annotations as last added (capability mode)
@@ -341,6 +344,7 @@ func (t *tools) sync() {
 		if want[name] != e {
 			gone = append(gone, name)
 			delete(t.exported, name)
+			delete(t.listed, name)
 		}
 	}
 	if len(gone) > 0 {
@@ -372,6 +376,7 @@ func (t *tools) orderList(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		t.mu.Lock()
 		rank := t.rank
+		list.Tools = t.completeLocked(list.Tools)
 		t.mu.Unlock()
 		place := func(name string) int {
 			if r, ok := rank[name]; ok {
@@ -450,12 +455,61 @@ func (l *listWithoutHints) MarshalJSON() ([]byte, error) {
 // input schema whose root is not an object, is left out) and counts the
 // change in t.version. t.mu is held: the SDK's notification of the change
 // must not find the count from before it (firstList).
+//
+// The SDK is given a stand-in where it may be (standsIn), and tools/list
+// answers are completed from t.listed (completeLocked).
 func (t *tools) add(e *catalog.Entry, h mcp.ToolHandler) bool {
-	if !sdkAdds(t.logger, "tool", e.Spec.Name, func() { t.server.AddTool(mcpTool(e), h) }) {
+	full := mcpTool(e)
+	toSDK := full
+	if standsIn(e) {
+		toSDK = &mcp.Tool{Name: full.Name, InputSchema: standInSchema}
+	}
+	if !sdkAdds(t.logger, "tool", e.Spec.Name, func() { t.server.AddTool(toSDK, h) }) {
 		return false
 	}
+	t.listed[e.Spec.Name] = full
 	t.version++
 	return true
+}
+
+// standInSchema is the input schema of every stand-in the SDK holds.
+var standInSchema = &jsonschema.Schema{Type: "object"}
+
+// standsIn says whether the SDK may hold a stand-in for e's tool: its
+// name and standInSchema, the rest kept in t.listed. The SDK reads a
+// tool it is given for three things: its name, to dispatch calls; its
+// input schema's x-mcp-header annotations, which it checks at AddTool and
+// against an HTTP call's headers; and the whole tool, for tools/list.
+// Checking a schema given as JSON costs it two decodes of the schema into
+// maps, some 3 ms of a start's 28 tools, while the client's first
+// tools/list waits; a *jsonschema.Schema it takes as checked. So a tool
+// whose schema has no annotation stands in by name: a plugin's or the
+// host's own, whose schemas the catalog has checked are objects
+// (sdk.Description.ValidateUncompiled, as the SDK's AddTool would),
+// without "x-mcp-header" in it, nor a \u escape that could spell it. An
+// upstream server's tool, unchecked by the catalog, is given whole: the
+// SDK checks it and leaves out one it refuses (sdkAdds).
+func standsIn(e *catalog.Entry) bool {
+	return e.Upstream == nil &&
+		!bytes.Contains(e.Spec.InputSchema, []byte("x-mcp-header")) &&
+		!bytes.Contains(e.Spec.InputSchema, []byte(`\u`))
+}
+
+// completeLocked puts each tool of an SDK's tools/list page in its MCP
+// form from t.listed, and leaves out a stand-in whose tool went between
+// the SDK's listing and this (a change that its notification follows).
+// The session's own tools (mcp_connect, invoke_tool), given to the SDK
+// whole, stay as they are. t.mu is held.
+func (t *tools) completeLocked(page []*mcp.Tool) []*mcp.Tool {
+	out := page[:0]
+	for _, tool := range page {
+		if full, ok := t.listed[tool.Name]; ok {
+			out = append(out, full)
+		} else if tool.InputSchema != any(standInSchema) {
+			out = append(out, tool)
+		}
+	}
+	return out
 }
 
 // sdkAdds runs add, which adds a tool, resource, template or prompt named
