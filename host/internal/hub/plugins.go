@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/catalog"
 	"github.com/ramabana/ramabana-mcp/host/internal/pii"
@@ -65,15 +67,30 @@ func (h *Host) startAll(ctx context.Context, sources []supervise.Source) error {
 			continue // a whole bundled plugin opted out is not started at all
 		}
 		plugins[i] = supervise.New(src, cfg)
-		// In parallel: describing a bundled group in-process reflects over
-		// its tools' types, and reading a kept description decodes it.
+	}
+	// In parallel, one worker a CPU: describing a bundled group in-process
+	// reflects over its tools' types, and reading a kept description
+	// decodes it. Not a goroutine a plugin: each grows its stack for the
+	// decoding, into fresh pages, and at a start the first touch of a page
+	// is most of what costs (bench/README.md).
+	var next atomic.Int64
+	for range min(runtime.GOMAXPROCS(0), len(sources)) {
 		described.Go(func() {
-			if d := h.knownDescription(plugins[i], cfg); d != nil {
-				plugins[i].Presume(d)
-				known[i] = true
-				return
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(sources) {
+					return
+				}
+				if plugins[i] == nil {
+					continue
+				}
+				if d := h.knownDescription(plugins[i], cfg); d != nil {
+					plugins[i].Presume(d)
+					known[i] = true
+					continue
+				}
+				wg.Go(func() { results[i] = plugins[i].Start(ctx) })
 			}
-			wg.Go(func() { results[i] = plugins[i].Start(ctx) })
 		})
 	}
 	described.Wait()
