@@ -20,7 +20,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/activity"
@@ -473,39 +472,38 @@ func (t *tools) add(e *catalog.Entry, h mcp.ToolHandler) bool {
 }
 
 // standInSchema is the input schema of every stand-in the SDK holds.
-var standInSchema = &jsonschema.Schema{Type: "object"}
+var standInSchema = json.RawMessage(`{"type":"object"}`)
 
 // standsIn says whether the SDK may hold a stand-in for e's tool: its
-// name and standInSchema, the rest kept in t.listed. The SDK reads a
-// tool it is given for three things: its name, to dispatch calls; its
-// input schema's x-mcp-header annotations, which it checks at AddTool and
+// name and standInSchema, the rest kept in t.listed. The SDK reads a tool
+// it is given for three things: its name, to dispatch calls; its input
+// schema's x-mcp-header annotations, which it checks at AddTool and
 // against an HTTP call's headers; and the whole tool, for tools/list.
-// Checking a schema given as JSON costs it two decodes of the schema into
-// maps, some 3 ms of a start's 28 tools, while the client's first
-// tools/list waits; a *jsonschema.Schema it takes as checked. So a tool
-// whose schema has no annotation stands in by name: a plugin's or the
-// host's own, whose schemas the catalog has checked are objects
-// (sdk.Description.ValidateUncompiled, as the SDK's AddTool would),
-// without "x-mcp-header" in it, nor a \u escape that could spell it. An
-// upstream server's tool, unchecked by the catalog, is given whole: the
-// SDK checks it and leaves out one it refuses (sdkAdds).
+// Checking a schema costs it two decodes of the schema into maps, some
+// 3 ms of a start's 28 tools while the client's first tools/list waits.
+// So a tool stands in when the SDK would find nothing to check: a
+// plugin's or the host's own, whose input schema the catalog has checked
+// is an object (sdk.Description.ValidateUncompiled, the SDK's rule), with
+// no "x-mcp-header" in it (the SDK's decoder matches keys as written) nor
+// a \u escape that could spell it. An upstream server's tool, unchecked
+// by the catalog, is given whole: the SDK checks it and leaves out one it
+// refuses (sdkAdds).
 func standsIn(e *catalog.Entry) bool {
-	return e.Upstream == nil &&
-		!bytes.Contains(e.Spec.InputSchema, []byte("x-mcp-header")) &&
+	return e.Upstream == nil && !bytes.Contains(e.Spec.InputSchema, []byte("x-mcp-header")) &&
 		!bytes.Contains(e.Spec.InputSchema, []byte(`\u`))
 }
 
 // completeLocked puts each tool of an SDK's tools/list page in its MCP
 // form from t.listed, and leaves out a stand-in whose tool went between
 // the SDK's listing and this (a change that its notification follows).
-// The session's own tools (mcp_connect, invoke_tool), given to the SDK
-// whole, stay as they are. t.mu is held.
+// The session's own tools (invoke_tool), given to the SDK whole, stay as
+// they are. t.mu is held.
 func (t *tools) completeLocked(page []*mcp.Tool) []*mcp.Tool {
 	out := page[:0]
 	for _, tool := range page {
 		if full, ok := t.listed[tool.Name]; ok {
 			out = append(out, full)
-		} else if tool.InputSchema != any(standInSchema) {
+		} else if t.own[tool.Name] {
 			out = append(out, tool)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 func TestCompleteLeavesOutGoneStandIns(t *testing.T) {
 	full := &mcp.Tool{Name: "view_file", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}
 	own := &mcp.Tool{Name: "mcp_connect", InputSchema: json.RawMessage(`{"type":"object"}`)}
-	tl := &tools{listed: map[string]*mcp.Tool{"view_file": full}}
+	tl := &tools{listed: map[string]*mcp.Tool{"view_file": full}, own: map[string]bool{"mcp_connect": true}}
 	page := []*mcp.Tool{{Name: "view_file", InputSchema: standInSchema}, {Name: "gone", InputSchema: standInSchema}, own}
 	got := tl.completeLocked(page)
 	if want := []*mcp.Tool{full, own}; !slices.Equal(got, want) {
