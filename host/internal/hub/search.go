@@ -439,7 +439,7 @@ func (c searchCaller) box(servers string) *sdk.Toolbox {
 	box := sdk.NewToolbox(SearchGroup, sdk.WithVersion("1"), sdk.WithDescription("search over every tool"))
 	box.AddGroup(sdk.GroupSpec{Name: SearchGroup, Description: "Search the tools of every server by what they do."},
 		sdk.TypedTool(sdk.ToolSpec{
-			Name: SearchTool, Title: "Search capabilities", Kind: sdk.KindRead,
+			Name: SearchTool, Title: "Search capabilities", Kind: sdk.KindRead, InputSchema: json.RawMessage(searchSchema),
 			Description: searchDescription(servers),
 		}, func(ctx context.Context, _ *sdk.Request, a searchArgs) (*sdk.Result, error) {
 			res, err := c.h.Search(ctx, a.Query, a.Limit, a.Server)

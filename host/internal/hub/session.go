@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -92,6 +93,16 @@ type changesArgs struct {
 	ContextLines int    `json:"context_lines,omitempty" jsonschema:"lines of context in diffs (default 3)"`
 }
 
+// The input schemas of the host's own tools, each as sdk.MustSchemaFor
+// makes it of the tool's arguments (TestOwnSchemasAreTheirArgs checks):
+// written out, so that a start does not reflect over the types, ~1 ms of a
+// start that the client waits for (bench/README.md).
+const (
+	activitySchema = `{"type":"object","properties":{"limit":{"type":"integer","description":"most calls (default 30)"},"tool":{"type":"string","description":"only calls of this tool"},"caller":{"type":"string","description":"only this caller: client, agent, agent:\u003cturn\u003e or server"},"event":{"type":"string","description":"only this kind: call, upstream_error or upstream_register"}},"additionalProperties":false}`
+	changesSchema  = `{"type":"object","properties":{"path":{"type":"string","description":"only this file, relative to the first served folder"},"diff":{"type":"boolean","description":"include diffs (default true)"},"context_lines":{"type":"integer","description":"lines of context in diffs (default 3)"}},"additionalProperties":false}`
+	searchSchema   = `{"type":"object","properties":{"query":{"type":"string","description":"what the tool should do, in a few plain words"},"limit":{"type":"integer","description":"most tools (default 8)"},"server":{"type":"string","description":"only this server's tools"}},"required":["query"],"additionalProperties":false}`
+)
+
 // newSessionGroup serves the session group: each call reads the log of
 // its caller's session (logOf); root says the first served folder, which
 // relative paths are relative to.
@@ -100,7 +111,7 @@ func newSessionGroup(logOf func(context.Context) *activity.Log, root func() stri
 		sdk.WithDescription("what this session did and changed"))
 	box.AddGroup(sdk.GroupSpec{Name: SessionGroup, Description: "What this session did (every tool call, by the client or the ask agent) and the files it changed."},
 		sdk.TypedTool(sdk.ToolSpec{
-			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead,
+			Name: "activity", Title: "Recent activity", Kind: sdk.KindRead, InputSchema: json.RawMessage(activitySchema),
 			Description: `List this session's recent tool calls, newest first, with caller, outcome, duration, arguments and the files each changed; also upstream servers' registrations and failures.`,
 		}, func(ctx context.Context, _ *sdk.Request, a activityArgs) (*sdk.Result, error) {
 			log := logOf(ctx)
@@ -114,7 +125,7 @@ func newSessionGroup(logOf func(context.Context) *activity.Log, root func() stri
 			return sdk.TextResult(activity.RenderActivity(recs)), nil
 		}),
 		sdk.TypedTool(sdk.ToolSpec{
-			Name: "changes", Title: "Files changed this session", Kind: sdk.KindRead,
+			Name: "changes", Title: "Files changed this session", Kind: sdk.KindRead, InputSchema: json.RawMessage(changesSchema),
 			Description: `List the files this session created, changed or deleted, each with a unified diff from before its first change to now.`,
 		}, func(ctx context.Context, _ *sdk.Request, a changesArgs) (*sdk.Result, error) {
 			log := logOf(ctx)
