@@ -49,9 +49,16 @@ func main() {
 	// default): see package gctune.
 	gctune.Start(0)
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go stopOnSignal(sigs, cancel)
+	// Beside the start, not before it: signal.Notify waits for the
+	// runtime's signal thread to start, ~1 ms of the client's wait. A
+	// signal in that first millisecond ends the server at once, as it does
+	// before main; no plugin or upstream server has started by then, and
+	// any that had would follow it (stopOnSignal).
+	go func() {
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		stopOnSignal(sigs, cancel)
+	}()
 	exit(run(ctx, os.Args[1:]))
 }
 
