@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"
+	"github.com/ramabana/ramabana-mcp/internal/pollpipe"
 	"github.com/ramabana/ramabana-mcp/internal/sandbox"
 )
 
@@ -116,7 +117,7 @@ func logLevelFromEnv() slog.Level {
 func watchHost(stdin *os.File, ppid int) {
 	if fi, err := stdin.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
 		go func() {
-			_, _ = io.Copy(io.Discard, pollable(stdin))
+			_, _ = io.Copy(io.Discard, pollpipe.Open(stdin))
 			slog.Debug("host closed the lifeline; exiting")
 			Exit(0)
 		}()

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ramabana/ramabana-mcp/internal/pollpipe"
 )
 
 // MaxFrame is the largest stdio frame (one line of newline-delimited
@@ -37,7 +39,10 @@ const MaxFrameDepth = 256
 // session goes on. The id of a request that passes is one the SDK echoes
 // exactly: a string or an integer of at most 53 bits.
 type StdioTransport struct {
-	// In and Out default to os.Stdin and os.Stdout.
+	// In and Out default to os.Stdin and os.Stdout; a stdin pipe is read
+	// through the runtime's poller (package pollpipe), so a wait for the
+	// client's next message leaves the CPU to the goroutines serving the
+	// last, from a start's first messages on.
 	In  io.Reader
 	Out io.Writer
 	// Logger receives a line for every frame dropped or answered here;
@@ -62,7 +67,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		readDone: make(chan struct{}),
 	}
 	if c.in == nil {
-		c.in = os.Stdin
+		c.in = pollpipe.Open(os.Stdin)
 	}
 	if c.out == nil {
 		c.out = os.Stdout
