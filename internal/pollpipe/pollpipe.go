@@ -1,4 +1,5 @@
-// Package pollpipe reads a pipe through the runtime's network poller.
+// Package pollpipe reads a pipe or a socket through the runtime's network
+// poller.
 //
 // A goroutine blocked in read(2) on a blocking descriptor (the stdin a
 // process is started with) keeps its P, its scheduler slot, until the

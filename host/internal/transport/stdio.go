@@ -39,10 +39,10 @@ const MaxFrameDepth = 256
 // session goes on. The id of a request that passes is one the SDK echoes
 // exactly: a string or an integer of at most 53 bits.
 type StdioTransport struct {
-	// In and Out default to os.Stdin and os.Stdout; a stdin pipe is read
-	// through the runtime's poller (package pollpipe), so a wait for the
-	// client's next message leaves the CPU to the goroutines serving the
-	// last, from a start's first messages on.
+	// In and Out default to os.Stdin and os.Stdout; a stdin pipe or
+	// socket is read through the runtime's poller (package pollpipe), so
+	// a wait for the client's next message leaves the CPU to the
+	// goroutines serving the last, from a start's first messages on.
 	In  io.Reader
 	Out io.Writer
 	// Logger receives a line for every frame dropped or answered here;
