@@ -481,16 +481,56 @@ var standInSchema = json.RawMessage(`{"type":"object"}`)
 // against an HTTP call's headers; and the whole tool, for tools/list.
 // Checking a schema costs it two decodes of the schema into maps, some
 // 3 ms of a start's 28 tools while the client's first tools/list waits.
-// So a tool stands in when the SDK would find nothing to check: a
-// plugin's or the host's own, whose input schema the catalog has checked
-// is an object (sdk.Description.ValidateUncompiled, the SDK's rule), with
+//
+// So a tool stands in when the SDK would find nothing to refuse: a
+// plugin's or the host's own (an upstream server's tool is given whole,
+// and the SDK leaves out one it refuses, sdkAdds) whose input schema has
 // no "x-mcp-header" in it (the SDK's decoder matches keys as written) nor
-// a \u escape that could spell it. An upstream server's tool, unchecked
-// by the catalog, is given whole: the SDK checks it and leaves out one it
-// refuses (sdkAdds).
+// a \u escape that could spell it, whose root's "type" is "object" as the
+// SDK reads it (keys as written, the last of a repeated one: the
+// catalog's check, encoding/json's, matches keys in any case), and whose
+// schemas nest no deeper than the SDK's decoder goes (sdkMaxDepth).
 func standsIn(e *catalog.Entry) bool {
-	return e.Upstream == nil && !bytes.Contains(e.Spec.InputSchema, []byte("x-mcp-header")) &&
-		!bytes.Contains(e.Spec.InputSchema, []byte(`\u`))
+	in := e.Spec.InputSchema
+	if e.Upstream != nil || bytes.Contains(in, []byte("x-mcp-header")) || bytes.Contains(in, []byte(`\u`)) {
+		return false
+	}
+	var root map[string]json.RawMessage
+	if json.Unmarshal(in, &root) != nil || string(root["type"]) != `"object"` {
+		return false
+	}
+	return jsonDepth(in) < sdkMaxDepth && jsonDepth(e.Spec.OutputSchema) < sdkMaxDepth
+}
+
+// sdkMaxDepth is the nesting the SDK's JSON decoder refuses (1000, in its
+// internal/json), with a margin.
+const sdkMaxDepth = 900
+
+// jsonDepth is how deeply raw's objects and arrays nest.
+func jsonDepth(raw []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // completeLocked puts each tool of an SDK's tools/list page in its MCP

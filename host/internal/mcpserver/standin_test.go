@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,6 +35,13 @@ func schemaBox() *sdk.Toolbox {
 		tool("bad_header", `{"type":"object","properties":{"p":{"type":"object","x-mcp-header":"P"}}}`, ""),
 		// The same, the key spelled with an escape.
 		tool("bad_header_escaped", `{"type":"object","properties":{"p":{"type":"object","x\u002dmcp-header":"P"}}}`, ""),
+		// Roots the catalog's check (encoding/json's, keys in any case)
+		// takes for objects and the SDK does not.
+		tool("type_in_capitals", `{"TYPE":"object"}`, ""),
+		tool("type_twice", `{"type":"string","Type":"object"}`, ""),
+		// Deeper than the SDK's decoder goes, in the input or the output.
+		tool("too_deep_in", `{"type":"object","properties":{"p":`+deep(1000)+`}}`, ""),
+		tool("too_deep_out", `{"type":"object"}`, `{"type":"object","properties":{"p":`+deep(1000)+`}}`),
 	)
 	return box
 }
@@ -44,11 +52,17 @@ const (
 	goodIn  = `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`
 )
 
+// deep is an object schema nested n levels.
+func deep(n int) string {
+	return strings.Repeat(`{"type":"array","items":`, n-1) + `{"type":"string"}` + strings.Repeat("}", n-1)
+}
+
 // TestToolsAreListedWhole: tools/list gives each plugin tool its own
 // input and output schemas (the SDK holds a stand-in of it) and calls
-// reach it by name; a tool whose x-mcp-header annotation the SDK refuses
-// is left out, however the key is spelled, and a sound one is listed with
-// its annotation.
+// reach it by name; a tool whose schema the SDK refuses is left out as it
+// was before stand-ins (an x-mcp-header annotation it refuses, however the
+// key is spelled; a root it does not read as an object; a schema deeper
+// than its decoder goes), and a sound annotation is listed.
 func TestToolsAreListedWhole(t *testing.T) {
 	t.Parallel()
 	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
@@ -121,9 +135,9 @@ func TestToolsAreListedWhole(t *testing.T) {
 	} else if diff := cmp.Diff(asJSON(json.RawMessage(goodIn)), asJSON(good.InputSchema)); diff != "" {
 		t.Errorf("good_header's input schema (-declared +listed):\n%s", diff)
 	}
-	for _, name := range []string{"bad_header", "bad_header_escaped"} {
+	for _, name := range []string{"bad_header", "bad_header_escaped", "type_in_capitals", "type_twice", "too_deep_in", "too_deep_out"} {
 		if listed[name] != nil {
-			t.Errorf("%s is listed, with an x-mcp-header on an object the SDK refuses", name)
+			t.Errorf("%s is listed, with a schema the SDK refuses", name)
 		}
 	}
 	call, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "rich", Arguments: map[string]any{"path": "a"}})
