@@ -10,9 +10,10 @@ import (
 )
 
 // Open returns a reader of f, a pipe or a socket, whose reads wait in the
-// runtime's poller, or f itself when f is neither (a terminal or a file)
-// or that cannot be done. The caller closes what it returns; closing it
-// ends a read under way, and leaves f open.
+// runtime's poller, or f itself when f is neither (a terminal or a file),
+// is read through the poller already (non-blocking from the start), or
+// that cannot be done. The caller closes what it returns; closing it ends
+// a read under way, and leaves f open.
 //
 // A pipe is opened again, non-blocking, through /proc/self/fd: an open
 // file description of its own, which leaves f's as it was (code that
@@ -20,9 +21,12 @@ import (
 // opened again (Node.js clients start their servers with socket pairs),
 // is made non-blocking itself, the one description f shares, and made
 // blocking again once the reader is closed; until then a blocking read of
-// f would fail with EAGAIN (nothing but the reader reads it). Not when
-// another of the standard descriptors is the same socket (one socket for
-// stdin and stdout): writes to it would fail with EAGAIN too.
+// f would fail with EAGAIN (nothing but the reader reads it). A process
+// that dies before it closes the reader leaves the socket non-blocking:
+// another process reading the same socket afterwards (a wrapper script
+// that did not exec the server) would have to cope. Not when another of
+// the standard descriptors is the same socket (one socket for stdin and
+// stdout): writes to it would fail with EAGAIN too.
 func Open(f *os.File) io.ReadCloser {
 	fi, err := f.Stat()
 	if err != nil {
@@ -32,9 +36,12 @@ func Open(f *os.File) io.ReadCloser {
 	if err != nil {
 		return f
 	}
-	fd := -1
-	_ = rc.Control(func(d uintptr) { fd = int(d) })
-	if fd < 0 {
+	fd, flags, ok := -1, 0, false
+	_ = rc.Control(func(d uintptr) {
+		fd = int(d)
+		flags, ok = fcntlGetfl(fd)
+	})
+	if !ok || flags&syscall.O_NONBLOCK != 0 {
 		return f
 	}
 	switch {
@@ -43,6 +50,10 @@ func Open(f *os.File) io.ReadCloser {
 		// poller; opening a pipe's read end never waits for a writer then.
 		g, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", fd), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if err != nil {
+			return f
+		}
+		if gi, err := g.Stat(); err != nil || !os.SameFile(fi, gi) {
+			_ = g.Close()
 			return f
 		}
 		return g
@@ -59,7 +70,7 @@ func Open(f *os.File) io.ReadCloser {
 			return f
 		}
 		// Non-blocking now, the descriptor is read through the poller.
-		return &socket{File: os.NewFile(uintptr(dup), f.Name()), orig: fd}
+		return &socket{File: os.NewFile(uintptr(dup), f.Name()), orig: f}
 	}
 	return f
 }
@@ -69,19 +80,29 @@ func Open(f *os.File) io.ReadCloser {
 // open file description.
 type socket struct {
 	*os.File
-	orig int
+	orig *os.File
 	once sync.Once
 }
 
+// Close ends a read under way (the poller wakes it, and Close returns once
+// it has), closes the descriptor and makes the socket blocking again.
 func (s *socket) Close() error {
 	var err error
 	s.once.Do(func() {
 		err = s.File.Close()
-		// Through orig: the reader's descriptor may live on until a read
-		// under way has returned.
-		err = errors.Join(err, syscall.SetNonblock(s.orig, false))
+		rc, cerr := s.orig.SyscallConn()
+		var serr error
+		if cerr == nil {
+			cerr = rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) })
+		}
+		err = errors.Join(err, cerr, serr)
 	})
 	return err
+}
+
+func fcntlGetfl(fd int) (int, bool) {
+	r, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
+	return int(r), errno == 0
 }
 
 func dupCloexec(fd int) (int, error) {

@@ -74,6 +74,56 @@ func TestSocketIsReadThroughThePoller(t *testing.T) {
 	}
 }
 
+// TestCloseEndsARead: closing what Open returned ends a read of it under
+// way (the server's session ends so while it waits for the client), for a
+// pipe and a socket.
+func TestCloseEndsARead(t *testing.T) {
+	t.Parallel()
+	var pipe [2]int
+	if err := unix.Pipe2(pipe[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	sock, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, fds := range map[string][2]int{"pipe": pipe, "socket": {sock[0], sock[1]}} {
+		r, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
+		t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
+		rd := Open(r)
+		ended := make(chan error, 1)
+		go func() {
+			_, err := rd.Read(make([]byte, 16))
+			ended <- err
+		}()
+		if err := rd.Close(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := <-ended; err == nil {
+			t.Errorf("%s: a read ended without an error when the reader was closed", name)
+		}
+	}
+}
+
+// TestNonBlockingIsLeftAlone: a descriptor non-blocking from the start is
+// read through the poller already (os.NewFile sees to it), and one another
+// process may have made so: Open returns it as it is, and changes nothing.
+func TestNonBlockingIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
+	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
+	if rd, ok := Open(r).(*os.File); !ok || rd != r {
+		t.Fatalf("Open of a non-blocking socket returned another reader (%T)", Open(r))
+	}
+	if !nonblocking(t, r) {
+		t.Error("the socket is blocking now")
+	}
+}
+
 // TestOnlyPipesAndSocketsAreOpenedAgain: a file (or a terminal) opened
 // again would be another stream, not the one read on: Open returns it as
 // it is.
