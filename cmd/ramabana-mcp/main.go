@@ -51,9 +51,11 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Beside the start, not before it: signal.Notify waits for the
 	// runtime's signal thread to start, ~1 ms of the client's wait. A
-	// signal in that first millisecond ends the server at once, as it does
-	// before main; no plugin or upstream server has started by then, and
-	// any that had would follow it (stopOnSignal).
+	// signal that comes before the goroutine has run (a moment, or longer
+	// with GOMAXPROCS=1) ends the server at once, as one before main does:
+	// no graceful stop, and any plugin or upstream server started by then
+	// follows it through its lifeline and parent-death signal
+	// (stopOnSignal).
 	go func() {
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

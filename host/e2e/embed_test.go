@@ -99,7 +99,9 @@ func TestHybridSearchServerDown(t *testing.T) {
 	if names := searchNames(t, s.session, "chronicle of revisions"); len(names) > 0 && names[0] == "git_log" {
 		t.Errorf("BM25 alone finds git_log for a query that shares no word with it (%v): the hybrid test needs another query", names)
 	}
-	s.logged("embeddings server failing") // then counted: once, however many searches failed
+	if !s.logged("embeddings server failing") {
+		t.Fatalf("no log line for the failing server:\n%s", s.stderr)
+	}
 	if n := strings.Count(s.stderr.String(), "embeddings server failing"); n != 1 {
 		t.Errorf("%d log lines for the failing server, want 1:\n%s", n, s.stderr)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
@@ -56,8 +57,15 @@ func TestServesOverSockets(t *testing.T) {
 			if err := unix.Shutdown(int(in[1].Fd()), unix.SHUT_WR); err != nil {
 				t.Fatal(err)
 			}
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("the server ended with %v; stderr:\n%s", err, s.stderr)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("the server ended with %v; stderr:\n%s", err, s.stderr)
+				}
+			case <-time.After(proctest.Patience):
+				t.Fatalf("the server did not exit at EOF on stdin; stderr:\n%s", s.stderr)
 			}
 			if nonblocking(t, in[0]) {
 				t.Error("the stdin socket was left non-blocking after the session")

@@ -59,6 +59,7 @@ type Periodic struct {
 	timeout  time.Duration
 	onError  func(error)
 
+	mu      sync.Mutex      // held to collect on a tick, and by Shutdown to stop
 	running context.Context // ended by Shutdown, with the export under way
 	stop    context.CancelFunc
 	done    chan struct{}
@@ -83,13 +84,19 @@ func (p *Periodic) run() {
 		select {
 		case <-t.C:
 			// A tick and Shutdown can be ready at once (a tick comes
-			// while an export hangs); select picks either, and a stopped
-			// reader exports no more.
+			// while an export hangs); select picks either. A stopped
+			// reader collects no more: what it would have taken is
+			// Shutdown's last export's (under p.mu, which Shutdown takes
+			// to stop).
+			p.mu.Lock()
 			if p.running.Err() != nil {
+				p.mu.Unlock()
 				return
 			}
+			c := p.reg.Collect(p.reader)
+			p.mu.Unlock()
 			// An export Shutdown cancels is no error to report.
-			if err := p.export(p.running); err != nil && p.running.Err() == nil {
+			if err := p.send(p.running, c); err != nil && p.running.Err() == nil {
 				p.onError(err)
 			}
 		case <-p.running.Done():
@@ -98,8 +105,8 @@ func (p *Periodic) run() {
 	}
 }
 
-func (p *Periodic) export(ctx context.Context) error {
-	c := p.reg.Collect(p.reader)
+// send exports c, unless it is empty, within the export timeout.
+func (p *Periodic) send(ctx context.Context, c Collection) error {
 	if len(c.Metrics) == 0 {
 		return nil
 	}
@@ -117,11 +124,13 @@ func (p *Periodic) Shutdown(ctx context.Context) error {
 	if !first {
 		return nil
 	}
+	p.mu.Lock()
 	p.stop()
+	p.mu.Unlock()
 	select {
 	case <-p.done:
 	case <-ctx.Done():
 		return p.exp.Shutdown(ctx)
 	}
-	return errors.Join(p.export(ctx), p.exp.Shutdown(ctx))
+	return errors.Join(p.send(ctx, p.reg.Collect(p.reader)), p.exp.Shutdown(ctx))
 }
