@@ -45,10 +45,10 @@ func TestServesOverSockets(t *testing.T) {
 			if _, ok := tools(t, s.session)["view_file"]; !ok {
 				t.Fatalf("view_file not listed; stderr:\n%s", s.stderr)
 			}
-			if got := nonblocking(t, in[0]); got == shared {
+			if got := proctest.Nonblocking(t, in[0]); got == shared {
 				t.Errorf("during the session the stdin socket is non-blocking: %v, want %v", got, !shared)
 			}
-			if !shared && nonblocking(t, out[0]) {
+			if !shared && proctest.Nonblocking(t, out[0]) {
 				t.Error("the stdout socket was made non-blocking")
 			}
 			// The client's end shut for writing (a close would wait for the
@@ -67,7 +67,7 @@ func TestServesOverSockets(t *testing.T) {
 			case <-time.After(proctest.Patience):
 				t.Fatalf("the server did not exit at EOF on stdin; stderr:\n%s", s.stderr)
 			}
-			if nonblocking(t, in[0]) {
+			if proctest.Nonblocking(t, in[0]) {
 				t.Error("the stdin socket was left non-blocking after the session")
 			}
 		})
@@ -85,21 +85,4 @@ func socketPair(t *testing.T) [2]*os.File {
 	pair := [2]*os.File{os.NewFile(uintptr(fds[0]), "server"), os.NewFile(uintptr(fds[1]), "client")}
 	t.Cleanup(func() { _ = pair[0].Close(); _ = pair[1].Close() })
 	return pair
-}
-
-// nonblocking says whether f's open file description is non-blocking.
-func nonblocking(t *testing.T, f *os.File) bool {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flags int
-	if err := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil {
-		t.Fatal(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return flags&unix.O_NONBLOCK != 0
 }

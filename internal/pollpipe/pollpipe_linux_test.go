@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // TestPipeIsReadThroughThePoller: what Open returns of a pipe waits in the
@@ -22,7 +24,7 @@ func TestPipeIsReadThroughThePoller(t *testing.T) {
 	}
 	r, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
-	if nonblocking(t, r) {
+	if proctest.Nonblocking(t, r) {
 		t.Fatal("the test's pipe is non-blocking from the start")
 	}
 	rd := Open(r)
@@ -31,10 +33,10 @@ func TestPipeIsReadThroughThePoller(t *testing.T) {
 		t.Fatalf("Open returned %T, the pipe itself: %v", rd, f == r)
 	}
 	t.Cleanup(func() { _ = f.Close() })
-	if !nonblocking(t, f) {
+	if !proctest.Nonblocking(t, f) {
 		t.Error("the new descriptor blocks: its reads hold a P")
 	}
-	if nonblocking(t, r) {
+	if proctest.Nonblocking(t, r) {
 		t.Error("the pipe it was made from became non-blocking: another reader of it would fail with EAGAIN")
 	}
 	readsUntilEOF(t, rd, w)
@@ -52,21 +54,21 @@ func TestSocketIsReadThroughThePoller(t *testing.T) {
 	}
 	r, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	t.Cleanup(func() { _ = r.Close(); _ = w.Close() })
-	if nonblocking(t, r) {
+	if proctest.Nonblocking(t, r) {
 		t.Fatal("the test's socket is non-blocking from the start")
 	}
 	rd := Open(r)
 	if f, ok := rd.(*os.File); ok && f == r {
 		t.Fatal("Open returned the socket itself")
 	}
-	if !nonblocking(t, r) {
+	if !proctest.Nonblocking(t, r) {
 		t.Error("the socket is still blocking: its reads hold a P")
 	}
 	readsUntilEOF(t, rd, w)
 	if err := rd.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if nonblocking(t, r) {
+	if proctest.Nonblocking(t, r) {
 		t.Error("the socket is left non-blocking once the reader is closed")
 	}
 	if _, err := r.Stat(); err != nil {
@@ -119,7 +121,7 @@ func TestNonBlockingIsLeftAlone(t *testing.T) {
 	if rd, ok := Open(r).(*os.File); !ok || rd != r {
 		t.Fatalf("Open of a non-blocking socket returned another reader (%T)", Open(r))
 	}
-	if !nonblocking(t, r) {
+	if !proctest.Nonblocking(t, r) {
 		t.Error("the socket is blocking now")
 	}
 }
@@ -165,21 +167,4 @@ func readsUntilEOF(t *testing.T, rd io.Reader, w *os.File) {
 	if err := <-ended; err != nil {
 		t.Errorf("the reads ended with %v, want EOF", err)
 	}
-}
-
-// nonblocking says whether f's open file description is non-blocking.
-func nonblocking(t *testing.T, f *os.File) bool {
-	t.Helper()
-	rc, err := f.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flags int
-	if err := rc.Control(func(fd uintptr) { flags, err = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil {
-		t.Fatal(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return flags&unix.O_NONBLOCK != 0
 }
