@@ -16,6 +16,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -486,13 +487,13 @@ var standInSchema = json.RawMessage(`{"type":"object"}`)
 // plugin's or the host's own (an upstream server's tool is given whole,
 // and the SDK leaves out one it refuses, sdkAdds) whose input schema has
 // no "x-mcp-header" in it (the SDK's decoder matches keys as written) nor
-// a \u escape that could spell it, whose root's "type" is "object" as the
+// a \u escape of one of its characters, whose root's "type" is "object" as the
 // SDK reads it (keys as written, the last of a repeated one: the
 // catalog's check, encoding/json's, matches keys in any case), and whose
 // schemas nest no deeper than the SDK's decoder goes (sdkMaxDepth).
 func standsIn(e *catalog.Entry) bool {
 	in := e.Spec.InputSchema
-	if e.Upstream != nil || bytes.Contains(in, []byte("x-mcp-header")) || bytes.Contains(in, []byte(`\u`)) {
+	if e.Upstream != nil || bytes.Contains(in, []byte("x-mcp-header")) || escapesKeyLetter(in) {
 		return false
 	}
 	var root map[string]json.RawMessage
@@ -500,6 +501,24 @@ func standsIn(e *catalog.Entry) bool {
 		return false
 	}
 	return jsonDepth(in) < sdkMaxDepth && jsonDepth(e.Spec.OutputSchema) < sdkMaxDepth
+}
+
+// escapesKeyLetter says whether raw holds a \u escape of a character of
+// "x-mcp-header", which could spell the key. Go's encoder escapes <, > and
+// & so (a description's "<path>"), which is no reason to give a tool
+// whole.
+func escapesKeyLetter(raw []byte) bool {
+	for i := bytes.Index(raw, []byte(`\u`)); i >= 0; {
+		if code, err := strconv.ParseUint(string(raw[i+2:min(i+6, len(raw))]), 16, 16); err != nil || strings.ContainsRune("x-mcpheadr", rune(code)) {
+			return true
+		}
+		next := bytes.Index(raw[i+2:], []byte(`\u`))
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return false
 }
 
 // sdkMaxDepth is the nesting the SDK's JSON decoder refuses (1000, in its
