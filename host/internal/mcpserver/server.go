@@ -487,8 +487,8 @@ var standInSchema = json.RawMessage(`{"type":"object"}`)
 // plugin's or the host's own (an upstream server's tool is given whole,
 // and the SDK leaves out one it refuses, sdkAdds) whose input schema has
 // no "x-mcp-header" in it (the SDK's decoder matches keys as written) nor
-// a \u escape of one of its characters, whose root's "type" is "object" as the
-// SDK reads it (keys as written, the last of a repeated one: the
+// a \u escape of one of its characters, whose root's "type" is "object"
+// as the SDK reads it (keys as written, the last of a repeated one: the
 // catalog's check, encoding/json's, matches keys in any case), and whose
 // schemas nest no deeper than the SDK's decoder goes (sdkMaxDepth).
 func standsIn(e *catalog.Entry) bool {
