@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/ramabana/ramabana-mcp/host/internal/plugincli"
-	"github.com/ramabana/ramabana-mcp/internal/proctest"
 )
 
 // runBinary runs the built binary with args, with no plugin dirs beyond
@@ -165,7 +164,7 @@ func TestGroupsOfInstalledPlugins(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := startStdio(t, project(t), "--plugins", dir, "--groups", tc.groups)
-			if !proctest.Await(func() bool { return strings.Contains(s.stderr.String(), "msg=serving") }) {
+			if !s.logged("msg=serving") {
 				t.Fatalf("not serving; stderr:\n%s", s.stderr)
 			}
 			warned := strings.Contains(s.stderr.String(), `msg="--groups names no group: ignored" unknown=echo-extar groups=`)
