@@ -58,7 +58,7 @@ func Open(f *os.File) io.ReadCloser {
 		}
 		return g
 	case fi.Mode()&os.ModeSocket != 0:
-		if sharedWithStdio(fd) {
+		if sharedWithStdio(fd, fi) {
 			return f
 		}
 		dup, err := dupCloexec(fd)
@@ -114,10 +114,10 @@ func dupCloexec(fd int) (int, error) {
 }
 
 // sharedWithStdio says whether another of the descriptors 0, 1 and 2 is
-// the socket fd is.
-func sharedWithStdio(fd int) bool {
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) != nil {
+// the socket fd is, fi its Stat.
+func sharedWithStdio(fd int, fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
 		return true
 	}
 	for other := range 3 {
