@@ -3,7 +3,7 @@ GO      ?= go
 TOOL    := $(GO) tool -modfile=tools/go.mod
 BIN     := bin/ramabana-mcp
 
-.PHONY: build test lint generate checkgenerate bench bench-stdio ci fuzz security-long nocgo release-snapshot publish-contract
+.PHONY: build test lint generate goplugin checkgenerate bench bench-stdio ci fuzz security-long nocgo release-snapshot publish-contract
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ramabana-mcp
@@ -54,11 +54,20 @@ publish-contract:
 generate:
 	$(TOOL) buf generate
 
-# Fail when internal/gen/ is not what the proto files generate.
-checkgenerate: generate
+# Write internal/goplugin/ from the hashicorp/go-plugin release its
+# update.sh pins, trimmed as its README.md says.
+goplugin:
+	internal/goplugin/update.sh
+
+# Fail when internal/gen/ is not what the proto files generate, or
+# internal/goplugin/ not what its update.sh writes.
+checkgenerate: generate goplugin
 	@if [ -n "$$(git status --porcelain -- internal/gen)" ]; then \
 	  echo "internal/gen/ is out of date with proto/: run make generate and commit"; \
 	  git status --porcelain -- internal/gen; exit 1; fi
+	@if [ -n "$$(git status --porcelain -- internal/goplugin)" ]; then \
+	  echo "internal/goplugin/ differs from what its update.sh writes: edit the script, not the files"; \
+	  git status --porcelain -- internal/goplugin; exit 1; fi
 
 # Fuzz targets, each for FUZZTIME (CI runs them briefly; their seed
 # corpora in testdata/fuzz also run as plain tests under make test). A

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
+	plugin "github.com/ramabana/ramabana-mcp/internal/goplugin"
 	"google.golang.org/grpc"
 
 	"github.com/ramabana/ramabana-mcp/internal/pluginrpc"

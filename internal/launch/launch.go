@@ -25,8 +25,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/go-plugin/runner"
+	plugin "github.com/ramabana/ramabana-mcp/internal/goplugin"
+	"github.com/ramabana/ramabana-mcp/internal/goplugin/runner"
 
 	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
 	"github.com/ramabana/ramabana-mcp/internal/pluginclient"

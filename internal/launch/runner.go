@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/go-plugin/runner"
+	"github.com/ramabana/ramabana-mcp/internal/goplugin/runner"
 )
 
 // procRunner is the go-plugin runner for every plugin process. It exists

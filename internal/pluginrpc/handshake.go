@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hashicorp/go-plugin"
+	plugin "github.com/ramabana/ramabana-mcp/internal/goplugin"
 	"google.golang.org/grpc"
 
 	pluginv1 "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	_ "github.com/hashicorp/go-plugin" // links go-plugin's controller descriptor
 	_ "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	_ "github.com/ramabana/ramabana-mcp/internal/gen/ramabana/plugin/v1"
+	_ "github.com/ramabana/ramabana-mcp/internal/goplugin" // links go-plugin's controller descriptor
 )
 
 // published maps every .proto file under proto/ (relative to the

@@ -53,7 +53,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
+	plugin "github.com/ramabana/ramabana-mcp/internal/goplugin"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 
