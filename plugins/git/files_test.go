@@ -71,16 +71,18 @@ func fileClasses() map[string]fileClass {
 
 // TestNoReadsOutside names a file outside the served folder, holding a
 // credentials line, in every repository config key that makes git read a
-// file, and calls every tool in read-only, write and commands mode: no
-// result shows the secret or a sign that git read it, and an include of it
-// is refused.
+// file, and calls every tool without commands and with them: no result
+// shows the secret or a sign that git read it, and an include of it is
+// refused. As in TestNoProgramsFromRepository, the read tools run under a
+// host that does not allow writes and the write tools then under one that
+// does, on the same repository.
 func TestNoReadsOutside(t *testing.T) {
 	t.Parallel()
 	var tried, held, broken atomic.Int64
 	t.Cleanup(func() {
 		t.Logf("file-read cases: %d tried, %d held, %d broken", tried.Load(), held.Load(), broken.Load())
 	})
-	modes := map[string]sdk.Host{"read-only": {}, "write": {Write: true}, "commands": {Write: true, Commands: true}}
+	modes := map[string]sdk.Host{"no commands": {}, "commands": {Commands: true}}
 	for name, fc := range fileClasses() {
 		for mode, host := range modes {
 			t.Run(name+"/"+mode, func(t *testing.T) {
@@ -89,37 +91,40 @@ func TestNoReadsOutside(t *testing.T) {
 				secret := e.secret(t, name+mode, fc)
 				e.applyFiles(t, fc, secret)
 				host.Roots = []string{e.root}
-				g, _ := sdktest.Connect(t, git.New(), host)
-				for _, tc := range everyTool {
-					if tc.write && !host.Write {
-						continue
-					}
-					tried.Add(1)
-					res := tc.run(t, g)
-					text := res.Text()
-					var bad []string
-					if strings.Contains(text, "TOKEN") {
-						bad = append(bad, "shows the secret")
-					}
-					switch {
-					case fc.refuse && (!res.IsError || !strings.Contains(text, "outside the served folders") && !strings.Contains(text, "bad config line 1 in file")):
-						// A file that is not config makes git itself refuse,
-						// naming the file only.
-						bad = append(bad, "not refused")
-					case !fc.refuse && res.IsError:
-						bad = append(bad, "error result")
-					}
-					if fc.check != nil {
-						if msg := fc.check(tc.tool, text); msg != "" {
-							bad = append(bad, msg)
+				for _, write := range []bool{false, true} {
+					host.Write = write
+					g, _ := sdktest.Connect(t, git.New(), host)
+					for _, tc := range everyTool {
+						if tc.write != write {
+							continue
 						}
+						tried.Add(1)
+						res := tc.run(t, g)
+						text := res.Text()
+						var bad []string
+						if strings.Contains(text, "TOKEN") {
+							bad = append(bad, "shows the secret")
+						}
+						switch {
+						case fc.refuse && (!res.IsError || !strings.Contains(text, "outside the served folders") && !strings.Contains(text, "bad config line 1 in file")):
+							// A file that is not config makes git itself refuse,
+							// naming the file only.
+							bad = append(bad, "not refused")
+						case !fc.refuse && res.IsError:
+							bad = append(bad, "error result")
+						}
+						if fc.check != nil {
+							if msg := fc.check(tc.tool, text); msg != "" {
+								bad = append(bad, msg)
+							}
+						}
+						if len(bad) > 0 {
+							t.Errorf("%s %v (write %v): %s:\n%s", tc.tool, tc.args, write, strings.Join(bad, ", "), text)
+							broken.Add(1)
+							continue
+						}
+						held.Add(1)
 					}
-					if len(bad) > 0 {
-						t.Errorf("%s %v: %s:\n%s", tc.tool, tc.args, strings.Join(bad, ", "), text)
-						broken.Add(1)
-						continue
-					}
-					held.Add(1)
 				}
 			})
 		}
