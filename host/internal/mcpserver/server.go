@@ -132,7 +132,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	})
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, listed: map[string]*mcp.Tool{}, own: map[string]bool{},
-		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res}
+		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res, synced: make(chan struct{})}
 	if !opts.Stateless {
 		// The session's own activity feed and changes ledger; a stateless
 		// server's requests are each a session of their own, and share the
@@ -148,10 +148,10 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	// for the host first, then sees the upstream servers' resources and
 	// prompts as they are, not as the last coalesced change left them.
 	s.AddReceivingMiddleware(res.syncOnList)
-	// The tools now, without a subscription: a server no session ever
-	// uses (the HTTP handler makes one for a request that may fail) holds
-	// nothing. The session's first request subscribes (attach).
-	t.sync()
+	// No tools yet, and no subscription: a server no session ever uses
+	// (the HTTP handler makes one for a request that may fail) holds
+	// nothing. The session's first request subscribes and brings the
+	// tools in (attach).
 	if opts.Stateless {
 		// One server for every request, as long as the process runs.
 		t.attached = true
@@ -255,6 +255,7 @@ type tools struct {
 	invokeAs *mcp.ToolAnnotations      // invoke_tool's annotations as last added (capability mode)
 	rank     map[string]int            // each exported tool's place in the host's order (orderList)
 	attached bool
+	synced   chan struct{} // closed when the attached session's first sync is done
 	ended    bool
 	version  int64 // counts the changes of the server's tools, each once it is made
 	first    firstList
@@ -276,19 +277,35 @@ func (t *tools) known(name string) bool {
 // attachOnFirstRequest attaches the server to its session at the
 // session's first request, whatever it is: some clients skip
 // notifications/initialized, and a sessionless request has no initialize.
+// Every request but initialize then waits for the session's first sync of
+// the tools (attach); a request without a session syncs them itself.
 func (t *tools) attachOnFirstRequest(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
-			t.attach(ss)
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		if ss == nil {
+			t.sync()
+			return next(ctx, method, req)
+		}
+		t.attach(ss, method == "initialize")
+		if method != "initialize" {
+			select {
+			case <-t.synced:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		}
 		return next(ctx, method, req)
 	}
 }
 
 // attach keeps the server's tools and resources in step with the host's
-// for as long as the session lasts, then lets go of the host and ends the session's
-// upstream connections. Only the first call does anything.
-func (t *tools) attach(ss *mcp.ServerSession) {
+// for as long as the session lasts, then lets go of the host and ends the
+// session's upstream connections. Only the first call does anything; it
+// closes t.synced once the server holds the host's tools. At initialize
+// (behind, true) that first sync runs behind the answer, which holds no
+// tool: the 30-odd tools go into the server while the client reads it,
+// not before the client has it.
+func (t *tools) attach(ss *mcp.ServerSession, behind bool) {
 	t.mu.Lock()
 	if t.attached {
 		t.mu.Unlock()
@@ -297,7 +314,15 @@ func (t *tools) attach(ss *mcp.ServerSession) {
 	t.attached = true
 	t.mu.Unlock()
 	stop := t.host.OnToolsChanged(t.sync)
-	t.sync() // what changed since New
+	if behind {
+		go func() {
+			t.sync()
+			close(t.synced)
+		}()
+	} else {
+		t.sync()
+		close(t.synced)
+	}
 	stopResources := t.resources.attach()
 	go func() {
 		_ = ss.Wait()
