@@ -16,11 +16,13 @@ import (
 // notifications/tools/list_changed some milliseconds later, so every
 // client listed its tools twice. A notification for changes that the first
 // list already held tells the client nothing, and is held back
-// (skipChangesBeforeFirstList). Every other notification goes out as the
-// SDK sends it: before the client has listed (it may list only when told),
-// and for any change after the first list was taken, whoever listed since
-// (a client may list for one purpose and refresh its tools for the model
-// only when told).
+// (skipChangesBeforeFirstList), and so is one for the session's first load
+// of the tools (load, behind initialize) when nothing changed since: the
+// client has seen no list yet, and the tools were the host's when it
+// connected. Every other notification goes out as the SDK sends it: before
+// the client has listed (it may list only when told), and for any change
+// after the first list was taken, whoever listed since (a client may list
+// for one purpose and refresh its tools for the model only when told).
 type firstList struct {
 	state firstListState
 	done  chan struct{} // closed when the first list is answered or failed
@@ -91,9 +93,13 @@ func (t *tools) skipChangesBeforeFirstList(next mcp.MethodHandler) mcp.MethodHan
 		}
 		t.mu.Lock()
 		state, done := t.first.state, t.first.done
+		onlyLoad := t.loaded >= 0 && t.loaded == t.version
 		t.mu.Unlock()
 		switch state {
 		case notListed:
+			if onlyLoad {
+				return nil, nil
+			}
 			return next(ctx, method, req)
 		case listing:
 			select {

@@ -132,7 +132,7 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 	})
 	res.server = s
 	t = &tools{server: s, host: h, logger: logger, exported: map[string]*catalog.Entry{}, listed: map[string]*mcp.Tool{}, own: map[string]bool{},
-		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res, synced: make(chan struct{})}
+		searchOnly: opts.Surface == SurfaceSearch, stateless: opts.Stateless, resources: res, synced: make(chan struct{}), loaded: -1}
 	if !opts.Stateless {
 		// The session's own activity feed and changes ledger; a stateless
 		// server's requests are each a session of their own, and share the
@@ -160,7 +160,10 @@ func New(h *hub.Host, opts Options) *mcp.Server {
 		res.attach()
 		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), refuseSubscribe, t.refuseUnknown)
 	} else {
-		s.AddReceivingMiddleware(waitReady(h, opts.ReadyBy, t.known), t.attachOnFirstRequest, t.refuseUnknown)
+		// attachOnFirstRequest outside waitReady: a call of a tool the host
+		// had at the start finds it in the server (known) once the
+		// session's first sync is in.
+		s.AddReceivingMiddleware(t.attachOnFirstRequest, waitReady(h, opts.ReadyBy, t.known), t.refuseUnknown)
 		// Outside waitReady: the first tools/list is under way while it
 		// waits for the host.
 		s.AddReceivingMiddleware(t.trackFirstList)
@@ -255,7 +258,8 @@ type tools struct {
 	invokeAs *mcp.ToolAnnotations      // invoke_tool's annotations as last added (capability mode)
 	rank     map[string]int            // each exported tool's place in the host's order (orderList)
 	attached bool
-	synced   chan struct{} // closed when the attached session's first sync is done
+	synced   chan struct{} // closed when the attached session's first sync is done (load)
+	loaded   int64         // t.version that first sync left; -1 before it
 	ended    bool
 	version  int64 // counts the changes of the server's tools, each once it is made
 	first    firstList
@@ -276,9 +280,11 @@ func (t *tools) known(name string) bool {
 
 // attachOnFirstRequest attaches the server to its session at the
 // session's first request, whatever it is: some clients skip
-// notifications/initialized, and a sessionless request has no initialize.
-// Every request but initialize then waits for the session's first sync of
-// the tools (attach); a request without a session syncs them itself.
+// notifications/initialized, and a client of protocol 2026-07-28 may
+// begin with server/discover, or with no handshake at all. Every request
+// but those two then waits for the session's first sync of the tools
+// (attach). A request without a session (the go-sdk gives every request
+// one) syncs them itself.
 func (t *tools) attachOnFirstRequest(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ss, _ := req.GetSession().(*mcp.ServerSession)
@@ -286,8 +292,9 @@ func (t *tools) attachOnFirstRequest(next mcp.MethodHandler) mcp.MethodHandler {
 			t.sync()
 			return next(ctx, method, req)
 		}
-		t.attach(ss, method == "initialize")
-		if method != "initialize" {
+		handshake := method == "initialize" || method == "server/discover"
+		t.attach(ss, handshake)
+		if !handshake {
 			select {
 			case <-t.synced:
 			case <-ctx.Done():
@@ -301,10 +308,10 @@ func (t *tools) attachOnFirstRequest(next mcp.MethodHandler) mcp.MethodHandler {
 // attach keeps the server's tools and resources in step with the host's
 // for as long as the session lasts, then lets go of the host and ends the
 // session's upstream connections. Only the first call does anything; it
-// closes t.synced once the server holds the host's tools. At initialize
-// (behind, true) that first sync runs behind the answer, which holds no
-// tool: the 30-odd tools go into the server while the client reads it,
-// not before the client has it.
+// closes t.synced once the server holds the host's tools (load). At a
+// handshake (behind, true) that first sync runs behind the answer, which
+// holds no tool: the 30-odd tools go into the server while the client
+// reads it, not before the client has it.
 func (t *tools) attach(ss *mcp.ServerSession, behind bool) {
 	t.mu.Lock()
 	if t.attached {
@@ -315,13 +322,9 @@ func (t *tools) attach(ss *mcp.ServerSession, behind bool) {
 	t.mu.Unlock()
 	stop := t.host.OnToolsChanged(t.sync)
 	if behind {
-		go func() {
-			t.sync()
-			close(t.synced)
-		}()
+		go t.load()
 	} else {
-		t.sync()
-		close(t.synced)
+		t.load()
 	}
 	stopResources := t.resources.attach()
 	go func() {
@@ -343,6 +346,21 @@ func (t *tools) attach(ss *mcp.ServerSession, behind bool) {
 func (t *tools) sync() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.syncLocked()
+}
+
+// load is the session's first sync: it notes the version it leaves the
+// tools at (t.loaded), then closes t.synced.
+func (t *tools) load() {
+	t.mu.Lock()
+	t.syncLocked()
+	t.loaded = t.version
+	t.mu.Unlock()
+	close(t.synced)
+}
+
+// syncLocked is sync with t.mu held.
+func (t *tools) syncLocked() {
 	want := map[string]*catalog.Entry{}
 	var reach []*catalog.Entry // what invoke_tool calls, in capability mode
 	t.rank = map[string]int{}

@@ -203,43 +203,38 @@ func TestCatalogWideToolsWaitForTheHost(t *testing.T) {
 	}
 }
 
-// TestNoListChangedForToolsAlreadyListed: tools that arrive after
-// initialize, before the client's first tools/list is answered (every
-// start: the plugins' tools come behind initialize), are in that list, and
-// no tools/list_changed follows to make the client list them again, even
-// one the SDK sends after the list. A change after it is announced. The
-// client speaks the protocol clients speak today, which gets list_changed
-// unasked.
-func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
-	t.Parallel()
-	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	srv := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)})
-	// Outermost: each list_changed the SDK sends waits here until the gate
-	// opens, then goes on to be sent or held back.
-	var mu sync.Mutex
-	var tried, passed, read int // list_changed the SDK sent, that went on, that the client read
-	gate := make(chan struct{})
+// listChanged watches a server's notifications/tools/list_changed on one
+// session: how many the SDK sent (tried), how many came out of the
+// server's own middleware (passed: held back or sent), how many the client
+// read. Each waits at gate, when it is not nil, until it is closed.
+type listChanged struct {
+	mu                  sync.Mutex
+	tried, passed, read int
+	gate                chan struct{}
+	cs                  *mcp.ClientSession
+}
+
+// watchListChanged connects a client of the protocol clients speak today
+// (which gets list_changed unasked) to srv, and watches its list_changed.
+// It returns once the session is attached (a ping answered).
+func watchListChanged(t *testing.T, srv *mcp.Server, gate chan struct{}) *listChanged {
+	t.Helper()
+	l := &listChanged{gate: gate}
+	// Outermost: it sees each list_changed as the SDK sends it.
 	srv.AddSendingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "notifications/tools/list_changed" {
 				return next(ctx, method, req)
 			}
-			mu.Lock()
-			tried++
-			mu.Unlock()
-			<-gate
+			l.add(&l.tried)
+			if l.gate != nil {
+				<-l.gate
+			}
 			res, err := next(ctx, method, req)
-			mu.Lock()
-			passed++
-			mu.Unlock()
+			l.add(&l.passed)
 			return res, err
 		}
 	})
-	count := func(n *int) int { mu.Lock(); defer mu.Unlock(); return *n }
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -249,76 +244,138 @@ func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
 	t.Cleanup(func() { _ = ss.Close() })
 	tap := readTap{ct, func(m jsonrpc.Message) {
 		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/tools/list_changed" {
-			mu.Lock()
-			read++
-			mu.Unlock()
+			l.add(&l.read)
 		}
 	}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, tap, &mcp.ClientSessionOptions{ProtocolVersion: legacy})
+	if l.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, tap, &mcp.ClientSessionOptions{ProtocolVersion: legacy}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.cs.Close() })
+	if err := l.cs.Ping(ctx, nil); err != nil { // the session is attached
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (l *listChanged) add(n *int) { l.mu.Lock(); *n++; l.mu.Unlock() }
+
+func (l *listChanged) count(n *int) int { l.mu.Lock(); defer l.mu.Unlock(); return *n }
+
+// announced is how many list_changed the client has read: a message
+// written before a ping's answer is read before it.
+func (l *listChanged) announced(t *testing.T) int {
+	t.Helper()
+	if err := l.cs.Ping(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return l.count(&l.read)
+}
+
+// listed is the names of the tools/list's tools.
+func (l *listChanged) listed(t *testing.T) []string {
+	t.Helper()
+	res, err := l.cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.Close() })
-	if err := cs.Ping(ctx, nil); err != nil { // the session is attached
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// addLateGroup adds a group of one tool, NAME_tool, to h.
+func addLateGroup(t *testing.T, h *hub.Host, name string) {
+	t.Helper()
+	box := sdk.NewToolbox(name, sdk.WithVersion("1"), sdk.WithDescription("arrives late"))
+	box.AddGroup(sdk.GroupSpec{Name: name}, sdk.Tool{
+		Spec:    sdk.ToolSpec{Name: name + "_tool", Description: "A tool that arrives late.", InputSchema: obj, Kind: sdk.KindRead},
+		Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil },
+	})
+	c, d := sdktest.Connect(t, box, sdk.Host{})
+	if err := h.AddGroup(d.Name, c); err != nil {
 		t.Fatal(err)
 	}
-	// announced is how many list_changed the client has read: a message
-	// written before the ping's answer is read before it.
-	announced := func() int {
-		t.Helper()
-		if err := cs.Ping(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
-		return count(&read)
-	}
-	addGroup := func(name string) {
-		t.Helper()
-		box := sdk.NewToolbox(name, sdk.WithVersion("1"), sdk.WithDescription("arrives late"))
-		box.AddGroup(sdk.GroupSpec{Name: name}, sdk.Tool{
-			Spec:    sdk.ToolSpec{Name: name + "_tool", Description: "A tool that arrives late.", InputSchema: obj, Kind: sdk.KindRead},
-			Handler: func(context.Context, *sdk.Request) (*sdk.Result, error) { return sdk.TextResult("ok"), nil },
-		})
-		c, d := sdktest.Connect(t, box, sdk.Host{})
-		if err := h.AddGroup(d.Name, c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	listed := func() []string {
-		t.Helper()
-		res, err := cs.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var names []string
-		for _, tl := range res.Tools {
-			names = append(names, tl.Name)
-		}
-		return names
-	}
+}
 
-	addGroup("early") // after initialize, before the first listing
-	if !proctest.Await(func() bool { return count(&tried) > 0 }) {
+// TestNoListChangedForToolsAlreadyListed: tools that arrive after
+// initialize, before the client's first tools/list is answered (every
+// start: the plugins' tools come behind initialize), are in that list, and
+// no tools/list_changed follows to make the client list them again, even
+// one the SDK sends after the list. A change after it is announced.
+func TestNoListChangedForToolsAlreadyListed(t *testing.T) {
+	t.Parallel()
+	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	srv := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)})
+	gate := make(chan struct{})
+	l := watchListChanged(t, srv, gate)
+	if !proctest.Await(func() bool { return l.count(&l.tried) > 0 }) {
+		// The session's first load of the host's own tools.
+		t.Fatal("the SDK never sent tools/list_changed for the session's first load")
+	}
+	addLateGroup(t, h, "early") // after initialize, before the first listing
+	if !proctest.Await(func() bool { return l.count(&l.tried) > 1 }) {
 		t.Fatal("the SDK never sent tools/list_changed for early_tool")
 	}
+	ctx := context.Background()
 	if err := h.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if names := listed(); !slices.Contains(names, "early_tool") {
+	if names := l.listed(t); !slices.Contains(names, "early_tool") {
 		t.Fatalf("the first tools/list = %v, without early_tool", names)
 	}
-	close(gate) // the notification for early_tool goes on, after the list
-	if !proctest.Await(func() bool { return count(&passed) == count(&tried) }) {
+	close(gate) // the held notifications go on, after the list
+	if !proctest.Await(func() bool { return l.count(&l.passed) == l.count(&l.tried) }) {
 		t.Fatal("a held notification never went on")
 	}
-	if n := announced(); n != 0 {
+	if n := l.announced(t); n != 0 {
 		t.Errorf("%d tools/list_changed after a first listing that held the change", n)
 	}
 
-	addGroup("later") // after the listing
-	if !proctest.Await(func() bool { return announced() > 0 }) {
+	addLateGroup(t, h, "later") // after the listing
+	if !proctest.Await(func() bool { return l.announced(t) > 0 }) {
 		t.Error("no tools/list_changed for a change after the first listing")
 	}
-	if names := listed(); !slices.Contains(names, "later_tool") {
+	if names := l.listed(t); !slices.Contains(names, "later_tool") {
 		t.Errorf("tools/list after the change = %v, without later_tool", names)
+	}
+}
+
+// TestNoListChangedForTheFirstLoad: the tools the host had when the
+// client connected go into the session's server behind initialize's
+// answer, and the SDK's list_changed for that load, which tells a client
+// that has listed nothing yet nothing, is held back whether or not the
+// client lists soon. A change after the load is announced before any
+// listing.
+func TestNoListChangedForTheFirstLoad(t *testing.T) {
+	t.Parallel()
+	h, err := hub.New(hub.Config{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	addLateGroup(t, h, "early")
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(h, mcpserver.Options{Version: "test", ReadyBy: time.Now().Add(time.Hour)})
+	l := watchListChanged(t, srv, nil)
+	if !proctest.Await(func() bool { return l.count(&l.tried) > 0 && l.count(&l.passed) == l.count(&l.tried) }) {
+		t.Fatal("the SDK never sent tools/list_changed for the session's first load")
+	}
+	if n := l.announced(t); n != 0 {
+		t.Errorf("%d tools/list_changed for the tools the host had at the start, before any listing", n)
+	}
+	addLateGroup(t, h, "later")
+	if !proctest.Await(func() bool { return l.announced(t) > 0 }) {
+		t.Error("no tools/list_changed for a change after the first load")
+	}
+	if names := l.listed(t); !slices.Contains(names, "early_tool") || !slices.Contains(names, "later_tool") {
+		t.Errorf("tools/list = %v, want early_tool and later_tool", names)
 	}
 }
