@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os/exec"
 	"slices"
 	"strings"
@@ -16,7 +17,9 @@ import (
 func TestBinaryLeavesOutStartCosts(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
+	} else if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))

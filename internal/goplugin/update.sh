@@ -1,8 +1,9 @@
 #!/bin/sh
 # update.sh writes this folder from hashicorp/go-plugin at VERSION, trimmed
-# as README.md says: the non-test Go files and the license, import paths
-# moved under this folder, testing.go left out and the gRPC reflection
-# service not registered. `make goplugin` runs it; `make checkgenerate`
+# as README.md says: the packages' non-test Go files and the license,
+# import paths moved under this folder, testing.go left out and the gRPC
+# reflection service not registered. Every .go file here is its output: it
+# deletes them all first. `make goplugin` runs it; `make checkgenerate`
 # fails when the folder is not what it writes.
 #
 # To move to another release: set VERSION and SUM (the module's h1: hash,
@@ -43,7 +44,7 @@ g="$dir/grpc_server.go"
 sed '/"google.golang.org\/grpc\/reflection"/d; /Register the reflection service/d; /reflection\.Register(s\.server)/d' "$g" > "$g.new"
 mv "$g.new" "$g"
 # The moved import paths sort elsewhere, and the trim leaves a blank line.
-gofmt -w "$dir"
+"$(go env GOROOT)/bin/gofmt" -w "$dir"
 if grep -rq --include='*.go' 'grpc/reflection\|reflection\.Register' "$dir"; then
 	echo "update.sh: $MOD@$VERSION registers reflection where this script does not look; trim it by hand and update the script" >&2
 	exit 1
