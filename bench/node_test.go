@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // nodeServer is one server in client.mjs's spec.
@@ -79,6 +81,10 @@ var nodeMeasures = []struct {
 // tools/list, and its first read (for ramabana, a plugin's start included).
 // With $RAMABANA_BENCH_BASELINE naming another ramabana-mcp binary (an
 // older commit's), it takes its turns as "baseline".
+//
+// A fourth server, "floor-catalog", is the floor listing ramabana's own
+// tools besides its two (floor -tools): the least any Go MCP server with
+// this catalog pays, the client's parsing of the 30-odd tools included.
 func BenchmarkNodeClient(b *testing.B) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -120,6 +126,11 @@ func BenchmarkNodeClient(b *testing.B) {
 			Read:      nodeRead{Tool: "read_text_file", Args: map[string]any{"path": filepath.Join(root, "small.py")}, Expect: expect},
 		},
 	}
+	catalog := catalogFile(b, command(ramabana, root, b.TempDir()))
+	servers = append(servers, nodeServer{
+		Name: "floor-catalog", Command: floorBin, Args: []string{"-tools", catalog},
+		Read: nodeRead{Tool: "echo", Args: map[string]any{"text": string(small)}, Expect: expect},
+	})
 	if base := os.Getenv("RAMABANA_BENCH_BASELINE"); base != "" {
 		// Another build of ramabana-mcp (an older commit's), with the same
 		// flags and calls, to compare before and after in one run. It is
@@ -180,6 +191,35 @@ func BenchmarkNodeClient(b *testing.B) {
 		})
 	}
 	summarizeNode(b, results, load0)
+}
+
+// catalogFile writes the tools cmd's server lists (every page) to a file,
+// as the JSON array the floor's -tools reads, and returns its path.
+func catalogFile(b *testing.B, cmd *exec.Cmd) string {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := connect(ctx, cmd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools = append(tools, t)
+	}
+	data, err := json.Marshal(tools)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "catalog.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
 
 // benchCalls is N of -benchtime Nx, or def for a -benchtime given as a
@@ -245,6 +285,9 @@ func summarizeNode(b *testing.B, results map[string]map[string]nodeResult, load0
 	b.Logf("spawn → tools/list (p50, p99 ms): floor %.1f, %.1f; ramabana %.1f, %.1f; server-filesystem %.1f, %.1f",
 		fl["spawn"].P50, fl["spawn"].P99, rb["spawn"].P50, rb["spawn"].P99, fs["spawn"].P50, fs["spawn"].P99)
 	b.Logf("ramabana spawn: %.0f%% of the 30 ms target; %s the floor's, %s server-filesystem's", 100*rb["spawn"].P50/30, ratio("spawn", fl), ratio("spawn", fs))
+	if fc, ok := results["floor-catalog"]; ok {
+		b.Logf("the floor listing ramabana's %d tools (%d B): spawn %.1f, %.1f ms (p50, p99); ramabana %s it", fc["list"].Tools, fc["list"].Bytes, fc["spawn"].P50, fc["spawn"].P99, ratio("spawn", fc))
+	}
 	b.Logf("first read of a cold start (p50, p99 ms; ramabana's files plugin starts for it): floor %.1f, %.1f; ramabana %.1f, %.1f (target ≤ 60 ms); server-filesystem %.1f, %.1f",
 		fl["first-read"].P50, fl["first-read"].P99, rb["first-read"].P50, rb["first-read"].P99, fs["first-read"].P50, fs["first-read"].P99)
 	b.Logf("idle after tools/list, PSS of the process tree (p50 MB): floor %.1f; ramabana %.1f (target below server-filesystem's); server-filesystem %.1f; ramabana %s server-filesystem's",

@@ -14,10 +14,16 @@
 //
 // send_bytes is given a file that holds what ramabana-mcp's view_file
 // returned, so both servers encode and send the same bytes.
+//
+// With -tools FILE it also lists the tools FILE holds (a JSON array of MCP
+// tools, as a tools/list result carries them), each answering a call with
+// its arguments as text: a client then parses the same catalog from the
+// floor as from the server the tools were listed from.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -44,10 +50,24 @@ func main() {
 
 func run(ctx context.Context) error {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	toolsFile := flag.String("tools", "", "also list the tools this file holds (a JSON array of MCP tools)")
 	flag.Parse()
 	s := mcp.NewServer(&mcp.Implementation{Name: "floor", Version: "0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text."}, echo)
 	mcp.AddTool(s, &mcp.Tool{Name: "send_bytes", Description: "Return a file's bytes as one text content."}, sendBytes)
+	if *toolsFile != "" {
+		data, err := os.ReadFile(*toolsFile)
+		if err != nil {
+			return err
+		}
+		var tools []*mcp.Tool
+		if err := json.Unmarshal(data, &tools); err != nil {
+			return fmt.Errorf("%s: %w", *toolsFile, err)
+		}
+		for _, t := range tools {
+			s.AddTool(t, echoArguments)
+		}
+	}
 	if *addr == "" {
 		return s.Run(ctx, &mcp.StdioTransport{})
 	}
@@ -63,6 +83,10 @@ func run(ctx context.Context) error {
 
 func echo(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+}
+
+func echoArguments(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
 }
 
 func sendBytes(_ context.Context, _ *mcp.CallToolRequest, a sendArgs) (*mcp.CallToolResult, any, error) {
