@@ -399,7 +399,12 @@ func TestSessionLimit(t *testing.T) {
 // session's event stream, silent for longer, still carries a notification.
 func TestCallsAndStreamsOutliveTheTimeouts(t *testing.T) {
 	t.Parallel()
-	const timeout = 50 * time.Millisecond
+	// Every request of the test must still arrive within the read
+	// timeout, handler's body read included: 50 ms was missed once under
+	// the race detector in a loaded full run (initialize cut off). Half a
+	// second leaves room for a stalled machine; the test waits four of it
+	// twice.
+	const timeout = 500 * time.Millisecond
 	var mu sync.Mutex
 	var servers []*mcp.Server
 	newServer := func() *mcp.Server {
@@ -457,7 +462,9 @@ func TestCallsAndStreamsOutliveTheTimeouts(t *testing.T) {
 // closed.
 func TestSlowAndIdleClientsAreCutOff(t *testing.T) {
 	t.Parallel()
-	const timeout = 50 * time.Millisecond
+	// "reads nothing" needs its request read within the read timeout: as
+	// in TestCallsAndStreamsOutliveTheTimeouts, half a second.
+	const timeout = 500 * time.Millisecond
 	wrote := make(chan error, 1)
 	addr := serve(t, echoServer, HTTPOptions{ReadTimeout: timeout, WriteTimeout: timeout, IdleTimeout: timeout,
 		Metrics: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
